@@ -1,0 +1,37 @@
+"""bytepair: exact, fast byte-pair-encoding tokenizers with a Rust core.
+
+>>> import bytepair
+>>> tok = bytepair.Tokenizer.train("the cat sat on the mat", vocab_size=270)
+>>> tok.decode(tok.encode("the mat"))
+'the mat'
+"""
+
+from bytepair.errors import (
+    BytepairError,
+    DisallowedSpecialError,
+    EncodeError,
+    FormatError,
+    InputError,
+    PatternError,
+    TrainingError,
+    TrainingWarning,
+    UnknownTokenError,
+)
+from bytepair.patterns import PRESETS
+from bytepair.tokenizer import Tokenizer
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Tokenizer",
+    "PRESETS",
+    "BytepairError",
+    "DisallowedSpecialError",
+    "EncodeError",
+    "FormatError",
+    "InputError",
+    "PatternError",
+    "TrainingError",
+    "TrainingWarning",
+    "UnknownTokenError",
+]

@@ -1,0 +1,81 @@
+"""Reading input files and writing outputs safely.
+
+Outputs are written to a temporary file in the target's folder and renamed
+into place, so a crash never leaves a half-written file.
+
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> atomic_write_text(os.path.join(d, "x.txt"), "hi")
+>>> open(os.path.join(d, "x.txt")).read()
+'hi'
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Union
+
+from bytepair.errors import InputError
+
+
+def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file and a rename."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Union[str, os.PathLike], text: str) -> None:
+    """Write UTF-8 ``text`` to ``path`` atomically."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def read_bytes(path: Union[str, os.PathLike]) -> bytes:
+    """The bytes of a file, or ``InputError`` saying why it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise InputError(f"{os.fspath(path)}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{os.fspath(path)}: is a folder, not a file") from None
+    except OSError as e:
+        raise InputError(f"{os.fspath(path)}: cannot read: {e.strerror or e}") from None
+
+
+def decode_utf8(data: bytes, name: str, errors: str = "strict") -> str:
+    """``data`` as UTF-8; invalid bytes raise ``InputError`` naming ``name``
+    and the byte offset (or are replaced with ``errors="replace"``).
+
+    >>> decode_utf8(b"ok\\xff", "f.txt")
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.InputError: f.txt: invalid UTF-8 at byte offset 2 (byte 0xFF); pass errors="replace" to replace invalid bytes
+    """
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as e:
+        raise InputError(
+            f"{name}: invalid UTF-8 at byte offset {e.start} (byte 0x{data[e.start]:02X}); "
+            'pass errors="replace" to replace invalid bytes'
+        ) from None
+
+
+def read_text(path: Union[str, os.PathLike], errors: str = "strict") -> str:
+    """A UTF-8 text file (see :func:`decode_utf8` for invalid bytes)."""
+    return decode_utf8(read_bytes(path), os.fspath(path), errors)

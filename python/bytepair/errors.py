@@ -1,0 +1,64 @@
+"""bytepair's exceptions and warnings.
+
+Every error is a ``BytepairError``, itself a ``ValueError``, so ``except
+ValueError`` catches them all. ``UnknownTokenError`` is also a ``KeyError``,
+as tiktoken raises for an id outside the vocabulary.
+
+>>> import bytepair
+>>> issubclass(bytepair.UnknownTokenError, KeyError)
+True
+"""
+
+from __future__ import annotations
+
+
+class BytepairError(ValueError):
+    """Base class of every bytepair error."""
+
+
+class TrainingError(BytepairError):
+    """Training cannot run: empty corpus, vocab_size out of range, bad option."""
+
+
+class EncodeError(BytepairError):
+    """Text cannot be encoded (e.g. a character the char model never saw)."""
+
+
+class DisallowedSpecialError(EncodeError):
+    """The text holds special-token text that was not allowed."""
+
+
+class UnknownTokenError(BytepairError, KeyError):
+    """An id (or token) is not in the vocabulary."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class PatternError(BytepairError):
+    """A pre-tokenizer regex is invalid."""
+
+
+class FormatError(BytepairError):
+    """A model or counts file is malformed; the message names file and line."""
+
+
+class InputError(BytepairError):
+    """An input file cannot be read (missing, unreadable, invalid UTF-8)."""
+
+
+class TrainingWarning(UserWarning):
+    """Training stopped before the requested size (the message says why)."""
+
+
+__all__ = [
+    "BytepairError",
+    "TrainingError",
+    "EncodeError",
+    "DisallowedSpecialError",
+    "UnknownTokenError",
+    "PatternError",
+    "FormatError",
+    "InputError",
+    "TrainingWarning",
+]

@@ -1,0 +1,101 @@
+"""The native format: one UTF-8 JSON file, versioned, holding the merges in
+order (as pairs of ids), the pre-tokenizer, marker settings and special
+tokens. ``load(save(t))`` encodes exactly like ``t``.
+
+>>> import bytepair, tempfile, os
+>>> tok = bytepair.Tokenizer.train("a b ab ab", num_merges=1)
+>>> path = os.path.join(tempfile.mkdtemp(), "tok.json")
+>>> save(tok, path); load(path).merges == tok.merges
+True
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Optional
+
+from bytepair._io import atomic_write_text, decode_utf8, read_bytes
+from bytepair.errors import BytepairError, FormatError
+
+VERSION = 1
+MAX_ID = 2**32 - 2
+
+
+def save(tok: Any, path: str) -> None:
+    """Write ``tok`` as native JSON."""
+    atomic_write_text(path, json.dumps(tok.to_dict(), ensure_ascii=False, indent=1) + "\n")
+
+
+def _fail(path: str, what: str) -> FormatError:
+    return FormatError(f"{path}: not a valid bytepair tokenizer file: {what}")
+
+
+def _check(path: str, d: Any) -> None:
+    """Validate the structure so that building never meets a surprise."""
+    if not isinstance(d, dict):
+        raise _fail(path, "the top level must be a JSON object")
+    version = d.get("bytepair")
+    if version != VERSION:
+        raise _fail(path, f"field 'bytepair' must be {VERSION} (the format version), got {version!r}")
+    if d.get("model") not in ("byte", "char"):
+        raise _fail(path, f"field 'model' must be 'byte' or 'char', got {d.get('model')!r}")
+    if d.get("pattern") is not None and not isinstance(d.get("pattern"), str):
+        raise _fail(path, "field 'pattern' must be a string or null")
+
+    def is_id(x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_ID
+
+    if "merges" in d:
+        merges = d["merges"]
+        if not isinstance(merges, list):
+            raise _fail(path, "field 'merges' must be a list of [left id, right id]")
+        for k, m in enumerate(merges):
+            if not (isinstance(m, list) and len(m) == 2 and all(is_id(x) for x in m)):
+                raise _fail(path, f"merge {k + 1} must be [left id, right id], got {m!r}")
+        counts = d.get("merge_counts", [])
+        if not isinstance(counts, list) or not all(is_id(c) or isinstance(c, int) and c >= 0 for c in counts):
+            raise _fail(path, "field 'merge_counts' must be a list of non-negative integers")
+    elif "tokens_base64" in d:
+        toks = d["tokens_base64"]
+        if not isinstance(toks, list) or not all(t is None or isinstance(t, str) for t in toks):
+            raise _fail(path, "field 'tokens_base64' must be a list of base64 strings or nulls")
+    else:
+        raise _fail(path, "it has neither 'merges' nor 'tokens_base64'")
+    if d["model"] == "char":
+        base = d.get("base")
+        if not isinstance(base, list) or not all(isinstance(s, str) and s for s in base):
+            raise _fail(path, "field 'base' must be a list of non-empty strings")
+        for key in ("end_of_word", "unk_token"):
+            if d.get(key) is not None and not isinstance(d.get(key), str):
+                raise _fail(path, f"field {key!r} must be a string or null")
+        for key in ("end_of_word_fused", "byte_fallback"):
+            if not isinstance(d.get(key, False), bool):
+                raise _fail(path, f"field {key!r} must be true or false")
+    specials = d.get("special_tokens", {})
+    if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
+        raise _fail(path, "field 'special_tokens' must map non-empty strings to ids")
+
+
+def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:
+    """Read a native JSON tokenizer file; ``pattern`` and ``special_tokens``
+    override the stored ones when given."""
+    from bytepair.tokenizer import Tokenizer
+
+    text = decode_utf8(read_bytes(path), path)
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
+    except RecursionError:
+        raise FormatError(f"{path}: invalid JSON: nested too deeply") from None
+    _check(path, d)
+    if pattern is not None:
+        from bytepair.patterns import resolve_pattern
+
+        d["pattern"] = resolve_pattern(pattern)
+    if special_tokens is not None:
+        d["special_tokens"] = dict(special_tokens)
+    try:
+        return Tokenizer.from_dict(d)
+    except BytepairError as e:
+        raise FormatError(f"{path}: {e}") from None

@@ -1,0 +1,665 @@
+"""The pure-Python reference implementation of bytepair (the oracle).
+
+Everything here is written to be read, not to be fast: training recounts every
+pair at every step, exactly like the seed texts do, and encoding applies the
+merges one after the other. The Rust core must give the same answers.
+
+A whole session, on seed 000's corpus:
+
+>>> m = train(["lower", "lowest", "newer", "newest", "wider", "low", "new"],
+...           model="char", end_of_word="_", tie_break="alphabetical", num_merges=6)
+>>> m.trace()[0]
+'merge 1: w + e -> we  (count 4)'
+>>> m.tokenize("slower")
+['s', 'lowe', 'r_']
+>>> m.decode(m.encode("lower newest"))
+'lower newest'
+
+This module only imports ``bytepair.errors`` and ``bytepair.patterns`` from
+the package, never the compiled extension.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Mapping
+
+import regex
+
+from bytepair.errors import (
+    BytepairError,
+    DisallowedSpecialError,
+    EncodeError,
+    FormatError,
+    PatternError,
+    TrainingError,
+    TrainingWarning,
+    UnknownTokenError,
+)
+from bytepair.patterns import resolve_pattern
+
+MODELS = ("char", "byte")
+TIE_BREAKS = ("first", "alphabetical", "pair-id")
+_DEFAULT = object()  # stands for "the model's default pattern" in train()
+
+
+# -----------------------------------------------------------------------------
+# words
+
+
+def _compile(pattern):
+    """compile a pattern (preset name or regex), turning regex errors into PatternError"""
+    if not isinstance(pattern, str):
+        raise PatternError(f"pattern must be a string or None, not {type(pattern).__name__}")
+    try:
+        return regex.compile(resolve_pattern(pattern))
+    except regex.error as e:
+        raise PatternError(f"invalid pattern {pattern!r}: {e}") from None
+
+
+def _word_spans(text, pattern):
+    """
+    the words of text with their start index, e.g.
+    _word_spans("hi  you", None) -> [(0, "hi"), (4, "you")]
+    pattern None is str.split(); empty regex matches are dropped.
+    """
+    if pattern is None:
+        spans, pos = [], 0
+        for word in text.split():
+            # a word starts at the first non-space character after the previous one
+            start = text.index(word, pos)
+            spans.append((start, word))
+            pos = start + len(word)
+        return spans
+    return [(m.start(), m.group()) for m in _compile(pattern).finditer(text) if m.group()]
+
+
+def split_words(text, pattern=None):
+    """
+    split text into words (pre-tokenization), e.g.
+    split_words("the  cat sat", None) -> ["the", "cat", "sat"]
+    split_words("the cat", "gpt2") -> ["the", " cat"]
+    pattern None is str.split(); otherwise regex.findall (preset names allowed).
+    """
+    return [word for _, word in _word_spans(text, pattern)]
+
+
+def _split_specials(text, special_tokens):
+    """
+    cut text at special-token text, e.g.
+    _split_specials("a<|x|>b<|x|>", ["<|x|>"]) -> ["a", "b", ""]
+    the leftmost special wins; at the same position the longest one.
+    """
+    segments, start = [], 0
+    while True:
+        hit = _find_special(text, special_tokens, start)
+        if hit is None:
+            segments.append(text[start:])
+            return segments
+        segments.append(text[start:hit[0]])
+        start = hit[0] + len(hit[1])
+
+
+def _find_special(text, tokens, start):
+    """
+    the first special token in text at or after start, as (index, token), e.g.
+    _find_special("ab<|a|><|ab|>", ["<|ab|>", "<|a|>"], 0) -> (2, "<|a|>")
+    at the same index the longest token wins; None if there is none.
+    """
+    best = None
+    for token in tokens:
+        i = text.find(token, start)
+        if i != -1 and (best is None or (i, -len(token)) < (best[0], -len(best[1]))):
+            best = (i, token)
+    return best
+
+
+def _count(documents, split, special_tokens):
+    """count words of documents (a str or iterable of str); split maps a segment to words"""
+    if isinstance(documents, str):
+        documents = [documents]
+    counts = {}
+    for doc in documents:
+        if not isinstance(doc, str):
+            raise TrainingError(f"documents must be str, not {type(doc).__name__}")
+        for segment in _split_specials(doc, special_tokens):
+            for word in split(segment):
+                counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
+def count_words(documents, pattern=None, special_tokens=()):
+    """
+    count the words of a document (str) or of documents (iterable of str), e.g.
+    count_words(["low low", "lower"]) -> {"low": 2, "lower": 1}
+    count_words("ab<|x|>ab", special_tokens=["<|x|>"]) -> {"ab": 2}
+    special-token text cuts the documents first and never enters a word.
+    the dict is in order of first appearance.
+    """
+    return _count(documents, lambda s: split_words(s, pattern), list(special_tokens))
+
+
+# -----------------------------------------------------------------------------
+# symbols, pairs and merges
+
+
+def initial_symbols(word, model="char", end_of_word="</w>", end_of_word_fused=False):
+    """
+    the symbols a word starts as, e.g.
+    initial_symbols("low", end_of_word="_") -> ["l", "o", "w", "_"]
+    initial_symbols("low", end_of_word="</w>", end_of_word_fused=True) -> ["l", "o", "w</w>"]
+    initial_symbols("low", end_of_word=None) -> ["l", "o", "w"]
+    initial_symbols("hé", model="byte") -> [b"h", b"\\xc3", b"\\xa9"]
+    """
+    if model == "byte":
+        return [bytes([b]) for b in word.encode("utf-8")]
+    if end_of_word is None:
+        return list(word)
+    if end_of_word_fused:
+        return list(word[:-1]) + [word[-1] + end_of_word]
+    return list(word) + [end_of_word]
+
+
+def get_pair_counts(words):
+    """
+    count adjacent pairs over (symbols, count) words, in order of first occurrence, e.g.
+    get_pair_counts([(["a", "a", "a"], 2), (["a", "b"], 1)]) -> {("a", "a"): 4, ("a", "b"): 1}
+    """
+    counts = {}
+    for symbols, n in words:
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + n
+    return counts
+
+
+def merge(symbols, pair):
+    """
+    replace every occurrence of pair in symbols, left to right without overlap, e.g.
+    merge(["a", "a", "a"], ("a", "a")) -> ["aa", "a"]
+    """
+    out, i = [], 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+            out.append(symbols[i] + symbols[i + 1])
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
+def _codes(token):
+    """code points of a str, byte values of a bytes: _codes("ab") -> [97, 98]"""
+    return list(token) if isinstance(token, bytes) else [ord(c) for c in token]
+
+
+def best_pair(counts, tie_break="first", ids=None):
+    """
+    the pair to merge next: the highest count, ties broken by tie_break, e.g. with
+    counts = {("c", "d"): 2, ("a", "b"): 2}:
+    "first" -> ("c", "d")          (dict order = order of first occurrence)
+    "alphabetical" -> ("a", "b")   (max of (count, [-ord(c) for c in left + right]))
+    "pair-id" -> ("a", "b")        (smallest (left id, right id); ids maps symbol -> id)
+    pairs still tied after "alphabetical" fall back to "first" (max keeps the first).
+    """
+    if tie_break == "first":
+        return max(counts, key=counts.get)
+    if tie_break == "alphabetical":
+        return max(counts, key=lambda p: (counts[p], [-c for c in _codes(p[0] + p[1])]))
+    if tie_break == "pair-id":
+        return max(counts, key=lambda p: (counts[p], -ids[p[0]], -ids[p[1]]))
+    raise TrainingError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
+
+
+# -----------------------------------------------------------------------------
+# training
+
+
+def _check_int(name, value, minimum):
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TrainingError(f"{name} must be an integer, not {value!r}")
+    if value < minimum:
+        raise TrainingError(f"{name} must be at least {minimum}, got {value}")
+
+
+def _check_settings(model, end_of_word, error):
+    if model not in MODELS:
+        raise error(f"unknown model {model!r}; expected 'char' or 'byte'")
+    if model == "char" and end_of_word is not None:
+        if not isinstance(end_of_word, str) or not end_of_word:
+            raise error(f"end_of_word must be a non-empty string or None, got {end_of_word!r}")
+
+
+def _special_list(special_tokens, error):
+    """the special-token texts of a sequence or mapping, validated"""
+    if isinstance(special_tokens, str):
+        raise error("special_tokens must be a sequence or mapping of strings, not a single string")
+    tokens = list(special_tokens)
+    for token in tokens:
+        if not isinstance(token, str) or not token:
+            raise error(f"special tokens must be non-empty strings, got {token!r}")
+    if len(set(tokens)) != len(tokens):
+        raise error(f"duplicate special token in {tokens!r}")
+    return tokens
+
+
+def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=1,
+          pattern=_DEFAULT, end_of_word="</w>", end_of_word_fused=False,
+          tie_break="first", special_tokens=(), byte_fallback=False, unk_token=None):
+    """
+    learn merges from a corpus, e.g.
+    train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, model="char",
+          end_of_word=None, num_merges=2).merges -> [("e", "s"), ("es", "t")]
+
+    corpus: a str (one document), an iterable of str documents, or a mapping
+    word -> count (keys are words as-is). pattern defaults to "cl100k" in the
+    byte model and None (str.split) in the char model; a byte model without a
+    pattern takes each text segment whole, as one piece.
+    each step: count pairs over the words (weighted by word count), pick the
+    best by tie_break, merge it everywhere. stop after num_merges, at
+    vocab_size (base + marker + byte fallback + merges + specials), or when no
+    pair occurs min_frequency times (a TrainingWarning if a target was missed).
+    """
+    _check_settings(model, end_of_word, TrainingError)
+    if tie_break not in TIE_BREAKS:
+        raise TrainingError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
+    _check_int("num_merges", num_merges, 0)
+    _check_int("vocab_size", vocab_size, 0)
+    _check_int("min_frequency", min_frequency, 1)
+    if model == "byte":
+        if byte_fallback or unk_token is not None:
+            raise TrainingError("byte_fallback and unk_token only apply to the char model")
+        end_of_word, end_of_word_fused = None, False
+    if pattern is _DEFAULT:
+        pattern = "cl100k" if model == "byte" else None
+    if pattern is not None:
+        _compile(pattern)  # fail early on a bad regex
+    specials = _special_list(special_tokens, TrainingError)
+
+    # 1. words and their counts, in order of first appearance
+    if isinstance(corpus, Mapping):
+        counts = {}
+        for word, n in corpus.items():
+            if not isinstance(word, str) or not word:
+                raise TrainingError(f"word-count keys must be non-empty strings, got {word!r}")
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                raise TrainingError(f"the count of {word!r} must be a positive integer, got {n!r}")
+            counts[word] = n
+    elif model == "byte" and pattern is None:
+        counts = _count(corpus, lambda s: [s] if s else [], specials)
+    else:
+        counts = _count(corpus, lambda s: split_words(s, pattern), specials)
+    if not counts:
+        raise TrainingError("empty corpus: no words to train on")
+    words = [(initial_symbols(w, model, end_of_word, end_of_word_fused), n) for w, n in counts.items()]
+
+    # 2. the base vocabulary and the id of every symbol (for tie_break="pair-id")
+    if model == "byte":
+        base = [bytes([b]) for b in range(256)]
+    elif end_of_word is not None and end_of_word_fused:
+        base = sorted({s for symbols, _ in words for s in symbols})
+    else:
+        base = sorted({c for w in counts for c in w})
+        if end_of_word is not None and end_of_word not in base:
+            base.append(end_of_word)
+    ids = {s: i for i, s in enumerate(base)}
+    next_id = len(base) + (256 if byte_fallback else 0)
+    size_without_merges = next_id + len(specials)
+    if vocab_size is not None and vocab_size < size_without_merges:
+        raise TrainingError(
+            f"vocab_size={vocab_size} is below the size without any merge ({size_without_merges}: "
+            f"{len(base)} base symbols" + (" + 256 byte-fallback tokens" if byte_fallback else "")
+            + f" + {len(specials)} special tokens)")
+    limit = num_merges
+    if vocab_size is not None:
+        limit = vocab_size - size_without_merges if limit is None else min(limit, vocab_size - size_without_merges)
+
+    # 3. merge, one pair at a time, recounting everything each step
+    merges, merge_counts = [], []
+    stopped = None
+    while limit is None or len(merges) < limit:
+        pair_counts = get_pair_counts(words)
+        if not pair_counts:
+            stopped = "no adjacent pair is left to merge"
+            break
+        pair = best_pair(pair_counts, tie_break, ids)
+        if pair_counts[pair] < min_frequency:
+            stopped = f"no pair occurs at least min_frequency={min_frequency} times"
+            break
+        merges.append(pair)
+        merge_counts.append(pair_counts[pair])
+        ids.setdefault(pair[0] + pair[1], next_id)
+        next_id += 1
+        words = [(merge(symbols, pair), n) for symbols, n in words]
+    if stopped and limit is not None:
+        target = f"num_merges={num_merges}" if limit == num_merges else f"vocab_size={vocab_size}"
+        warnings.warn(f"training stopped after {len(merges)} merges (of {limit} for {target}): {stopped}",
+                      TrainingWarning, stacklevel=2)
+
+    return Model(model, base, merges, merge_counts=merge_counts,
+                 words=[tuple(symbols) for symbols, _ in words],
+                 special_tokens=special_tokens, pattern=pattern, end_of_word=end_of_word,
+                 end_of_word_fused=end_of_word_fused, byte_fallback=byte_fallback,
+                 unk_token=unk_token, error=TrainingError)
+
+
+def from_merges(merges, model="char", end_of_word="</w>", end_of_word_fused=False, pattern=None,
+                alphabet=None, special_tokens=(), byte_fallback=False, unk_token=None):
+    """
+    build a model from merges learned elsewhere, e.g.
+    from_merges([("w", "e"), ("l", "o")], end_of_word="_").tokenize("lowe") -> ["lo", "we", "_"]
+
+    char model: merges are (str, str); the base alphabet is `alphabet` if given,
+    else the characters of the merge symbols with the marker removed. with a
+    fused marker every character also gets its fused form ("t</w>").
+    byte model: merges are (bytes, bytes); merge k gets id 256 + k.
+    every merge side must be a base symbol or the result of an earlier merge.
+    """
+    _check_settings(model, end_of_word, BytepairError)
+    if model == "byte":
+        if byte_fallback or unk_token is not None:
+            raise BytepairError("byte_fallback and unk_token only apply to the char model")
+        end_of_word, end_of_word_fused = None, False
+    fused = end_of_word is not None and end_of_word_fused
+
+    checked, kind = [], bytes if model == "byte" else str
+    for k, m in enumerate(merges, 1):
+        if model == "byte" and isinstance(m, (tuple, list)):
+            m = tuple(bytes(s) if isinstance(s, (bytes, bytearray)) else s for s in m)
+        if not isinstance(m, (tuple, list)) or len(m) != 2 or not all(isinstance(s, kind) and s for s in m):
+            raise FormatError(f"merge {k}: expected a pair of non-empty {kind.__name__}, got {m!r}")
+        checked.append(tuple(m))
+
+    if model == "byte":
+        base = [bytes([b]) for b in range(256)]
+    else:
+        if alphabet is not None:
+            chars = set()
+            for c in alphabet:
+                if not isinstance(c, str) or len(c) != 1:
+                    raise BytepairError(f"alphabet must hold single characters, got {c!r}")
+                chars.add(c)
+        else:
+            strip = (lambda s: s.replace(end_of_word, "")) if end_of_word is not None else (lambda s: s)
+            chars = {c for pair in checked for s in pair for c in strip(s)}
+        if fused:
+            base = sorted(chars | {c + end_of_word for c in chars})
+        else:
+            base = sorted(chars)
+            if end_of_word is not None and end_of_word not in chars:
+                base.append(end_of_word)
+
+    known = set(base)
+    for k, (left, right) in enumerate(checked, 1):
+        for side in (left, right):
+            if side not in known:
+                raise FormatError(f"merge {k}: {side!r} is neither a base symbol nor the result of an earlier merge")
+        known.add(left + right)
+
+    return Model(model, base, checked, special_tokens=special_tokens, pattern=pattern,
+                 end_of_word=end_of_word, end_of_word_fused=end_of_word_fused,
+                 byte_fallback=byte_fallback, unk_token=unk_token, error=BytepairError)
+
+
+# -----------------------------------------------------------------------------
+# the model
+
+
+def _show(token):
+    """how a token prints in a trace: bytes as utf-8 with invalid bytes escaped"""
+    return token.decode("utf-8", "backslashreplace") if isinstance(token, bytes) else token
+
+
+class Model:
+    """
+    a trained (or loaded) tokenizer, e.g.
+    m = from_merges([("t", "h"), ("th", "e")], end_of_word="<w>", alphabet="the")
+    m.vocab -> {0: "e", 1: "h", 2: "t", 3: "<w>", 4: "th", 5: "the"}
+    m.encode("the") -> [5, 3];  m.decode([5, 3, 2]) -> "the t"
+
+    ids: char model: base symbols (alphabet sorted by code point, then the
+    separate marker), then "<0x00>".."<0xFF>" if byte_fallback, then merges,
+    then special tokens. byte model: bytes 0-255, merge k as 256 + k, specials.
+    a token string made by two different merges takes the smaller id.
+    """
+
+    def __init__(self, model, base, merges, merge_counts=(), words=(), special_tokens=(),
+                 pattern=None, end_of_word=None, end_of_word_fused=False, byte_fallback=False,
+                 unk_token=None, error=BytepairError):
+        self.model = model
+        self.merges = list(merges)
+        self.merge_counts = list(merge_counts)
+        self.words = list(words)
+        self.pattern = pattern
+        self.end_of_word = end_of_word
+        self.end_of_word_fused = bool(end_of_word_fused)
+        self.byte_fallback = bool(byte_fallback)
+        self.unk_token = unk_token
+        if pattern is not None:
+            _compile(pattern)
+
+        # regular tokens: base, byte fallback, merges
+        self.vocab = {i: s for i, s in enumerate(base)}
+        self._fallback_start = len(self.vocab)
+        if byte_fallback:
+            for b in range(256):
+                self.vocab[len(self.vocab)] = f"<0x{b:02X}>"
+        for left, right in self.merges:
+            self.vocab[len(self.vocab)] = left + right
+        n_regular = len(self.vocab)
+        # token -> smallest id, for encoding (byte-fallback tokens are looked up by byte, not text)
+        self._ids = {}
+        for i, token in self.vocab.items():
+            if not (byte_fallback and self._fallback_start <= i < self._fallback_start + 256):
+                self._ids.setdefault(token, i)
+
+        # special tokens: after the merges in order, or explicit ids from a mapping
+        tokens = _special_list(special_tokens, error)
+        if isinstance(special_tokens, Mapping):
+            self.special_tokens = {}
+            for token in tokens:
+                i = special_tokens[token]
+                if isinstance(i, bool) or not isinstance(i, int) or i < n_regular:
+                    raise error(f"special token {token!r}: id {i!r} must be an integer >= {n_regular} "
+                                f"(the ids below belong to regular tokens)")
+                if i in self.special_tokens.values():
+                    raise error(f"special token {token!r}: id {i} is already taken by another special token")
+                self.special_tokens[token] = i
+        else:
+            self.special_tokens = {token: n_regular + k for k, token in enumerate(tokens)}
+        for token, i in self.special_tokens.items():
+            self.vocab[i] = token.encode("utf-8") if model == "byte" else token
+        self.n_vocab = max(self.vocab, default=-1) + 1
+
+        # the unknown token: a special token, or else a regular one
+        self._unk_id = None
+        if unk_token is not None:
+            self._unk_id = self.special_tokens.get(unk_token, self._ids.get(unk_token))
+            if self._unk_id is None:
+                raise error(f"unk_token {unk_token!r} is not in the vocabulary; add it to special_tokens")
+
+    def __repr__(self):
+        return f"<reference.Model {self.model} n_vocab={self.n_vocab} merges={len(self.merges)}>"
+
+    def trace(self):
+        """
+        one line per merge, seed 000's format, e.g.
+        ["merge 1: w + e -> we  (count 4)", ...]
+        models built by from_merges have no counts: the "(count n)" part is left out.
+        """
+        lines = []
+        for k, (left, right) in enumerate(self.merges, 1):
+            a, b = _show(left), _show(right)
+            line = f"merge {k}: {a} + {b} -> {a}{b}"
+            if k <= len(self.merge_counts):
+                line += f"  (count {self.merge_counts[k - 1]})"
+            lines.append(line)
+        return lines
+
+    # --- text to pieces
+
+    def _words(self, text):
+        """(start, word) pairs of a text without special tokens; byte model without pattern: one piece"""
+        if self.model == "byte" and self.pattern is None:
+            return [(0, text)] if text else []
+        return _word_spans(text, self.pattern)
+
+    def _segment(self, word):
+        """char model: apply the merges in training order, each over the whole word"""
+        symbols = initial_symbols(word, "char", self.end_of_word, self.end_of_word_fused)
+        for pair in self.merges:
+            symbols = merge(symbols, pair)
+        return symbols
+
+    def _bpe(self, piece):
+        """
+        byte model, tiktoken's rule: a piece that is a token is that token; else
+        from single bytes, repeatedly merge the adjacent pair whose concatenation
+        has the lowest id (leftmost on ties) until no concatenation is a token.
+        """
+        if piece in self._ids:
+            return [self._ids[piece]]
+        parts = [bytes([b]) for b in piece]
+        while True:
+            best = None  # (id, index)
+            for i in range(len(parts) - 1):
+                rank = self._ids.get(parts[i] + parts[i + 1])
+                if rank is not None and (best is None or rank < best[0]):
+                    best = (rank, i)
+            if best is None:
+                break
+            i = best[1]
+            parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        return [self._ids[p] for p in parts]
+
+    def tokenize(self, text):
+        """
+        the pieces of a text, special-token text treated as plain text, e.g.
+        seed 000: tokenize("slower") -> ["s", "lowe", "r_"]
+        char model: list of str, unknown characters kept as pieces (never fails);
+        byte model: list of bytes.
+        """
+        if self.model == "byte":
+            return [self.vocab[i] for i in self.encode_ordinary(text)]
+        return [piece for _, word in self._words(text) for piece in self._segment(word)]
+
+    # --- encoding
+
+    def _unknown(self, piece, index):
+        """ids for a char-model piece that is not in the vocabulary"""
+        if self.byte_fallback:
+            return [self._fallback_start + b for b in piece.encode("utf-8")]
+        if self._unk_id is not None:
+            return [self._unk_id]
+        raise EncodeError(f"cannot encode character {piece[0]!r} at index {index}: it is not in the "
+                          f"vocabulary (train with byte_fallback=True or set unk_token)")
+
+    def _encode_chunk(self, text, offset):
+        """ids of a text without special tokens; offset is where it starts in the full text"""
+        ids = []
+        for start, word in self._words(text):
+            if self.model == "byte":
+                ids.extend(self._bpe(word.encode("utf-8")))
+                continue
+            index = offset + start
+            for piece in self._segment(word):
+                ids.extend([self._ids[piece]] if piece in self._ids else self._unknown(piece, index))
+                index += len(piece)
+        return ids
+
+    def encode_ordinary(self, text):
+        """ids of text, special-token text encoded as plain text, e.g. seed 000: "lower" -> [15, 14]"""
+        return self._encode_chunk(text, 0)
+
+    def encode(self, text, allowed_special=frozenset(), disallowed_special="all"):
+        """
+        ids of text with tiktoken's special-token semantics, e.g. with "<|eot|>" special:
+        encode("a<|eot|>")                           -> DisallowedSpecialError
+        encode("a<|eot|>", allowed_special="all")    -> [..., id of <|eot|>]
+        encode("a<|eot|>", disallowed_special=())    -> same as encode_ordinary
+        allowed special text becomes its id (leftmost match, the longest at one position).
+        """
+        specials = set(self.special_tokens)
+        allowed = specials if allowed_special == "all" else specials & set(allowed_special)
+        disallowed = specials - allowed if disallowed_special == "all" else set(disallowed_special)
+        if disallowed:
+            hit = _find_special(text, disallowed, 0)
+            if hit is not None:
+                raise DisallowedSpecialError(_disallowed_message(hit[1]))
+        ids, start = [], 0
+        while True:
+            hit = _find_special(text, allowed, start)
+            end = len(text) if hit is None else hit[0]
+            ids.extend(self._encode_chunk(text[start:end], start))
+            if hit is None:
+                return ids
+            ids.append(self.special_tokens[hit[1]])
+            start = hit[0] + len(hit[1])
+
+    # --- decoding
+
+    def _check_id(self, i):
+        if i not in self.vocab:
+            raise UnknownTokenError(f"unknown token id {i!r}: not in the vocabulary (n_vocab={self.n_vocab})")
+
+    def decode_bytes(self, ids):
+        """
+        the raw bytes of ids, e.g. seed 001: [qu, i, c, k, e, s, t<w>] -> b"quickest"
+        char model: every end-of-word marker is a word boundary: one space between
+        words, none at the start or end, consecutive boundaries give one space.
+        byte-fallback tokens give their byte; special tokens their text, verbatim.
+        """
+        ids = list(ids)
+        for i in ids:
+            self._check_id(i)
+        if self.model == "byte":
+            return b"".join(self.vocab[i] for i in ids)
+        specials = set(self.special_tokens.values())
+        fallback = range(self._fallback_start, self._fallback_start + 256) if self.byte_fallback else range(0)
+        marker = self.end_of_word.encode("utf-8") if self.end_of_word is not None else None
+
+        def raw(i):
+            return bytes([i - self._fallback_start]) if i in fallback else self.vocab[i].encode("utf-8")
+
+        # runs of ordinary tokens are joined, then cut at every marker (None = word boundary);
+        # special tokens are written verbatim
+        items = []
+        for is_special, run in itertools.groupby(ids, key=lambda i: i in specials):
+            data = b"".join(raw(i) for i in run)
+            if is_special or marker is None:
+                items.append(data)
+                continue
+            for k, part in enumerate(data.split(marker)):
+                if k > 0:
+                    items.append(None)
+                items.append(part)
+        # one space per group of boundaries, none at the start or the end
+        out, boundary = b"", False
+        for item in items:
+            if item is None:
+                boundary = True
+            elif item:
+                if boundary and out:
+                    out += b" "
+                out += item
+                boundary = False
+        return out
+
+    def decode(self, ids, errors="replace"):
+        """text of ids: decode_bytes(ids) as utf-8 with `errors`, e.g. [15, 14] -> "lower" (seed 000)"""
+        return self.decode_bytes(ids).decode("utf-8", errors)
+
+
+def _disallowed_message(token):
+    """tiktoken's error message for disallowed special-token text, word for word"""
+    return (
+        f"Encountered text corresponding to disallowed special token {token!r}.\n"
+        "If you want this text to be encoded as a special token, "
+        f"pass it to `allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
+        f"If you want this text to be encoded as normal text, disable the check for this token "
+        f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+        "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+    )

@@ -1,0 +1,657 @@
+"""``Tokenizer``: the public class, a thin typed wrapper over the Rust core.
+
+>>> from bytepair import Tokenizer
+>>> tok = Tokenizer.train("low lower lowest " * 20, vocab_size=260)
+>>> tok.decode(tok.encode("lowest low"))
+'lowest low'
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any, Collection, Dict, List, Literal, Optional, Sequence, Tuple, Union
+
+from bytepair import _core
+from bytepair.errors import BytepairError, TrainingError, TrainingWarning, UnknownTokenError
+from bytepair.patterns import preset_name, resolve_pattern
+
+Corpus = Union[str, Iterable[str], Mapping[str, int]]
+SpecialTokens = Union[Sequence[str], Mapping[str, int]]
+AllOr = Union[Literal["all"], Collection[str]]
+
+MODELS = ("byte", "char")
+TIE_BREAKS = ("first", "alphabetical", "pair-id")
+_BATCH_BYTES = 8 << 20  # documents are handed to the core in blocks of about this size
+
+
+def _special_ids(special_tokens: Optional[SpecialTokens], first_id: int) -> Dict[str, int]:
+    """Special tokens as {text: id}: a mapping is taken as is, a sequence is
+    numbered from ``first_id`` in order."""
+    if not special_tokens:
+        return {}
+    if isinstance(special_tokens, str):
+        special_tokens = [special_tokens]
+    if isinstance(special_tokens, Mapping):
+        out = {}
+        for text, id_ in special_tokens.items():
+            if not isinstance(text, str) or not text:
+                raise BytepairError(f"special token {text!r} must be a non-empty string")
+            if isinstance(id_, bool) or not isinstance(id_, int) or id_ < 0 or id_ >= 2**32 - 1:
+                raise BytepairError(f"special token {text!r} has an invalid id {id_!r}")
+            out[text] = id_
+        if len(set(out.values())) != len(out):
+            raise BytepairError("two special tokens share one id")
+        return out
+    out = {}
+    for text in special_tokens:
+        if not isinstance(text, str) or not text:
+            raise BytepairError(f"special token {text!r} must be a non-empty string")
+        if text not in out:
+            out[text] = first_id + len(out)
+    return out
+
+
+def _count_words(corpus: Corpus, pattern: Optional[str], specials: Sequence[str]) -> "_core.WordCounts":
+    """The corpus as a word-count table, in order of first appearance."""
+    counts = _core.WordCounts(pattern, list(specials))
+    if isinstance(corpus, str):
+        counts.add_documents([corpus])
+    elif isinstance(corpus, _core.WordCounts):
+        counts.merge(corpus)
+    elif isinstance(corpus, Mapping):
+        for word, n in corpus.items():
+            if not isinstance(word, str):
+                raise TrainingError(f"word-count keys must be str, got {type(word).__name__} ({word!r})")
+            if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+                raise TrainingError(f"the count of word {word!r} must be a positive integer, got {n!r}")
+            if n >= 2**64:
+                raise TrainingError(f"the count of word {word!r} does not fit in 64 bits")
+            counts.add_word(word, n)
+    elif isinstance(corpus, (bytes, bytearray)):
+        raise TrainingError("the corpus must be text (str), not bytes: decode it first")
+    else:
+        block: List[str] = []
+        size = 0
+        for i, doc in enumerate(corpus):
+            if not isinstance(doc, str):
+                raise TrainingError(f"document {i} of the corpus is {type(doc).__name__}, not str")
+            block.append(doc)
+            size += len(doc)
+            if size >= _BATCH_BYTES:
+                counts.add_documents(block)
+                block, size = [], 0
+        if block:
+            counts.add_documents(block)
+    return counts
+
+
+def _fmt_token(token: Union[str, bytes]) -> str:
+    """A token as the trace prints it: bytes as UTF-8 with invalid bytes as \\xNN."""
+    if isinstance(token, bytes):
+        return token.decode("utf-8", "backslashreplace")
+    return token
+
+
+class Tokenizer:
+    """A byte-pair-encoding tokenizer: the ``byte`` model (GPT-2/tiktoken) or
+    the ``char`` model (Sennrich et al., with an end-of-word marker).
+
+    Build one with :meth:`train`, :meth:`from_merges`, :meth:`load` or
+    :meth:`from_tiktoken`.
+
+    >>> tok = Tokenizer.train(["lower", "lowest", "newer", "newest", "wider", "low", "new"],
+    ...                       model="char", end_of_word="_", tie_break="alphabetical", num_merges=6)
+    >>> tok.tokenize("slower")
+    ['s', 'lowe', 'r_']
+    """
+
+    def __init__(self) -> None:  # use the constructors
+        self.model: str = "byte"
+        self.pattern: Optional[str] = None
+        self.special_tokens: Dict[str, int] = {}
+        self.merge_counts: List[int] = []
+        self.end_of_word: Optional[str] = None
+        self.end_of_word_fused = False
+        self.byte_fallback = False
+        self.unk_token: Optional[str] = None
+        self._base: List[Any] = []  # char: base symbol strings; byte: None (bytes 0-255)
+        self._tokens: List[Optional[bytes]] = []  # byte model, non-standard ids only
+        self._merge_ids: Optional[List[Tuple[int, int]]] = []  # None: derive from _tokens
+        self._core: Any = None
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def train(
+        cls,
+        corpus: Corpus,
+        model: str = "byte",
+        vocab_size: Optional[int] = None,
+        num_merges: Optional[int] = None,
+        min_frequency: int = 1,
+        pattern: Optional[str] = "default",
+        end_of_word: Optional[str] = "</w>",
+        end_of_word_fused: bool = False,
+        tie_break: str = "first",
+        special_tokens: SpecialTokens = (),
+        byte_fallback: bool = False,
+        unk_token: Optional[str] = None,
+    ) -> "Tokenizer":
+        """Train a tokenizer on ``corpus``: a str, an iterable of documents
+        (str), or a mapping of word counts (each key one word, in its order).
+
+        ``pattern`` defaults to ``"cl100k"`` for the byte model and to
+        ``str.split()`` (``None``) for the char model. Training stops after
+        ``num_merges`` merges, at ``vocab_size`` tokens (everything counted),
+        or when no pair occurs ``min_frequency`` times.
+
+        >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
+        ...                       model="char", end_of_word=None, num_merges=5)
+        >>> tok.merges
+        [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w'), ('n', 'e')]
+        """
+        if model not in MODELS:
+            raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
+        if tie_break not in TIE_BREAKS:
+            raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
+        for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
+        if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
+            raise TrainingError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
+        if end_of_word == "":
+            end_of_word = None
+        if pattern == "default":
+            pattern = "cl100k" if model == "byte" else None
+        regex = resolve_pattern(pattern)
+        if model == "byte" and regex is None:
+            raise TrainingError("the byte model needs a pattern (a preset name or a regex)")
+        if vocab_size is not None and vocab_size >= 2**32 - 1:
+            raise TrainingError(f"vocab_size {vocab_size} is too large (ids are 32-bit)")
+        if num_merges is not None:
+            num_merges = min(num_merges, 2**32 - 1)
+
+        explicit = isinstance(special_tokens, Mapping)
+        special_names = list(special_tokens) if special_tokens else []
+        if isinstance(special_tokens, str):
+            special_names = [special_tokens]
+        if unk_token is not None and unk_token not in special_names:
+            special_names = [unk_token] + special_names
+            if explicit:
+                raise TrainingError(f"unk_token {unk_token!r} must be one of the explicit special tokens")
+        counts = _count_words(corpus, regex, special_names)
+        base, n_symbols, merges, reason = _core.train(
+            counts,
+            model,
+            end_of_word=end_of_word if model == "char" else None,
+            end_of_word_fused=end_of_word_fused,
+            byte_fallback=byte_fallback and model == "char",
+            tie_break=tie_break,
+            min_frequency=min_frequency,
+            vocab_size=vocab_size,
+            num_merges=num_merges,
+            n_special=len(special_names),
+        )
+        first_special = len(base) + len(merges)
+        specials = _special_ids(special_tokens if explicit else special_names, first_special)
+
+        tok = cls()
+        tok.model = model
+        tok.pattern = regex
+        tok.special_tokens = specials
+        tok.merge_counts = [c for _, _, c in merges]
+        tok._merge_ids = [(l, r) for l, r, _ in merges]
+        if model == "char":
+            tok.end_of_word = end_of_word
+            tok.end_of_word_fused = end_of_word_fused
+            tok.byte_fallback = byte_fallback
+            tok.unk_token = unk_token
+            tok._base = [b.decode("utf-8") for b in base[:n_symbols]]
+        tok._build()
+
+        requested = vocab_size is not None or num_merges is not None
+        if requested and reason != "done":
+            why = (
+                "no adjacent pair is left in any word"
+                if reason == "no-pairs"
+                else f"no pair occurs at least min_frequency={min_frequency} times"
+            )
+            warnings.warn(
+                f"training stopped after {len(merges)} merges because {why}; "
+                f"the vocabulary has {tok.n_vocab} tokens",
+                TrainingWarning,
+                stacklevel=2,
+            )
+        return tok
+
+    @classmethod
+    def from_merges(
+        cls,
+        merges: Sequence[Tuple[Any, Any]],
+        model: str = "char",
+        end_of_word: Optional[str] = "</w>",
+        end_of_word_fused: bool = False,
+        pattern: Optional[str] = "default",
+        alphabet: Optional[Iterable[str]] = None,
+        special_tokens: SpecialTokens = (),
+        byte_fallback: bool = False,
+        unk_token: Optional[str] = None,
+    ) -> "Tokenizer":
+        """A tokenizer from merge rules: ``(str, str)`` pairs for the char
+        model, ``(bytes, bytes)`` for the byte model (merge ``k`` is id
+        ``256 + k``). The char model's base alphabet is ``alphabet`` or else
+        the characters found in the merges.
+
+        >>> rules = [("t", "h"), ("th", "e"), ("the", "<w>")]
+        >>> tok = Tokenizer.from_merges(rules, model="char", end_of_word="<w>")
+        >>> tok.tokenize("the")
+        ['the<w>']
+        """
+        if model not in MODELS:
+            raise BytepairError(f"unknown model {model!r}: use 'byte' or 'char'")
+        if pattern == "default":
+            pattern = "cl100k" if model == "byte" else None
+        tok = cls()
+        tok.model = model
+        tok.pattern = resolve_pattern(pattern)
+        merges = [tuple(m) for m in merges]
+        for k, m in enumerate(merges):
+            kind = str if model == "char" else bytes
+            if len(m) != 2 or not all(isinstance(x, kind) and len(x) > 0 for x in m):
+                raise BytepairError(
+                    f"merge {k + 1} ({m!r}) must be a pair of non-empty {kind.__name__} in the {model} model"
+                )
+        if model == "byte":
+            ids: Dict[bytes, int] = {bytes([b]): b for b in range(256)}
+            merge_ids = []
+            for k, (left, right) in enumerate(merges):
+                if left not in ids or right not in ids:
+                    missing = left if left not in ids else right
+                    raise BytepairError(f"merge {k + 1} uses {missing!r}, which no earlier merge produced")
+                merge_ids.append((ids[left], ids[right]))
+                ids.setdefault(left + right, 256 + k)
+            tok._merge_ids = merge_ids
+            n_fixed = 256 + len(merges)
+        else:
+            if end_of_word == "":
+                end_of_word = None
+            tok.end_of_word = end_of_word
+            tok.end_of_word_fused = end_of_word_fused
+            tok.byte_fallback = byte_fallback
+            tok.unk_token = unk_token
+            if alphabet is None:
+                chars = set()
+                for left, right in merges:
+                    for sym in (left, right):
+                        if end_of_word:
+                            sym = sym.replace(end_of_word, "")
+                        chars.update(sym)
+                alphabet = chars
+            words = sorted(set(alphabet))
+            base = sorted(words)
+            if end_of_word_fused and end_of_word:
+                base = sorted(set(base) | {c + end_of_word for c in words})
+                if byte_fallback and end_of_word not in base:
+                    base.append(end_of_word)
+            elif end_of_word and end_of_word not in base:
+                base.append(end_of_word)
+            tok._base = base
+            sym_ids = {s: i for i, s in enumerate(base)}
+            next_id = len(base) + (256 if byte_fallback else 0)
+            merge_ids = []
+            for k, (left, right) in enumerate(merges):
+                for sym in (left, right):
+                    if sym not in sym_ids:
+                        raise BytepairError(
+                            f"merge {k + 1} uses {sym!r}, which is neither in the alphabet nor made by an earlier merge"
+                        )
+                merge_ids.append((sym_ids[left], sym_ids[right]))
+                sym_ids.setdefault(left + right, next_id + k)
+            tok._merge_ids = merge_ids
+            n_fixed = next_id + len(merges)
+        names = list(special_tokens) if special_tokens and not isinstance(special_tokens, str) else (
+            [special_tokens] if isinstance(special_tokens, str) else []
+        )
+        if unk_token is not None and unk_token not in names and model == "char":
+            names = [unk_token] + names
+        tok.special_tokens = _special_ids(special_tokens if isinstance(special_tokens, Mapping) else names, n_fixed)
+        tok._build()
+        return tok
+
+    @classmethod
+    def _from_byte_vocab(
+        cls,
+        tokens: Mapping[int, bytes],
+        pattern: Optional[str],
+        special_tokens: Optional[Mapping[str, int]] = None,
+    ) -> "Tokenizer":
+        """A byte model from a vocabulary of ranks ``{id: bytes}`` (tiktoken's
+        ``mergeable_ranks`` inverted); ids are kept as they are and merges
+        are derived on demand."""
+        tok = cls()
+        tok.model = "byte"
+        tok.pattern = resolve_pattern(pattern)
+        if tok.pattern is None:
+            raise BytepairError("a byte-level vocabulary needs a pattern (a preset name or a regex)")
+        size = max(tokens, default=-1) + 1
+        table: List[Optional[bytes]] = [None] * size
+        for id_, b in tokens.items():
+            table[id_] = bytes(b)
+        tok._tokens = table
+        tok._merge_ids = None
+        tok.special_tokens = dict(special_tokens or {})
+        tok._build()
+        return tok
+
+    def _build(self) -> None:
+        """(Re)create the core tokenizer from the Python-side description."""
+        specials = sorted(self.special_tokens.items(), key=lambda kv: kv[1])
+        if self.model == "byte":
+            if self._merge_ids is not None:
+                table: List[Optional[bytes]] = [bytes([b]) for b in range(256)]
+                for k, (l, r) in enumerate(self._merge_ids):
+                    if l >= len(table) or r >= len(table):
+                        raise BytepairError(f"merge {k + 1} refers to an unknown id ({l}, {r})")
+                    table.append(table[l] + table[r])  # type: ignore[operator]
+                self._tokens = table
+            self._core = _core.CoreTokenizer.byte(self._tokens, self.pattern, specials)
+        else:
+            fallback = len(self._base) if self.byte_fallback else None
+            unk_id = self.special_tokens.get(self.unk_token) if self.unk_token is not None else None
+            self._core = _core.CoreTokenizer.char(
+                list(self._base),
+                list(self._merge_ids or []),
+                end_of_word=self.end_of_word,
+                end_of_word_fused=self.end_of_word_fused,
+                byte_fallback_start=fallback,
+                unk_id=unk_id,
+                pattern=self.pattern,
+                special_tokens=specials,
+            )
+
+    # ------------------------------------------------------------------ vocabulary
+
+    @property
+    def n_vocab(self) -> int:
+        """Number of ids (largest id + 1), special tokens included."""
+        return int(self._core.n_vocab)
+
+    @property
+    def special_tokens_set(self) -> set:
+        """The special tokens' texts (as tiktoken's ``special_tokens_set``)."""
+        return set(self.special_tokens)
+
+    @property
+    def eot_token(self) -> Optional[int]:
+        """Id of ``<|endoftext|>`` if it is a special token."""
+        return self.special_tokens.get("<|endoftext|>")
+
+    def _token(self, id_: int) -> Union[str, bytes]:
+        raw = self._core.token_bytes(id_)
+        if raw is None:
+            raise UnknownTokenError(f"token id {id_} is not in the vocabulary")
+        return raw.decode("utf-8") if self.model == "char" else raw
+
+    def _derive_merges(self) -> List[Tuple[int, int]]:
+        """Merges of a vocabulary given as ranks: each multi-byte token split
+        in two by running BPE on its bytes with the lower ranks only."""
+        ranks = {b: i for i, b in enumerate(self._tokens) if b is not None}
+        out = []
+        for rank, token in enumerate(self._tokens):
+            if token is None or len(token) < 2:
+                continue
+            parts = [token[i : i + 1] for i in range(len(token))]
+            while len(parts) > 2:
+                best = None
+                for i in range(len(parts) - 1):
+                    r = ranks.get(parts[i] + parts[i + 1])
+                    if r is not None and r < rank and (best is None or r < best[0]):
+                        best = (r, i)
+                if best is None:
+                    break
+                i = best[1]
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            if len(parts) == 2 and parts[0] in ranks and parts[1] in ranks:
+                out.append((ranks[parts[0]], ranks[parts[1]]))
+        return out
+
+    @property
+    def merges(self) -> List[Tuple[Any, Any]]:
+        """The merge rules in order: ``(str, str)`` in the char model,
+        ``(bytes, bytes)`` in the byte model."""
+        ids = self._merge_ids if self._merge_ids is not None else self._derive_merges()
+        return [(self._token(l), self._token(r)) for l, r in ids]
+
+    def vocab(self) -> Dict[int, Union[str, bytes]]:
+        """Every id with its token (str in the char model, bytes in the byte
+        model), special tokens included."""
+        out = {}
+        for id_ in range(self.n_vocab):
+            raw = self._core.token_bytes(id_)
+            if raw is not None:
+                out[id_] = raw.decode("utf-8") if self.model == "char" else raw
+        return out
+
+    def trace(self) -> List[str]:
+        """Seed 000's trace lines, one per merge learned in training.
+
+        >>> Tokenizer.train({"aab": 2}, model="char", end_of_word=None).trace()
+        ['merge 1: a + a -> aa  (count 2)', 'merge 2: aa + b -> aab  (count 2)']
+        """
+        lines = []
+        for k, ((left, right), count) in enumerate(zip(self.merges, self.merge_counts), 1):
+            a, b = _fmt_token(left), _fmt_token(right)
+            lines.append(f"merge {k}: {a} + {b} -> {_fmt_token(left + right)}  (count {count})")
+        return lines
+
+    # ------------------------------------------------------------------ encoding
+
+    def _special_args(self, allowed_special: AllOr, disallowed_special: AllOr):
+        allowed = None if allowed_special == "all" else [t for t in allowed_special if isinstance(t, str)]
+        disallowed = None if disallowed_special == "all" else [t for t in disallowed_special if isinstance(t, str)]
+        return allowed, disallowed
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: AllOr = frozenset(),
+        disallowed_special: AllOr = "all",
+    ) -> List[int]:
+        """Ids of ``text``. Special-token text raises ``DisallowedSpecialError``
+        unless it is in ``allowed_special`` (then it is its id) or left out of
+        ``disallowed_special`` (then it is plain text), as in tiktoken.
+
+        >>> tok = Tokenizer.train("hello world", special_tokens=["<|endoftext|>"])
+        >>> tok.encode("hi<|endoftext|>", allowed_special="all")[-1] == tok.eot_token
+        True
+        """
+        allowed, disallowed = self._special_args(allowed_special, disallowed_special)
+        return self._core.encode(_check_text(text), allowed, disallowed)
+
+    def encode_ordinary(self, text: str) -> List[int]:
+        """Ids of ``text``, special-token text encoded as plain text.
+
+        >>> tok = Tokenizer.train("hello world")
+        >>> tok.encode_ordinary("hello") == tok.encode("hello")
+        True
+        """
+        return self._core.encode_ordinary(_check_text(text))
+
+    def encode_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        allowed_special: AllOr = frozenset(),
+        disallowed_special: AllOr = "all",
+    ) -> List[List[int]]:
+        """``encode`` of each text, in parallel with the GIL released.
+
+        >>> tok = Tokenizer.train("a b c")
+        >>> tok.encode_batch(["a", "b"]) == [tok.encode("a"), tok.encode("b")]
+        True
+        """
+        texts = [_check_text(t) for t in texts]
+        allowed, disallowed = self._special_args(allowed_special, disallowed_special)
+        return self._core.encode_batch(texts, allowed, disallowed)
+
+    def encode_ordinary_batch(self, texts: Sequence[str]) -> List[List[int]]:
+        """``encode_ordinary`` of each text, in parallel."""
+        return self._core.encode_ordinary_batch([_check_text(t) for t in texts])
+
+    def count(self, text: str) -> int:
+        """Number of tokens of ``text``; special-token text counts as plain
+        text, so this never raises on any str.
+
+        >>> Tokenizer.train("aaaa").count("aaaa")
+        1
+        """
+        return len(self.encode_ordinary(text))
+
+    def tokenize(self, text: str) -> List[Union[str, bytes]]:
+        """The pieces of ``text``: str in the char model (unknown characters
+        kept as they are), bytes in the byte model.
+
+        >>> Tokenizer.train("abab", model="char", end_of_word=None).tokenize("abab ba")
+        ['abab', 'b', 'a']
+        """
+        pieces = self._core.tokenize(_check_text(text))
+        if self.model == "char":
+            return [p.decode("utf-8") for p in pieces]
+        return list(pieces)
+
+    # ------------------------------------------------------------------ decoding
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes that ``ids`` stand for (char model: words joined by one
+        space). Unknown ids raise ``UnknownTokenError``."""
+        ids = _check_ids(ids)
+        try:
+            return self._core.decode_bytes(ids)
+        except OverflowError:
+            bad = next(i for i in ids if not -(2**63) <= i < 2**63)
+            raise UnknownTokenError(f"token id {bad} is not in the vocabulary") from None
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """The text of ``ids``; invalid UTF-8 is handled by ``errors``.
+
+        >>> tok = Tokenizer.train("héllo wörld")
+        >>> tok.decode(tok.encode("wörld héllo"))
+        'wörld héllo'
+        """
+        return self.decode_bytes(ids).decode("utf-8", errors)
+
+    def decode_single_token_bytes(self, id_: int) -> bytes:
+        """The bytes of one token."""
+        raw = self._core.token_bytes(id_) if isinstance(id_, int) and 0 <= id_ < 2**32 else None
+        if raw is None:
+            raise UnknownTokenError(f"token id {id_!r} is not in the vocabulary")
+        return raw
+
+    # ------------------------------------------------------------------ files
+
+    def save(self, path: str, format: str = "bytepair") -> None:
+        """Write the tokenizer to ``path`` (atomically). Formats: ``bytepair``
+        (native JSON); the others are in :mod:`bytepair.formats`."""
+        from bytepair.formats import save
+
+        save(self, path, format)
+
+    @classmethod
+    def load(
+        cls,
+        path: str,
+        format: Optional[str] = None,
+        pattern: Optional[str] = None,
+        special_tokens: Optional[Mapping[str, int]] = None,
+    ) -> "Tokenizer":
+        """Read a tokenizer file; ``format`` is detected when None."""
+        from bytepair.formats import load
+
+        return load(path, format=format, pattern=pattern, special_tokens=special_tokens)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The native description (what ``save`` writes as JSON)."""
+        d: Dict[str, Any] = {
+            "bytepair": 1,
+            "model": self.model,
+            "pattern": self.pattern,
+            "pattern_preset": preset_name(self.pattern),
+        }
+        if self.model == "char":
+            d.update(
+                end_of_word=self.end_of_word,
+                end_of_word_fused=self.end_of_word_fused,
+                byte_fallback=self.byte_fallback,
+                unk_token=self.unk_token,
+                base=list(self._base),
+            )
+        if self._merge_ids is not None:
+            d["merges"] = [list(m) for m in self._merge_ids]
+            d["merge_counts"] = list(self.merge_counts)
+        else:
+            import base64
+
+            d["tokens_base64"] = [None if t is None else base64.b64encode(t).decode("ascii") for t in self._tokens]
+        d["special_tokens"] = dict(self.special_tokens)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Tokenizer":
+        """Rebuild from :meth:`to_dict`'s description (validated by the caller)."""
+        tok = cls()
+        tok.model = d["model"]
+        tok.pattern = d["pattern"]
+        tok.special_tokens = dict(d.get("special_tokens") or {})
+        if tok.model == "char":
+            tok.end_of_word = d.get("end_of_word")
+            tok.end_of_word_fused = bool(d.get("end_of_word_fused", False))
+            tok.byte_fallback = bool(d.get("byte_fallback", False))
+            tok.unk_token = d.get("unk_token")
+            tok._base = list(d["base"])
+        if "merges" in d:
+            tok._merge_ids = [(int(l), int(r)) for l, r in d["merges"]]
+            tok.merge_counts = list(d.get("merge_counts") or [])
+        else:
+            import base64
+
+            tok._merge_ids = None
+            tok._tokens = [None if t is None else base64.b64decode(t) for t in d["tokens_base64"]]
+        tok._build()
+        return tok
+
+    # ------------------------------------------------------------------ python protocol
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return self.to_dict()
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(Tokenizer.from_dict(state).__dict__)
+
+    def __repr__(self) -> str:
+        pattern = preset_name(self.pattern) or ("str.split()" if self.pattern is None else "custom")
+        return f"<bytepair.Tokenizer model={self.model!r} n_vocab={self.n_vocab} pattern={pattern!r}>"
+
+
+def _check_text(text: Any) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"expected str, got {type(text).__name__}")
+    return text
+
+
+def _check_ids(ids: Iterable[int]) -> List[int]:
+    out = []
+    for i, id_ in enumerate(ids):
+        if isinstance(id_, bool) or not isinstance(id_, int):
+            try:
+                import numbers
+
+                if isinstance(id_, numbers.Integral):
+                    out.append(int(id_))
+                    continue
+            except Exception:  # pragma: no cover
+                pass
+            raise UnknownTokenError(f"token id {id_!r} at position {i} is not an integer")
+        out.append(id_)
+    return out

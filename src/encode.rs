@@ -1,0 +1,253 @@
+//! Segmenting one word (pre-tokenized piece) into token ids.
+//!
+//! Byte model: tiktoken's rule. A piece that is a token is that token;
+//! otherwise merge the adjacent pair whose concatenated bytes have the lowest
+//! id, leftmost on ties, until no concatenation is a token.
+//!
+//! Char model: the seeds' rule. Merges apply in training order, each over
+//! the whole word left to right without overlap.
+
+use crate::error::{Error, Result};
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Token bytes to id, for the byte model. When two ids share the same
+/// bytes, the smaller id is the rank.
+#[derive(Debug, Clone)]
+pub struct ByteRanks {
+    ranks: FxHashMap<Vec<u8>, u32>,
+    /// Id of every single byte (tiktoken vocabularies do not use id = byte).
+    byte_ids: [Option<u32>; 256],
+}
+
+/// Pieces up to this many bytes use the simple quadratic scan (fastest for
+/// short pieces); longer ones use a heap over a linked list (n log n).
+const SHORT_PIECE: usize = 128;
+
+impl ByteRanks {
+    pub fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
+        let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
+        for (bytes, id) in tokens {
+            ranks.entry(bytes).and_modify(|r| *r = (*r).min(id)).or_insert(id);
+        }
+        let mut byte_ids = [None; 256];
+        for (b, slot) in byte_ids.iter_mut().enumerate() {
+            *slot = ranks.get(&[b as u8][..]).copied();
+        }
+        ByteRanks { ranks, byte_ids }
+    }
+
+    pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        self.ranks.get(bytes).copied()
+    }
+
+    fn byte_id(&self, b: u8) -> Result<u32> {
+        self.byte_ids[b as usize].ok_or_else(|| {
+            Error::Encode(format!("byte 0x{b:02X} has no token in this vocabulary"))
+        })
+    }
+
+    /// Appends the ids of one piece to `out`.
+    pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        if piece.is_empty() {
+            return Ok(());
+        }
+        if let Some(id) = self.rank(piece) {
+            out.push(id);
+            return Ok(());
+        }
+        let bounds = if piece.len() <= SHORT_PIECE {
+            self.merge_short(piece)
+        } else {
+            self.merge_long(piece)
+        };
+        for w in bounds.windows(2) {
+            let part = &piece[w[0]..w[1]];
+            match self.rank(part) {
+                Some(id) => out.push(id),
+                None => out.push(self.byte_id(part[0])?),
+            }
+        }
+        Ok(())
+    }
+
+    /// Part boundaries after merging, quadratic scan (tiktoken's loop).
+    fn merge_short(&self, piece: &[u8]) -> Vec<usize> {
+        let rank_of = |parts: &[(usize, u32)], i: usize| -> u32 {
+            if i + 2 < parts.len() {
+                self.rank(&piece[parts[i].0..parts[i + 2].0]).unwrap_or(u32::MAX)
+            } else {
+                u32::MAX
+            }
+        };
+        let mut parts: Vec<(usize, u32)> = (0..=piece.len()).map(|i| (i, u32::MAX)).collect();
+        for i in 0..parts.len().saturating_sub(2) {
+            parts[i].1 = rank_of(&parts, i);
+        }
+        loop {
+            let mut best = (u32::MAX, 0);
+            for (i, &(_, r)) in parts[..parts.len() - 1].iter().enumerate() {
+                if r < best.0 {
+                    best = (r, i);
+                }
+            }
+            if best.0 == u32::MAX {
+                break;
+            }
+            let i = best.1;
+            parts.remove(i + 1);
+            parts[i].1 = rank_of(&parts, i);
+            if i > 0 {
+                parts[i - 1].1 = rank_of(&parts, i - 1);
+            }
+        }
+        parts.into_iter().map(|(s, _)| s).collect()
+    }
+
+    /// Part boundaries after merging, heap of (rank, start) over a linked
+    /// list of parts; stale heap entries are skipped by checking the end.
+    fn merge_long(&self, piece: &[u8]) -> Vec<usize> {
+        let n = piece.len();
+        // next[s] = start of the part after the part starting at s (n at the end)
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut alive = vec![true; n];
+        let mut heap: BinaryHeap<Reverse<(u32, usize, usize)>> = BinaryHeap::new();
+        let candidate = |s: usize, next: &[usize]| -> Option<(u32, usize, usize)> {
+            let mid = next[s];
+            if mid >= n {
+                return None;
+            }
+            let end = next[mid];
+            self.rank(&piece[s..end]).map(|r| (r, s, end))
+        };
+        for s in 0..n {
+            if let Some(c) = candidate(s, &next) {
+                heap.push(Reverse(c));
+            }
+        }
+        while let Some(Reverse((_, s, end))) = heap.pop() {
+            if !alive[s] || next[s] >= n || next[next[s]] != end {
+                continue;
+            }
+            let mid = next[s];
+            alive[mid] = false;
+            next[s] = end;
+            if end < n {
+                prev[end] = s;
+            }
+            if let Some(c) = candidate(s, &next) {
+                heap.push(Reverse(c));
+            }
+            let p = prev[s];
+            if p != usize::MAX {
+                if let Some(c) = candidate(p, &next) {
+                    heap.push(Reverse(c));
+                }
+            }
+        }
+        let mut bounds = Vec::new();
+        let mut s = 0;
+        while s < n {
+            bounds.push(s);
+            s = next[s];
+        }
+        bounds.push(n);
+        bounds
+    }
+}
+
+/// Merge rules of the char model: (left, right) -> [(rank, new id)], ranks
+/// ascending (a pair can recur when a later merge recreates one of its
+/// symbols from other parts).
+#[derive(Debug, Clone, Default)]
+pub struct CharMerges {
+    rules: FxHashMap<(u32, u32), Vec<(u32, u32)>>,
+}
+
+impl CharMerges {
+    pub fn new(merges: &[(u32, u32, u32)]) -> Self {
+        let mut rules: FxHashMap<(u32, u32), Vec<(u32, u32)>> = FxHashMap::default();
+        for (rank, &(l, r, id)) in merges.iter().enumerate() {
+            rules.entry((l, r)).or_default().push((rank as u32, id));
+        }
+        CharMerges { rules }
+    }
+
+    /// The first rule for this pair at or after `min_rank`.
+    fn rule(&self, pair: (u32, u32), min_rank: u32) -> Option<(u32, u32)> {
+        self.rules.get(&pair)?.iter().copied().find(|&(rank, _)| rank >= min_rank)
+    }
+
+    /// Applies the merges to `symbols` in place, with sequential semantics:
+    /// after merge `r` has been applied, merges of rank <= `r` never apply
+    /// again, even if a new occurrence of their pair appears.
+    pub fn apply(&self, symbols: &mut Vec<u32>) {
+        let mut min_rank = 0u32;
+        let mut scratch = Vec::with_capacity(symbols.len());
+        loop {
+            let mut best: Option<(u32, (u32, u32), u32)> = None;
+            for w in symbols.windows(2) {
+                if let Some((rank, id)) = self.rule((w[0], w[1]), min_rank) {
+                    if best.map_or(true, |b| rank < b.0) {
+                        best = Some((rank, (w[0], w[1]), id));
+                    }
+                }
+            }
+            let Some((rank, (a, b), id)) = best else { break };
+            scratch.clear();
+            let mut i = 0;
+            while i < symbols.len() {
+                if i + 1 < symbols.len() && symbols[i] == a && symbols[i + 1] == b {
+                    scratch.push(id);
+                    i += 2;
+                } else {
+                    scratch.push(symbols[i]);
+                    i += 1;
+                }
+            }
+            std::mem::swap(symbols, &mut scratch);
+            min_rank = rank + 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vocab(tokens: &[&[u8]]) -> ByteRanks {
+        let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+        for (k, t) in tokens.iter().enumerate() {
+            all.push((t.to_vec(), 256 + k as u32));
+        }
+        ByteRanks::new(all)
+    }
+
+    #[test]
+    fn short_and_long_merging_agree() {
+        let v = vocab(&[b"aa", b"ab", b"aaa", b"ba", b"bab", b"aab"]);
+        for n in 1..400 {
+            let piece: Vec<u8> = (0..n).map(|i| if (i * 7 + i / 3) % 3 == 0 { b'b' } else { b'a' }).collect();
+            assert_eq!(v.merge_short(&piece), v.merge_long(&piece), "length {n}");
+        }
+    }
+
+    #[test]
+    fn leftmost_on_ties() {
+        let v = vocab(&[b"aa"]);
+        let mut out = Vec::new();
+        v.encode_piece(b"aaa", &mut out).unwrap();
+        assert_eq!(out, [256, b'a' as u32]);
+    }
+
+    #[test]
+    fn char_merges_are_sequential() {
+        // symbols: a=0 b=1 c=2; merges: (a,b)->3 rank0, (3,c)->4 rank1
+        let m = CharMerges::new(&[(0, 1, 3), (3, 2, 4)]);
+        let mut w = vec![0, 1, 2, 0, 1];
+        m.apply(&mut w);
+        assert_eq!(w, [4, 3]);
+    }
+}

@@ -1,0 +1,21 @@
+//! bytepair's core: exact byte-pair-encoding training and encoding.
+//!
+//! Layout: `pretokenize` (text to words), `special` (special tokens),
+//! `words` (word counting), `train` (the incremental trainer), `vocab`
+//! (initial symbols and ids of both models), `encode` (segmenting one word),
+//! `tokenizer` (a ready tokenizer), `py` (the Python bindings, only with the
+//! `python` feature).
+
+pub mod encode;
+pub mod error;
+pub mod pretokenize;
+pub mod special;
+pub mod tokenizer;
+pub mod train;
+pub mod vocab;
+pub mod words;
+
+#[cfg(feature = "python")]
+mod py;
+
+pub use error::{Error, Result};

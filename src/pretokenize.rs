@@ -1,0 +1,80 @@
+//! Text to words: Python's `str.split()` or a regex (fancy-regex, which
+//! supports tiktoken's possessive quantifiers, lookahead and `\p{..}`).
+
+use crate::error::{Error, Result};
+use fancy_regex::Regex;
+
+/// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
+/// separators U+001C..U+001F that Python also treats as whitespace.
+pub fn is_python_whitespace(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+#[derive(Debug, Clone)]
+pub enum Pretokenizer {
+    /// `str.split()`: runs of Python whitespace separate words.
+    Whitespace,
+    Regex(Regex),
+}
+
+impl Pretokenizer {
+    /// `None` is the whitespace split; anything else is compiled as a regex.
+    pub fn new(pattern: Option<&str>) -> Result<Self> {
+        match pattern {
+            None => Ok(Pretokenizer::Whitespace),
+            Some(p) => Regex::new(p)
+                .map(Pretokenizer::Regex)
+                .map_err(|e| Error::Pattern(format!("invalid regex pattern {p:?}: {e}"))),
+        }
+    }
+
+    /// Calls `f` on every non-empty word of `text`, in text order.
+    pub fn for_each_word<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) -> Result<()> {
+        match self {
+            Pretokenizer::Whitespace => {
+                text.split(is_python_whitespace).filter(|w| !w.is_empty()).for_each(f);
+                Ok(())
+            }
+            Pretokenizer::Regex(re) => {
+                for m in re.find_iter(text) {
+                    let m = m.map_err(|e| {
+                        Error::Pattern(format!("regex failed while splitting text: {e}"))
+                    })?;
+                    if !m.as_str().is_empty() {
+                        f(m.as_str());
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The words of `text` as a vector (convenience for tests and tools).
+    pub fn words<'t>(&self, text: &'t str) -> Result<Vec<&'t str>> {
+        let mut out = Vec::new();
+        self.for_each_word(text, |w| out.push(w))?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_split_matches_python() {
+        let p = Pretokenizer::new(None).unwrap();
+        assert_eq!(p.words("  low\tlower\x1cnew\u{3000}x ").unwrap(), ["low", "lower", "new", "x"]);
+    }
+
+    #[test]
+    fn possessive_pattern_compiles() {
+        let p = Pretokenizer::new(Some(r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s")).unwrap();
+        assert_eq!(p.words("Hello world 12345!!").unwrap(), ["Hello", " world", " ", "123", "45", "!!"]);
+    }
+
+    #[test]
+    fn bad_pattern_is_an_error() {
+        assert!(matches!(Pretokenizer::new(Some("(")), Err(Error::Pattern(_))));
+    }
+}

@@ -1,0 +1,243 @@
+//! Python bindings (`bytepair._core`). Every heavy call releases the GIL;
+//! every core error becomes the matching class of `bytepair.errors`.
+
+use crate::error::Error;
+use crate::pretokenize::Pretokenizer;
+use crate::special::SpecialTokens;
+use crate::tokenizer::{CharOptions, SpecialSet, Tokenizer};
+use crate::train::{StopReason, TieBreak};
+use crate::vocab::{self, CharSpec, ModelKind, TrainRequest};
+use crate::words;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyType};
+use rustc_hash::FxHashSet;
+
+fn to_py(err: Error) -> PyErr {
+    let name = match &err {
+        Error::Pattern(_) => "PatternError",
+        Error::Training(_) => "TrainingError",
+        Error::Encode(_) => "EncodeError",
+        Error::DisallowedSpecial(_) => "DisallowedSpecialError",
+        Error::UnknownToken(_) => "UnknownTokenError",
+        Error::Format(_) => "FormatError",
+    };
+    let message = err.to_string();
+    Python::attach(|py| {
+        let class = py
+            .import("bytepair.errors")
+            .and_then(|m| m.getattr(name))
+            .and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from));
+        match class {
+            Ok(class) => PyErr::from_type(class, message),
+            Err(_) => PyValueError::new_err(message),
+        }
+    })
+}
+
+trait IntoPyResult<T> {
+    fn py(self) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for crate::Result<T> {
+    fn py(self) -> PyResult<T> {
+        self.map_err(to_py)
+    }
+}
+
+fn special_set(tokens: Option<Vec<String>>) -> SpecialSet {
+    match tokens {
+        None => SpecialSet::All,
+        Some(t) => SpecialSet::Some(t.into_iter().collect::<FxHashSet<String>>()),
+    }
+}
+
+fn ids_to_u32(ids: Vec<i64>) -> PyResult<Vec<u32>> {
+    ids.into_iter()
+        .map(|id| {
+            u32::try_from(id).map_err(|_| {
+                to_py(Error::UnknownToken(format!("token id {id} is not in the vocabulary")))
+            })
+        })
+        .collect()
+}
+
+/// Word counts of a corpus, in order of first appearance.
+#[pyclass(module = "bytepair._core")]
+pub struct WordCounts {
+    pre: Pretokenizer,
+    specials: SpecialTokens,
+    counts: words::WordCounts,
+}
+
+#[pymethods]
+impl WordCounts {
+    #[new]
+    #[pyo3(signature = (pattern=None, special_tokens=Vec::new()))]
+    fn new(pattern: Option<&str>, special_tokens: Vec<String>) -> PyResult<Self> {
+        Ok(WordCounts {
+            pre: Pretokenizer::new(pattern).py()?,
+            specials: SpecialTokens::new(special_tokens.into_iter().map(|t| (t, 0)).collect()),
+            counts: words::WordCounts::new(),
+        })
+    }
+
+    /// Counts the words of each document (in parallel, GIL released).
+    fn add_documents(&mut self, py: Python<'_>, documents: Vec<String>) -> PyResult<()> {
+        let (pre, specials, counts) = (&self.pre, &self.specials, &mut self.counts);
+        py.detach(|| counts.add_documents(pre, specials, &documents)).py()
+    }
+
+    /// Adds `count` occurrences of one word, taken as is.
+    fn add_word(&mut self, word: &str, count: u64) -> PyResult<()> {
+        self.counts.add_word(word, count).py()
+    }
+
+    /// Adds another table's counts (words new here keep the other's order).
+    fn merge(&mut self, other: &WordCounts) -> PyResult<()> {
+        self.counts.merge(other.counts.clone()).py()
+    }
+
+    fn items(&self) -> Vec<(String, u64)> {
+        self.counts.iter().map(|(w, c)| (w.to_owned(), c)).collect()
+    }
+
+    fn __len__(&self) -> usize {
+        self.counts.len()
+    }
+}
+
+/// Trains a model from word counts. Returns (base tokens, number of real
+/// base symbols, merges as (left, right, count), stop reason).
+#[pyfunction]
+#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn train<'py>(
+    py: Python<'py>,
+    counts: &WordCounts,
+    model: &str,
+    end_of_word: Option<String>,
+    end_of_word_fused: bool,
+    byte_fallback: bool,
+    tie_break: &str,
+    min_frequency: u64,
+    vocab_size: Option<u64>,
+    num_merges: Option<u64>,
+    n_special: u64,
+) -> PyResult<(Vec<Bound<'py, PyBytes>>, usize, Vec<(u32, u32, u64)>, &'static str)> {
+    let request = TrainRequest {
+        kind: ModelKind::parse(model).py()?,
+        char: CharSpec { end_of_word, fused: end_of_word_fused, byte_fallback },
+        tie_break: TieBreak::parse(tie_break).py()?,
+        min_frequency,
+        vocab_size,
+        num_merges,
+        n_special,
+    };
+    let out = py.detach(|| vocab::train(&counts.counts, &request, |_, _| {})).py()?;
+    let reason = match out.reason {
+        StopReason::Done => "done",
+        StopReason::NoPairs => "no-pairs",
+        StopReason::BelowMinFrequency => "min-frequency",
+    };
+    Ok((
+        out.base.iter().map(|b| PyBytes::new(py, b)).collect(),
+        out.n_symbols,
+        out.merges.iter().map(|m| (m.left, m.right, m.count)).collect(),
+        reason,
+    ))
+}
+
+/// A ready tokenizer (either model); immutable, shareable across threads.
+#[pyclass(module = "bytepair._core", frozen)]
+pub struct CoreTokenizer {
+    inner: Tokenizer,
+}
+
+#[pymethods]
+impl CoreTokenizer {
+    /// Byte model from `tokens[id]` (bytes, or None for an unused id).
+    #[staticmethod]
+    #[pyo3(signature = (tokens, pattern, special_tokens))]
+    fn byte(tokens: Vec<Option<Vec<u8>>>, pattern: Option<&str>, special_tokens: Vec<(String, u32)>) -> PyResult<Self> {
+        Ok(CoreTokenizer { inner: Tokenizer::byte(tokens, pattern, special_tokens).py()? })
+    }
+
+    /// Char model from its base symbols and merges (pairs of ids).
+    #[staticmethod]
+    #[pyo3(signature = (base, merges, *, end_of_word, end_of_word_fused, byte_fallback_start, unk_id, pattern, special_tokens))]
+    #[allow(clippy::too_many_arguments)]
+    fn char(
+        base: Vec<String>,
+        merges: Vec<(u32, u32)>,
+        end_of_word: Option<String>,
+        end_of_word_fused: bool,
+        byte_fallback_start: Option<u32>,
+        unk_id: Option<u32>,
+        pattern: Option<&str>,
+        special_tokens: Vec<(String, u32)>,
+    ) -> PyResult<Self> {
+        let options = CharOptions { end_of_word, fused: end_of_word_fused, byte_fallback_start, unk_id };
+        Ok(CoreTokenizer { inner: Tokenizer::char(base, &merges, options, pattern, special_tokens).py()? })
+    }
+
+    #[getter]
+    fn n_vocab(&self) -> usize {
+        self.inner.n_vocab()
+    }
+
+    fn token_bytes<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyBytes>> {
+        self.inner.token_bytes(id).map(|b| PyBytes::new(py, b))
+    }
+
+    fn encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<u32>> {
+        py.detach(|| self.inner.encode_ordinary(text)).py()
+    }
+
+    /// `allowed`/`disallowed`: a list of special tokens, or None for all.
+    #[pyo3(signature = (text, allowed, disallowed))]
+    fn encode(&self, py: Python<'_>, text: &str, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Vec<u32>> {
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        py.detach(|| self.inner.encode(text, &allowed, &disallowed)).py()
+    }
+
+    fn encode_ordinary_batch(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<Vec<u32>>> {
+        py.detach(|| self.inner.encode_ordinary_batch(&texts)).py()
+    }
+
+    #[pyo3(signature = (texts, allowed, disallowed))]
+    fn encode_batch(&self, py: Python<'_>, texts: Vec<String>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Vec<Vec<u32>>> {
+        use rayon::prelude::*;
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        py.detach(|| texts.par_iter().map(|t| self.inner.encode(t, &allowed, &disallowed)).collect::<crate::Result<Vec<_>>>())
+            .py()
+    }
+
+    fn tokenize<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let pieces = py.detach(|| self.inner.tokenize(text)).py()?;
+        Ok(pieces.iter().map(|p| PyBytes::new(py, p)).collect())
+    }
+
+    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<i64>) -> PyResult<Bound<'py, PyBytes>> {
+        let ids = ids_to_u32(ids)?;
+        let bytes = py.detach(|| self.inner.decode_bytes(&ids)).py()?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+}
+
+/// The words of `text` under a pattern (None: `str.split()`).
+#[pyfunction]
+#[pyo3(signature = (text, pattern))]
+fn split_words(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyResult<Vec<String>> {
+    let pre = Pretokenizer::new(pattern).py()?;
+    py.detach(|| pre.words(text).map(|w| w.into_iter().map(str::to_owned).collect())).py()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<WordCounts>()?;
+    m.add_class::<CoreTokenizer>()?;
+    m.add_function(wrap_pyfunction!(train, m)?)?;
+    m.add_function(wrap_pyfunction!(split_words, m)?)?;
+    Ok(())
+}

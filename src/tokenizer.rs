@@ -1,0 +1,392 @@
+//! A ready tokenizer: pre-tokenizer, special tokens and one of the two
+//! models, with encode, tokenize and decode.
+
+use crate::encode::{ByteRanks, CharMerges};
+use crate::error::{Error, Result};
+use crate::pretokenize::Pretokenizer;
+use crate::special::SpecialTokens;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Settings of the char model.
+#[derive(Debug, Clone, Default)]
+pub struct CharOptions {
+    pub end_of_word: Option<String>,
+    pub fused: bool,
+    /// Id of `<0x00>` when byte fallback is on (the 256 byte tokens follow).
+    pub byte_fallback_start: Option<u32>,
+    pub unk_id: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+enum Model {
+    Byte(ByteRanks),
+    Char {
+        options: CharOptions,
+        /// Base symbol text to id (characters, marker forms).
+        symbol_ids: FxHashMap<String, u32>,
+        merges: CharMerges,
+    },
+}
+
+/// Which special tokens a call accepts: all of them or a named set.
+#[derive(Debug, Clone)]
+pub enum SpecialSet {
+    All,
+    Some(FxHashSet<String>),
+}
+
+impl SpecialSet {
+    fn contains(&self, token: &str) -> bool {
+        match self {
+            SpecialSet::All => true,
+            SpecialSet::Some(s) => s.contains(token),
+        }
+    }
+}
+
+/// One token of the char model before it is turned into ids.
+enum CharPiece {
+    Known(u32),
+    /// A base symbol that is not in the vocabulary; `char_index` is the
+    /// position of its character in the text.
+    Unknown { text: String, char_index: usize },
+}
+
+#[derive(Debug, Clone)]
+pub struct Tokenizer {
+    model: Model,
+    pre: Pretokenizer,
+    specials: SpecialTokens,
+    /// Token text by id, specials included; None for unused ids.
+    tokens: Vec<Option<Vec<u8>>>,
+}
+
+impl Tokenizer {
+    /// A byte-model tokenizer from its vocabulary: `tokens[id]` is the
+    /// token's bytes (None for a gap in the ids).
+    pub fn byte(tokens: Vec<Option<Vec<u8>>>, pattern: Option<&str>, specials: Vec<(String, u32)>) -> Result<Self> {
+        let ranks = ByteRanks::new(
+            tokens.iter().enumerate().filter_map(|(id, t)| t.clone().map(|t| (t, id as u32))),
+        );
+        Self::assemble(Model::Byte(ranks), tokens, pattern, specials)
+    }
+
+    /// A char-model tokenizer: `base` symbols take ids 0.., byte-fallback
+    /// tokens follow when set, then `merges` (left id, right id) in order.
+    pub fn char(
+        base: Vec<String>,
+        merges: &[(u32, u32)],
+        options: CharOptions,
+        pattern: Option<&str>,
+        specials: Vec<(String, u32)>,
+    ) -> Result<Self> {
+        let mut tokens: Vec<Option<Vec<u8>>> = base.iter().map(|s| Some(s.clone().into_bytes())).collect();
+        if let Some(start) = options.byte_fallback_start {
+            if start as usize != tokens.len() {
+                return Err(Error::Format("byte-fallback tokens must follow the base symbols".into()));
+            }
+            tokens.extend((0..=255u8).map(|b| Some(format!("<0x{b:02X}>").into_bytes())));
+        }
+        let mut symbol_ids = FxHashMap::default();
+        for (id, s) in base.iter().enumerate() {
+            symbol_ids.entry(s.clone()).or_insert(id as u32);
+        }
+        // a merged text that already is a token takes that token's id (the
+        // byte-fallback tokens excepted: they stand for raw bytes)
+        let mut text_ids: FxHashMap<Vec<u8>, u32> =
+            symbol_ids.iter().map(|(s, &id)| (s.clone().into_bytes(), id)).collect();
+        let mut rules = Vec::with_capacity(merges.len());
+        for (k, &(l, r)) in merges.iter().enumerate() {
+            let id = tokens.len() as u32;
+            let (Some(Some(a)), Some(Some(b))) = (tokens.get(l as usize), tokens.get(r as usize)) else {
+                return Err(Error::Format(format!("merge {} refers to an unknown id ({l}, {r})", k + 1)));
+            };
+            let mut t = a.clone();
+            t.extend_from_slice(b);
+            let canonical = *text_ids.entry(t.clone()).or_insert(id);
+            tokens.push(Some(t));
+            rules.push((l, r, canonical));
+        }
+        let model = Model::Char { options, symbol_ids, merges: CharMerges::new(&rules) };
+        Self::assemble(model, tokens, pattern, specials)
+    }
+
+    fn assemble(
+        model: Model,
+        mut tokens: Vec<Option<Vec<u8>>>,
+        pattern: Option<&str>,
+        specials: Vec<(String, u32)>,
+    ) -> Result<Self> {
+        for (text, id) in &specials {
+            let id = *id as usize;
+            if id >= tokens.len() {
+                tokens.resize(id + 1, None);
+            }
+            if tokens[id].is_some() {
+                return Err(Error::Format(format!("special token {text:?} reuses id {id}, which is already a token")));
+            }
+            tokens[id] = Some(text.clone().into_bytes());
+        }
+        Ok(Tokenizer { model, pre: Pretokenizer::new(pattern)?, specials: SpecialTokens::new(specials), tokens })
+    }
+
+    /// Number of ids: the largest id plus one (tiktoken's `n_vocab`).
+    pub fn n_vocab(&self) -> usize {
+        self.tokens.len()
+    }
+
+    pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        self.tokens.get(id as usize).and_then(|t| t.as_deref())
+    }
+
+    pub fn specials(&self) -> &SpecialTokens {
+        &self.specials
+    }
+
+    /// Ids of `text` with special-token text treated as plain text.
+    pub fn encode_ordinary(&self, text: &str) -> Result<Vec<u32>> {
+        let mut out = Vec::with_capacity(text.len() / 4);
+        self.encode_plain(text, 0, text, &mut out)?;
+        Ok(out)
+    }
+
+    /// tiktoken's `encode`: disallowed special-token text is an error,
+    /// allowed special-token text becomes its id.
+    pub fn encode(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<Vec<u32>> {
+        let is_disallowed = |t: &str| disallowed.contains(t) && !allowed.contains(t);
+        if let Some(token) = self.specials.find_first(text, is_disallowed) {
+            return Err(Error::DisallowedSpecial(token.to_owned()));
+        }
+        let mut out = Vec::with_capacity(text.len() / 4);
+        let mut last = 0;
+        for (start, end, token) in self.specials.find_all(text, |t| allowed.contains(t)) {
+            self.encode_plain(&text[last..start], last, text, &mut out)?;
+            out.push(self.specials.id(token).expect("found special tokens have ids"));
+            last = end;
+        }
+        self.encode_plain(&text[last..], last, text, &mut out)?;
+        Ok(out)
+    }
+
+    /// Encodes text without special tokens; `text` starts at byte `base` of
+    /// `full`, the caller's whole text (error positions count from there).
+    fn encode_plain(&self, text: &str, base: usize, full: &str, out: &mut Vec<u32>) -> Result<()> {
+        match &self.model {
+            Model::Byte(ranks) => {
+                let mut err = None;
+                self.pre.for_each_word(text, |w| {
+                    if err.is_none() {
+                        if let Err(e) = ranks.encode_piece(w.as_bytes(), out) {
+                            err = Some(e);
+                        }
+                    }
+                })?;
+                err.map_or(Ok(()), Err)
+            }
+            Model::Char { .. } => {
+                let mut pieces = Vec::new();
+                self.char_pieces(text, &mut pieces)?;
+                for piece in pieces {
+                    match piece {
+                        CharPiece::Known(id) => out.push(id),
+                        CharPiece::Unknown { text: sym, char_index } => {
+                            let position = full[..base].chars().count() + char_index;
+                            self.encode_unknown(&sym, position, out)?
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// An unseen base symbol: its bytes as byte-fallback tokens (a fused
+    /// marker included, so decoding still sees the word boundary), else
+    /// `unk`, else an error naming the character and its position.
+    fn encode_unknown(&self, sym: &str, position: usize, out: &mut Vec<u32>) -> Result<()> {
+        let Model::Char { options, .. } = &self.model else { unreachable!("char model only") };
+        if let Some(start) = options.byte_fallback_start {
+            out.extend(sym.bytes().map(|b| start + b as u32));
+        } else if let Some(unk) = options.unk_id {
+            out.push(unk);
+        } else {
+            let marker = options.end_of_word.as_deref().filter(|_| options.fused).unwrap_or("");
+            let ch = sym.strip_suffix(marker).filter(|c| !c.is_empty()).unwrap_or(sym);
+            return Err(Error::Encode(format!(
+                "character {ch:?} at position {position} is not in the vocabulary \
+                 (train with byte_fallback=True or set unk_token to encode unseen characters)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Char model: every word of `text` as merged pieces.
+    fn char_pieces(&self, text: &str, out: &mut Vec<CharPiece>) -> Result<()> {
+        let Model::Char { options, symbol_ids, merges, .. } = &self.model else {
+            unreachable!("char_pieces on a byte model")
+        };
+        let marker = options.end_of_word.as_deref();
+        let unknown_base = self.tokens.len() as u32;
+        let mut unknown: Vec<(String, usize)> = Vec::new();
+        let mut symbols: Vec<u32> = Vec::new();
+        let mut char_index = 0usize;
+        let mut scanned = 0usize;
+        let mut cursor_chars = 0usize;
+        self.pre.for_each_word(text, |word| {
+            // character index of the word's start, counted incrementally
+            let start = word.as_ptr() as usize - text.as_ptr() as usize;
+            cursor_chars += text[scanned..start].chars().count();
+            scanned = start;
+            char_index = cursor_chars;
+            symbols.clear();
+            unknown.clear();
+            let n = word.chars().count();
+            for (i, c) in word.chars().enumerate() {
+                let mut s = c.to_string();
+                if i + 1 == n && options.fused {
+                    if let Some(m) = marker {
+                        s.push_str(m);
+                    }
+                }
+                match symbol_ids.get(&s) {
+                    Some(&id) => symbols.push(id),
+                    None => {
+                        symbols.push(unknown_base + unknown.len() as u32);
+                        unknown.push((s, char_index + i));
+                    }
+                }
+            }
+            if let (Some(m), false) = (marker, options.fused) {
+                match symbol_ids.get(m) {
+                    Some(&id) => symbols.push(id),
+                    None => {
+                        symbols.push(unknown_base + unknown.len() as u32);
+                        unknown.push((m.to_owned(), char_index + n));
+                    }
+                }
+            }
+            merges.apply(&mut symbols);
+            for &id in &symbols {
+                if id >= unknown_base {
+                    let (t, ci) = &unknown[(id - unknown_base) as usize];
+                    out.push(CharPiece::Unknown { text: t.clone(), char_index: *ci });
+                } else {
+                    out.push(CharPiece::Known(id));
+                }
+            }
+        })
+    }
+
+    /// The pieces of `text` (special-token text is plain text): token text
+    /// as bytes. Never fails on unknown characters.
+    pub fn tokenize(&self, text: &str) -> Result<Vec<Vec<u8>>> {
+        match &self.model {
+            Model::Byte(_) => {
+                let ids = self.encode_ordinary(text)?;
+                Ok(ids.iter().map(|&id| self.tokens[id as usize].clone().unwrap_or_default()).collect())
+            }
+            Model::Char { .. } => {
+                let mut pieces = Vec::new();
+                self.char_pieces(text, &mut pieces)?;
+                Ok(pieces
+                    .into_iter()
+                    .map(|p| match p {
+                        CharPiece::Known(id) => self.tokens[id as usize].clone().unwrap_or_default(),
+                        CharPiece::Unknown { text, .. } => text.into_bytes(),
+                    })
+                    .collect())
+            }
+        }
+    }
+
+    fn lookup(&self, id: u32) -> Result<&[u8]> {
+        self.token_bytes(id).ok_or_else(|| {
+            Error::UnknownToken(format!("token id {id} is not in the vocabulary (n_vocab is {})", self.n_vocab()))
+        })
+    }
+
+    /// The bytes that `ids` stand for.
+    pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>> {
+        match &self.model {
+            Model::Byte(_) => {
+                let mut out = Vec::with_capacity(ids.len() * 4);
+                for &id in ids {
+                    out.extend_from_slice(self.lookup(id)?);
+                }
+                Ok(out)
+            }
+            Model::Char { options, .. } => self.decode_char(ids, options),
+        }
+    }
+
+    /// Char model: runs of ordinary tokens are concatenated (byte-fallback
+    /// tokens as their raw byte) and cut at every end-of-word marker; a group
+    /// of boundaries becomes one space, none at the start or the end.
+    /// Special tokens are written as they are and never cut.
+    fn decode_char(&self, ids: &[u32], options: &CharOptions) -> Result<Vec<u8>> {
+        let marker = options.end_of_word.as_deref().filter(|m| !m.is_empty()).map(str::as_bytes);
+        let mut out: Vec<u8> = Vec::new();
+        let mut boundary = false;
+        let emit = |item: &[u8], out: &mut Vec<u8>, boundary: &mut bool| {
+            if !item.is_empty() {
+                if *boundary && !out.is_empty() {
+                    out.push(b' ');
+                }
+                out.extend_from_slice(item);
+                *boundary = false;
+            }
+        };
+        let mut run: Vec<u8> = Vec::new();
+        let flush = |run: &mut Vec<u8>, out: &mut Vec<u8>, boundary: &mut bool| {
+            match marker {
+                None => emit(run, out, boundary),
+                Some(m) => {
+                    for (k, part) in split_bytes(run, m).enumerate() {
+                        if k > 0 {
+                            *boundary = true;
+                        }
+                        emit(part, out, boundary);
+                    }
+                }
+            }
+            run.clear();
+        };
+        for &id in ids {
+            let piece = self.lookup(id)?;
+            if options.byte_fallback_start.is_some_and(|s| id >= s && id < s + 256) {
+                run.push((id - options.byte_fallback_start.unwrap_or(0)) as u8);
+            } else if std::str::from_utf8(piece).ok().and_then(|t| self.specials.id(t)) == Some(id) {
+                flush(&mut run, &mut out, &mut boundary);
+                emit(piece, &mut out, &mut boundary);
+            } else {
+                run.extend_from_slice(piece);
+            }
+        }
+        flush(&mut run, &mut out, &mut boundary);
+        Ok(out)
+    }
+
+    /// Encodes many texts in parallel (rayon), results in input order.
+    pub fn encode_ordinary_batch(&self, texts: &[String]) -> Result<Vec<Vec<u32>>> {
+        use rayon::prelude::*;
+        texts.par_iter().map(|t| self.encode_ordinary(t)).collect()
+    }
+}
+
+/// `hay` cut at every occurrence of `sep` (like Python's `bytes.split`).
+fn split_bytes<'a>(hay: &'a [u8], sep: &'a [u8]) -> impl Iterator<Item = &'a [u8]> {
+    let mut rest = Some(hay);
+    std::iter::from_fn(move || {
+        let h = rest?;
+        match h.windows(sep.len()).position(|w| w == sep) {
+            Some(at) => {
+                rest = Some(&h[at + sep.len()..]);
+                Some(&h[..at])
+            }
+            None => {
+                rest = None;
+                Some(h)
+            }
+        }
+    })
+}

@@ -1,0 +1,169 @@
+//! Initial symbols and ids of both models, and training a model from a
+//! word-count table.
+
+use crate::error::{Error, Result};
+use crate::train::{Merge, StopReason, TieBreak, TrainConfig, TrainWord, Trainer};
+use crate::words::WordCounts;
+use rustc_hash::FxHashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelKind {
+    Byte,
+    Char,
+}
+
+impl ModelKind {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "byte" => Ok(ModelKind::Byte),
+            "char" => Ok(ModelKind::Char),
+            other => Err(Error::Training(format!("unknown model {other:?}: use \"byte\" or \"char\""))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CharSpec {
+    pub end_of_word: Option<String>,
+    pub fused: bool,
+    pub byte_fallback: bool,
+}
+
+pub struct TrainRequest {
+    pub kind: ModelKind,
+    pub char: CharSpec,
+    pub tie_break: TieBreak,
+    pub min_frequency: u64,
+    pub vocab_size: Option<u64>,
+    pub num_merges: Option<u64>,
+    pub n_special: u64,
+}
+
+pub struct TrainOutput {
+    /// Text of every id below the first merge id (base symbols, then the
+    /// byte-fallback tokens in the char model).
+    pub base: Vec<Vec<u8>>,
+    /// How many of `base` are real symbols (the rest are fallback tokens).
+    pub n_symbols: usize,
+    pub merges: Vec<Merge>,
+    pub reason: StopReason,
+    /// Final segmentation of each training word, first-appearance order.
+    pub words: Vec<Vec<u32>>,
+}
+
+/// The initial symbols of a char-model word.
+pub fn char_symbols(word: &str, spec: &CharSpec) -> Vec<String> {
+    let mut out: Vec<String> = word.chars().map(String::from).collect();
+    if let Some(m) = &spec.end_of_word {
+        if spec.fused {
+            if let Some(last) = out.last_mut() {
+                last.push_str(m);
+            }
+        } else {
+            out.push(m.clone());
+        }
+    }
+    out
+}
+
+/// Base symbols of the char model in id order (see docs/decisions.md):
+/// the sorted alphabet and then the separate marker (unless the marker is
+/// one of the alphabet's characters), or, with a fused marker, the sorted
+/// distinct initial symbols.
+pub fn char_base<'a>(words: impl IntoIterator<Item = &'a str>, spec: &CharSpec) -> Vec<String> {
+    let mut base: Vec<String> = if spec.fused {
+        words.into_iter().flat_map(|w| char_symbols(w, spec)).collect()
+    } else {
+        words.into_iter().flat_map(|w| w.chars().map(String::from)).collect()
+    };
+    base.sort_unstable();
+    base.dedup();
+    if let (Some(m), false) = (&spec.end_of_word, spec.fused) {
+        if !base.iter().any(|s| s == m) {
+            base.push(m.clone());
+        }
+    }
+    base
+}
+
+pub fn train(counts: &WordCounts, req: &TrainRequest, on_merge: impl FnMut(usize, &Merge)) -> Result<TrainOutput> {
+    if counts.is_empty() {
+        return Err(Error::Training("the corpus is empty: it has no words to train on".into()));
+    }
+    let (base, n_symbols, words) = match req.kind {
+        ModelKind::Byte => {
+            let base: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+            let words = counts
+                .iter()
+                .map(|(w, c)| TrainWord { symbols: w.bytes().map(u32::from).collect(), count: c })
+                .collect();
+            (base, 256, words)
+        }
+        ModelKind::Char => {
+            let per_word: Vec<(Vec<String>, u64)> =
+                counts.iter().map(|(w, c)| (char_symbols(w, &req.char), c)).collect();
+            let base = char_base(counts.iter().map(|(w, _)| w), &req.char);
+            let ids: FxHashMap<&str, u32> =
+                base.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect();
+            let words = per_word
+                .iter()
+                .map(|(syms, c)| TrainWord { symbols: syms.iter().map(|s| ids[s.as_str()]).collect(), count: *c })
+                .collect();
+            let n = base.len();
+            let mut base: Vec<Vec<u8>> = base.into_iter().map(String::into_bytes).collect();
+            if req.char.byte_fallback {
+                base.extend((0..=255u8).map(|b| format!("<0x{b:02X}>").into_bytes()));
+            }
+            (base, n, words)
+        }
+    };
+    let fixed = base.len() as u64 + req.n_special;
+    let mut max_merges = req.num_merges.unwrap_or(u64::MAX);
+    if let Some(v) = req.vocab_size {
+        if v < fixed {
+            return Err(Error::Training(format!(
+                "vocab_size {v} is smaller than the vocabulary without merges ({fixed}: {} base symbols{} + {} special tokens)",
+                base.len(),
+                if req.kind == ModelKind::Char && req.char.byte_fallback { " incl. 256 byte-fallback tokens" } else { "" },
+                req.n_special
+            )));
+        }
+        max_merges = max_merges.min(v - fixed);
+    }
+    if base.len() as u64 + max_merges.min(u32::MAX as u64) >= u32::MAX as u64 {
+        max_merges = u32::MAX as u64 - base.len() as u64 - req.n_special - 1;
+    }
+    // byte-fallback tokens never take part in merges and must not become the
+    // canonical id of a merged text that happens to spell "<0xNN>"
+    let mut symbol_text = base.clone();
+    for t in symbol_text.iter_mut().skip(n_symbols) {
+        t.clear();
+    }
+    let trainer = Trainer::new(words, symbol_text, req.tie_break)?;
+    let config = TrainConfig {
+        tie_break: req.tie_break,
+        min_frequency: req.min_frequency,
+        max_merges: max_merges as usize,
+    };
+    let (merges, reason, words) = trainer.run(&config, on_merge);
+    Ok(TrainOutput { base, n_symbols, merges, reason, words: words.into_iter().map(|w| w.symbols).collect() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn separate_marker_follows_alphabet() {
+        let spec = CharSpec { end_of_word: Some("</w>".into()), ..Default::default() };
+        let b = char_base(["ba", "a"], &spec);
+        assert_eq!(b, ["a", "b", "</w>"]);
+    }
+
+    #[test]
+    fn marker_that_is_a_character_is_one_symbol() {
+        let spec = CharSpec { end_of_word: Some("_".into()), ..Default::default() };
+        let b = char_base(["b_a"], &spec);
+        assert_eq!(b, ["_", "a", "b"]); // sorted among the characters, no second entry
+    }
+}
