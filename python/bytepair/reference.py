@@ -256,8 +256,7 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
 
     corpus: a str (one document), an iterable of str documents, or a mapping
     word -> count (keys are words as-is). pattern defaults to "cl100k" in the
-    byte model and None (str.split) in the char model; a byte model without a
-    pattern takes each text segment whole, as one piece.
+    byte model and None (str.split) in the char model; the byte model needs one.
     each step: count pairs over the words (weighted by word count), pick the
     best by tie_break, merge it everywhere. stop after num_merges, at
     vocab_size (base + marker + byte fallback + merges + specials), or when no
@@ -275,6 +274,8 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
         end_of_word, end_of_word_fused = None, False
     if pattern is _DEFAULT:
         pattern = "cl100k" if model == "byte" else None
+    if model == "byte" and pattern is None:
+        raise TrainingError("the byte model needs a pattern (a preset name or a regex)")
     if pattern is not None:
         _compile(pattern)  # fail early on a bad regex
     specials = _special_list(special_tokens, TrainingError)
@@ -288,8 +289,6 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise TrainingError(f"the count of {word!r} must be a positive integer, got {n!r}")
             counts[word] = n
-    elif model == "byte" and pattern is None:
-        counts = _count(corpus, lambda s: [s] if s else [], specials)
     else:
         counts = _count(corpus, lambda s: split_words(s, pattern), specials)
     if not counts:
@@ -346,7 +345,7 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
                  unk_token=unk_token, error=TrainingError)
 
 
-def from_merges(merges, model="char", end_of_word="</w>", end_of_word_fused=False, pattern=None,
+def from_merges(merges, model="char", end_of_word="</w>", end_of_word_fused=False, pattern=_DEFAULT,
                 alphabet=None, special_tokens=(), byte_fallback=False, unk_token=None):
     """
     build a model from merges learned elsewhere, e.g.
@@ -359,9 +358,13 @@ def from_merges(merges, model="char", end_of_word="</w>", end_of_word_fused=Fals
     every merge side must be a base symbol or the result of an earlier merge.
     """
     _check_settings(model, end_of_word, BytepairError)
+    if pattern is _DEFAULT:
+        pattern = "cl100k" if model == "byte" else None
     if model == "byte":
         if byte_fallback or unk_token is not None:
             raise BytepairError("byte_fallback and unk_token only apply to the char model")
+        if pattern is None:
+            raise BytepairError("the byte model needs a pattern (a preset name or a regex)")
         end_of_word, end_of_word_fused = None, False
     fused = end_of_word is not None and end_of_word_fused
 
@@ -456,8 +459,14 @@ class Model:
             if not (byte_fallback and self._fallback_start <= i < self._fallback_start + 256):
                 self._ids.setdefault(token, i)
 
-        # special tokens: after the merges in order, or explicit ids from a mapping
+        # special tokens: after the merges in order, or explicit ids from a mapping;
+        # the unknown token is a special token, added first when not listed
         tokens = _special_list(special_tokens, error)
+        if unk_token is not None and unk_token not in tokens:
+            if isinstance(special_tokens, Mapping):
+                raise error(f"unk_token {unk_token!r} must be one of the explicit special tokens")
+            tokens = [unk_token] + tokens
+            special_tokens = tokens
         if isinstance(special_tokens, Mapping):
             self.special_tokens = {}
             for token in tokens:
@@ -477,9 +486,7 @@ class Model:
         # the unknown token: a special token, or else a regular one
         self._unk_id = None
         if unk_token is not None:
-            self._unk_id = self.special_tokens.get(unk_token, self._ids.get(unk_token))
-            if self._unk_id is None:
-                raise error(f"unk_token {unk_token!r} is not in the vocabulary; add it to special_tokens")
+            self._unk_id = self.special_tokens[unk_token]
 
     def __repr__(self):
         return f"<reference.Model {self.model} n_vocab={self.n_vocab} merges={len(self.merges)}>"
@@ -492,8 +499,7 @@ class Model:
         """
         lines = []
         for k, (left, right) in enumerate(self.merges, 1):
-            a, b = _show(left), _show(right)
-            line = f"merge {k}: {a} + {b} -> {a}{b}"
+            line = f"merge {k}: {_show(left)} + {_show(right)} -> {_show(left + right)}"
             if k <= len(self.merge_counts):
                 line += f"  (count {self.merge_counts[k - 1]})"
             lines.append(line)
@@ -502,9 +508,7 @@ class Model:
     # --- text to pieces
 
     def _words(self, text):
-        """(start, word) pairs of a text without special tokens; byte model without pattern: one piece"""
-        if self.model == "byte" and self.pattern is None:
-            return [(0, text)] if text else []
+        """(start, word) pairs of a text without special tokens"""
         return _word_spans(text, self.pattern)
 
     def _segment(self, word):
@@ -554,8 +558,8 @@ class Model:
             return [self._fallback_start + b for b in piece.encode("utf-8")]
         if self._unk_id is not None:
             return [self._unk_id]
-        raise EncodeError(f"cannot encode character {piece[0]!r} at index {index}: it is not in the "
-                          f"vocabulary (train with byte_fallback=True or set unk_token)")
+        raise EncodeError(f"character {piece[0]!r} at position {index} is not in the vocabulary "
+                          f"(train with byte_fallback=True or set unk_token to encode unseen characters)")
 
     def _encode_chunk(self, text, offset):
         """ids of a text without special tokens; offset is where it starts in the full text"""

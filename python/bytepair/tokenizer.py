@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Collection, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
-from bytepair.errors import BytepairError, TrainingError, TrainingWarning, UnknownTokenError
+from bytepair.errors import BytepairError, FormatError, TrainingError, TrainingWarning, UnknownTokenError
 from bytepair.patterns import preset_name, resolve_pattern
 
 Corpus = Union[str, Iterable[str], Mapping[str, int]]
@@ -259,7 +259,7 @@ class Tokenizer:
         for k, m in enumerate(merges):
             kind = str if model == "char" else bytes
             if len(m) != 2 or not all(isinstance(x, kind) and len(x) > 0 for x in m):
-                raise BytepairError(
+                raise FormatError(
                     f"merge {k + 1} ({m!r}) must be a pair of non-empty {kind.__name__} in the {model} model"
                 )
         if model == "byte":
@@ -268,7 +268,7 @@ class Tokenizer:
             for k, (left, right) in enumerate(merges):
                 if left not in ids or right not in ids:
                     missing = left if left not in ids else right
-                    raise BytepairError(f"merge {k + 1} uses {missing!r}, which no earlier merge produced")
+                    raise FormatError(f"merge {k + 1} uses {missing!r}, which no earlier merge produced")
                 merge_ids.append((ids[left], ids[right]))
                 ids.setdefault(left + right, 256 + k)
             tok._merge_ids = merge_ids
@@ -292,8 +292,6 @@ class Tokenizer:
             base = sorted(words)
             if end_of_word_fused and end_of_word:
                 base = sorted(set(base) | {c + end_of_word for c in words})
-                if byte_fallback and end_of_word not in base:
-                    base.append(end_of_word)
             elif end_of_word and end_of_word not in base:
                 base.append(end_of_word)
             tok._base = base
@@ -303,7 +301,7 @@ class Tokenizer:
             for k, (left, right) in enumerate(merges):
                 for sym in (left, right):
                     if sym not in sym_ids:
-                        raise BytepairError(
+                        raise FormatError(
                             f"merge {k + 1} uses {sym!r}, which is neither in the alphabet nor made by an earlier merge"
                         )
                 merge_ids.append((sym_ids[left], sym_ids[right]))

@@ -1,0 +1,198 @@
+"""The Rust core against the pure-Python reference, on random corpora over
+tiny alphabets (ties and overlapping pairs on every step), for both models,
+every tie-break rule and the marker settings; then on a slice of real text.
+
+The number of generated cases is set by the hypothesis profile (see
+conftest.py): BYTEPAIR_EXAMPLES overrides it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import warnings
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bytepair
+from bytepair import reference as ref
+
+EXAMPLES = int(os.environ.get("BYTEPAIR_EXAMPLES", "300"))
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+ALPHABETS = ["ab", "ab ", "aab \n", "abc ", "aé b", "a\u3000b\x1c", "xyz_\t", "ab<w>", "🙂a "]
+PATTERNS = ["gpt2", "cl100k", "o200k", r"\S+|\s+", r"[ab]+|."]
+
+
+def run_both(fn_name, *args, **kwargs):
+    """Call the reference and the core; both must succeed alike or raise the
+    same exception class. Returns (reference result, core result)."""
+    results = []
+    for impl in (getattr(ref, fn_name), getattr(bytepair.Tokenizer, fn_name)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                out = impl(*args, **kwargs)
+            except bytepair.BytepairError as e:
+                out = type(e)
+        results.append((out, sorted({type(w.message).__name__ for w in caught})))
+    (r, r_warn), (c, c_warn) = results
+    if isinstance(r, type) or isinstance(c, type):
+        assert r == c, f"reference gave {r!r}, core gave {c!r}"
+        return None, None
+    assert r_warn == c_warn
+    return r, c
+
+
+def same_encoding(r, c, text):
+    """tokenize, encode and decode agree on one text."""
+    assert c.tokenize(text) == r.tokenize(text)
+    try:
+        r_ids = r.encode_ordinary(text)
+    except bytepair.BytepairError as e:
+        with pytest.raises(type(e)):
+            c.encode_ordinary(text)
+        return
+    assert c.encode_ordinary(text) == r_ids
+    assert c.decode_bytes(r_ids) == r.decode_bytes(r_ids)
+
+
+def same_model(r, c):
+    assert c.merges == r.merges
+    assert c.merge_counts == r.merge_counts
+    assert c.vocab() == r.vocab
+    assert c.n_vocab == r.n_vocab
+    assert c.special_tokens == r.special_tokens
+    assert c.trace() == r.trace()
+
+
+corpora = st.sampled_from(ALPHABETS).flatmap(
+    lambda alphabet: st.tuples(
+        st.lists(st.text(alphabet=alphabet, max_size=24), min_size=1, max_size=8),
+        st.text(alphabet=alphabet + "qé", max_size=30),
+    )
+)
+
+
+@SETTINGS
+@given(
+    data=corpora,
+    tie_break=st.sampled_from(["first", "alphabetical", "pair-id"]),
+    end_of_word=st.sampled_from([None, "_", "</w>", "<w>"]),
+    fused=st.booleans(),
+    num_merges=st.none() | st.integers(0, 40),
+    min_frequency=st.integers(1, 3),
+    byte_fallback=st.booleans(),
+    pattern=st.sampled_from([None, None, r"\S+|\s+"]),
+)
+def test_char_model(data, tie_break, end_of_word, fused, num_merges, min_frequency, byte_fallback, pattern):
+    docs, probe = data
+    r, c = run_both(
+        "train",
+        docs,
+        model="char",
+        num_merges=num_merges,
+        min_frequency=min_frequency,
+        tie_break=tie_break,
+        end_of_word=end_of_word,
+        end_of_word_fused=fused,
+        byte_fallback=byte_fallback,
+        pattern=pattern,
+    )
+    if r is None:
+        return
+    same_model(r, c)
+    for text in docs + [probe]:
+        same_encoding(r, c, text)
+
+
+@SETTINGS
+@given(
+    data=corpora,
+    tie_break=st.sampled_from(["first", "alphabetical", "pair-id"]),
+    pattern=st.sampled_from(PATTERNS),
+    size=st.none() | st.integers(250, 320),
+    min_frequency=st.integers(1, 3),
+    specials=st.sampled_from([(), ("<w>",), ("b",), ("<|endoftext|>", "ab")]),
+)
+def test_byte_model(data, tie_break, pattern, size, min_frequency, specials):
+    docs, probe = data
+    r, c = run_both(
+        "train",
+        docs,
+        model="byte",
+        vocab_size=size,
+        min_frequency=min_frequency,
+        tie_break=tie_break,
+        pattern=pattern,
+        special_tokens=specials,
+    )
+    if r is None:
+        return
+    same_model(r, c)
+    for text in docs + [probe]:
+        same_encoding(r, c, text)
+        for allowed in ("all", set(specials[:1])):
+            try:
+                want = r.encode(text, allowed_special=allowed)
+            except bytepair.DisallowedSpecialError:
+                with pytest.raises(bytepair.DisallowedSpecialError):
+                    c.encode(text, allowed_special=allowed)
+                continue
+            assert c.encode(text, allowed_special=allowed) == want
+            assert c.decode_bytes(want) == r.decode_bytes(want)
+
+
+@SETTINGS
+@given(
+    counts=st.dictionaries(st.text(alphabet="abc", min_size=1, max_size=7), st.integers(1, 2**40), min_size=1, max_size=8),
+    tie_break=st.sampled_from(["first", "alphabetical", "pair-id"]),
+    model=st.sampled_from(["char", "byte"]),
+)
+def test_word_count_mappings_and_large_counts(counts, tie_break, model):
+    kwargs = {"end_of_word": "</w>"} if model == "char" else {"pattern": "gpt2"}
+    r, c = run_both("train", counts, model=model, tie_break=tie_break, num_merges=20, **kwargs)
+    if r is not None:
+        same_model(r, c)
+
+
+@SETTINGS
+@given(
+    merges=st.lists(st.tuples(st.sampled_from(["a", "b", "ab", "ba", "aa", "bab"]), st.sampled_from(["a", "b", "ab", "b_"])), max_size=10),
+    text=st.text(alphabet="ab _", max_size=30),
+    fused=st.booleans(),
+)
+def test_from_merges(merges, text, fused):
+    r, c = run_both("from_merges", merges, model="char", end_of_word="_", end_of_word_fused=fused, alphabet="ab")
+    if r is None:
+        return
+    assert c.vocab() == r.vocab
+    same_encoding(r, c, text)
+
+
+def real_text() -> str:
+    """About 60 KB of real English and code: the standard library's own
+    sources, which exist wherever Python does."""
+    import argparse
+    import textwrap
+
+    return (inspect.getsource(textwrap) + inspect.getsource(argparse))[:60_000]
+
+
+@pytest.mark.parametrize("tie_break", ["first", "alphabetical", "pair-id"])
+@pytest.mark.parametrize("model", ["char", "byte"])
+def test_real_text(model, tie_break):
+    text = real_text()
+    docs = text.split("\n\n")
+    kwargs = {"end_of_word": "</w>"} if model == "char" else {"pattern": "cl100k"}
+    r = ref.train(docs, model=model, num_merges=150, tie_break=tie_break, **kwargs)
+    c = bytepair.Tokenizer.train(docs, model=model, num_merges=150, tie_break=tie_break, **kwargs)
+    same_model(r, c)
+    sample = text[-3000:]
+    assert c.encode_ordinary(sample) == r.encode_ordinary(sample)
