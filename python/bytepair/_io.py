@@ -65,14 +65,14 @@ def decode_utf8(data: bytes, name: str, errors: str = "strict") -> str:
     >>> decode_utf8(b"ok\\xff", "f.txt")
     Traceback (most recent call last):
     ...
-    bytepair.errors.InputError: f.txt: invalid UTF-8 at byte offset 2 (byte 0xFF); pass errors="replace" to replace invalid bytes
+    bytepair.errors.InputError: f.txt: invalid UTF-8 at byte offset 2 (byte 0xFF) (use errors='replace', or --errors replace on the command line, to replace invalid bytes)
     """
     try:
         return data.decode("utf-8", errors)
     except UnicodeDecodeError as e:
         raise InputError(
-            f"{name}: invalid UTF-8 at byte offset {e.start} (byte 0x{data[e.start]:02X}); "
-            'pass errors="replace" to replace invalid bytes'
+            f"{name}: invalid UTF-8 at byte offset {e.start} (byte 0x{data[e.start]:02X}) "
+            "(use errors='replace', or --errors replace on the command line, to replace invalid bytes)"
         ) from None
 
 

@@ -85,9 +85,9 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     try:
         d = json.loads(text)
     except json.JSONDecodeError as e:
-        raise FormatError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
+        raise _fail(path, f"line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
     except RecursionError:
-        raise FormatError(f"{path}: invalid JSON: nested too deeply") from None
+        raise _fail(path, "invalid JSON: nested too deeply") from None
     _check(path, d)
     if pattern is not None:
         from bytepair.patterns import resolve_pattern

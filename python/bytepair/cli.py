@@ -1,0 +1,258 @@
+"""The ``bytepair`` command line: train, encode, tokenize, decode, count.
+
+Every command calls only the public API. Errors are one line on stderr with
+exit status 1 (2 for usage errors); outputs are written atomically.
+
+>>> main(["--version"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import warnings
+from typing import Callable, List, Optional, Sequence, TextIO
+
+from bytepair import __version__
+from bytepair._io import decode_utf8, read_bytes
+from bytepair.errors import BytepairError, DisallowedSpecialError, TrainingWarning
+from bytepair.tokenizer import Tokenizer
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status 1."""
+
+
+def _read_input(path: str, errors: str) -> str:
+    """A file (or ``-`` for stdin) as text, UTF-8 checked with its name."""
+    if path == "-":
+        return decode_utf8(sys.stdin.buffer.read(), "<stdin>", errors)
+    return decode_utf8(read_bytes(path), path, errors)
+
+
+def _text_arg(args: argparse.Namespace) -> str:
+    """The TEXT argument, or standard input when it is absent."""
+    if args.text is not None:
+        return args.text
+    return _read_input("-", args.errors)
+
+
+def _load(args: argparse.Namespace) -> Tokenizer:
+    """The tokenizer named by ``-t`` (any supported format)."""
+    if not os.path.exists(args.tokenizer):
+        raise CliError(f"{args.tokenizer}: no such tokenizer file")
+    return Tokenizer.load(args.tokenizer, format=args.format, pattern=args.pattern)
+
+
+def _show_piece(piece) -> str:
+    return piece.decode("utf-8", "backslashreplace") if isinstance(piece, bytes) else piece
+
+
+def _special_options(args: argparse.Namespace):
+    allowed = "all" if "all" in (args.allowed_special or []) else set(args.allowed_special or [])
+    return allowed
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
+    documents = [_read_input(p, args.errors) for p in args.files]
+    end_of_word = None if args.end_of_word in ("", None) or args.no_end_of_word else args.end_of_word
+    pattern = args.pattern if args.pattern is not None else "default"
+    if args.model == "char" and args.pattern in ("none", "split"):
+        pattern = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TrainingWarning)
+        tok = Tokenizer.train(
+            documents,
+            model=args.model,
+            vocab_size=args.vocab_size,
+            num_merges=args.merges,
+            min_frequency=args.min_frequency,
+            pattern=pattern,
+            end_of_word=end_of_word,
+            end_of_word_fused=args.fused,
+            tie_break=args.tie_break,
+            special_tokens=args.special or (),
+            byte_fallback=args.byte_fallback,
+            unk_token=args.unk_token,
+        )
+    for w in caught:
+        print(f"bytepair: warning: {w.message}", file=sys.stderr)
+    if args.trace:
+        for line in tok.trace():
+            print(line, file=out)
+    tok.save(args.output, format=args.to)
+    if not args.trace:
+        print(f"trained {len(tok.merge_counts)} merges, {tok.n_vocab} tokens: wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_encode(args: argparse.Namespace, out: TextIO) -> int:
+    tok = _load(args)
+    text = _text_arg(args)
+    if args.ordinary:
+        ids = tok.encode_ordinary(text)
+    else:
+        try:
+            ids = tok.encode(text, allowed_special=_special_options(args))
+        except DisallowedSpecialError as e:
+            token = e.args[1] if len(e.args) > 1 else str(e).split("token ", 1)[-1].split(".\n")[0]
+            raise CliError(
+                f"the text holds special-token text {token}: pass --allowed-special {token} "
+                "to encode it as the special token, or --ordinary to encode it as plain text"
+            ) from None
+    print(" ".join(map(str, ids)), file=out)
+    return 0
+
+
+def cmd_tokenize(args: argparse.Namespace, out: TextIO) -> int:
+    tok = _load(args)
+    pieces = tok.tokenize(_text_arg(args))
+    if args.json:
+        shown = [p if isinstance(p, str) else list(p) for p in pieces]
+        print(json.dumps(shown, ensure_ascii=False), file=out)
+    else:
+        print(" ".join(_show_piece(p) for p in pieces), file=out)
+    return 0
+
+
+def _parse_ids(words: Sequence[str]) -> List[int]:
+    ids = []
+    for w in words:
+        try:
+            ids.append(int(w))
+        except ValueError:
+            raise CliError(f"{w!r} is not a token id (ids are integers)") from None
+    return ids
+
+
+def cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
+    tok = _load(args)
+    words = args.ids if args.ids else _read_input("-", "strict").split()
+    text = tok.decode(_parse_ids(words), errors=args.decode_errors)
+    out.write(text + ("" if args.no_newline else "\n"))
+    return 0
+
+
+def cmd_count(args: argparse.Namespace, out: TextIO) -> int:
+    tok = _load(args)
+    results = []
+    for path in args.files or ["-"]:
+        results.append((path, tok.count(_read_input(path, args.errors))))
+    if args.json:
+        total = sum(n for _, n in results)
+        print(json.dumps({"files": {p: n for p, n in results}, "total": total}), file=out)
+        return 0
+    for path, n in results:
+        print(f"{n}\t{path}", file=out)
+    if len(results) > 1:
+        print(f"{sum(n for _, n in results)}\ttotal", file=out)
+    return 0
+
+
+# ---------------------------------------------------------------- parser
+
+
+def _tokenizer_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
+                   help="tokenizer file: native JSON, HF tokenizer.json, .tiktoken (with --pattern), ...")
+    p.add_argument("--format", default=None, help="format of TOK (detected when omitted)")
+    p.add_argument("--pattern", default=None,
+                   help="pre-tokenizer for formats that do not store one (e.g. .tiktoken): gpt2, cl100k, o200k or a regex")
+    p.add_argument("--errors", choices=["strict", "replace"], default="strict",
+                   help="invalid UTF-8 in the input: stop with an error (default) or replace it")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bytepair",
+        description="Train byte-pair-encoding tokenizers and encode, decode and count tokens.",
+    )
+    parser.add_argument("--version", action="version", version=f"bytepair {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("train", help="learn merges from text files",
+                       description="Learn a BPE tokenizer from text files (each file is one document).")
+    p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files; - reads standard input")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the tokenizer")
+    p.add_argument("--to", default="bytepair", metavar="FMT", help="output format (default: bytepair JSON)")
+    p.add_argument("--model", choices=["byte", "char"], default="byte", help="byte-level (default) or character-level BPE")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--vocab-size", type=int, metavar="N", help="stop when the vocabulary has N tokens (all counted)")
+    size.add_argument("--merges", type=int, metavar="N", help="stop after N merges")
+    p.add_argument("--min-frequency", type=int, default=1, metavar="N", help="stop when no pair occurs N times (default 1)")
+    p.add_argument("--pattern", default=None,
+                   help="pre-tokenizer: gpt2, cl100k (byte default), o200k, a regex; char model default: whitespace split")
+    p.add_argument("--end-of-word", default="</w>", metavar="S", help="char model end-of-word marker (default </w>; '' for none)")
+    p.add_argument("--no-end-of-word", action="store_true", help="char model without an end-of-word marker")
+    p.add_argument("--fused", action="store_true", help="glue the marker to the last character (subword-nmt style)")
+    p.add_argument("--tie-break", choices=["first", "alphabetical", "pair-id"], default="first",
+                   help="how equal counts are ordered (default first)")
+    p.add_argument("--special", action="append", metavar="TOK", help="a special token (repeatable)")
+    p.add_argument("--byte-fallback", action="store_true", help="char model: add <0xNN> tokens for unseen characters")
+    p.add_argument("--unk-token", default=None, metavar="TOK", help="char model: token for unseen characters")
+    p.add_argument("--trace", action="store_true", help="print each merge as it is learned (seed 000's format)")
+    p.add_argument("--errors", choices=["strict", "replace"], default="strict",
+                   help="invalid UTF-8 in the input: stop with an error (default) or replace it")
+    p.set_defaults(run=cmd_train)
+
+    p = sub.add_parser("encode", help="text to token ids", description="Print the ids of TEXT (or standard input).")
+    _tokenizer_options(p)
+    p.add_argument("text", nargs="?", metavar="TEXT", help="text to encode (default: standard input)")
+    p.add_argument("--allowed-special", action="append", metavar="TOK",
+                   help="encode this special token's text as the token ('all' for every one); repeatable")
+    p.add_argument("--ordinary", action="store_true", help="treat special-token text as plain text")
+    p.set_defaults(run=cmd_encode)
+
+    p = sub.add_parser("tokenize", help="text to token pieces", description="Print the pieces of TEXT, space-separated.")
+    _tokenizer_options(p)
+    p.add_argument("text", nargs="?", metavar="TEXT", help="text to tokenize (default: standard input)")
+    p.add_argument("--json", action="store_true", help="print a JSON list (byte pieces as lists of byte values)")
+    p.set_defaults(run=cmd_tokenize)
+
+    p = sub.add_parser("decode", help="token ids to text", description="Print the text of token ids.")
+    _tokenizer_options(p)
+    p.add_argument("ids", nargs="*", metavar="ID", help="token ids (default: read from standard input)")
+    p.add_argument("--decode-errors", default="replace", choices=["replace", "strict", "backslashreplace", "ignore"],
+                   help="what to do with invalid UTF-8 in the decoded bytes (default replace)")
+    p.add_argument("-n", "--no-newline", action="store_true", help="do not print a final newline")
+    p.set_defaults(run=cmd_decode)
+
+    p = sub.add_parser("count", help="count tokens in files",
+                       description="Count tokens (special-token text counts as plain text).")
+    _tokenizer_options(p)
+    p.add_argument("files", nargs="*", metavar="FILE", help="files to count (default: standard input)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=cmd_count)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None) -> int:
+    """Run the CLI; returns the exit status.
+
+    >>> main(["train", "--help"])  # doctest: +SKIP
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    run: Callable[[argparse.Namespace, TextIO], int] = args.run
+    try:
+        return run(args, out or sys.stdout)
+    except (BytepairError, CliError) as e:
+        message = str(e).splitlines()[0] if str(e) else type(e).__name__
+        print(f"bytepair {args.command}: error: {message}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"bytepair {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"bytepair {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,25 @@
+"""Every docstring example in the package runs as a test."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "bytepair",
+    "bytepair.errors",
+    "bytepair.patterns",
+    "bytepair._io",
+    "bytepair.tokenizer",
+    "bytepair.reference",
+    "bytepair.formats",
+    "bytepair.formats.native",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
+    assert result.attempted > 0, f"{name} has no docstring example"
