@@ -1,6 +1,7 @@
 //! bytepair's core: exact byte-pair-encoding training and encoding.
 //!
-//! Layout: `pretokenize` (text to words), `special` (special tokens),
+//! Layout: `pretokenize` (text to words; `lexer` has hand-written
+//! matchers for the gpt2 and cl100k presets), `special` (special tokens),
 //! `words` (word counting), `train` (the incremental trainer), `vocab`
 //! (initial symbols and ids of both models), `encode` (segmenting one word),
 //! `tokenizer` (a ready tokenizer), `py` (the Python bindings, only with the
@@ -8,6 +9,7 @@
 
 pub mod encode;
 pub mod error;
+pub mod lexer;
 pub mod pretokenize;
 pub mod special;
 pub mod tokenizer;

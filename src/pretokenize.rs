@@ -2,7 +2,12 @@
 //! supports tiktoken's possessive quantifiers, lookahead and `\p{..}`).
 
 use crate::error::{Error, Result};
+use crate::lexer::Preset;
 use fancy_regex::Regex;
+
+/// tiktoken's patterns that have a hand-written lexer (see `lexer.rs`).
+pub const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+pub const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
 
 /// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
 /// separators U+001C..U+001F that Python also treats as whitespace.
@@ -14,12 +19,24 @@ pub fn is_python_whitespace(c: char) -> bool {
 pub enum Pretokenizer {
     /// `str.split()`: runs of Python whitespace separate words.
     Whitespace,
+    /// A preset pattern, matched by its hand-written lexer.
+    Lexer(Preset),
     Regex(Regex),
 }
 
 impl Pretokenizer {
-    /// `None` is the whitespace split; anything else is compiled as a regex.
+    /// `None` is the whitespace split; a preset's exact pattern uses its
+    /// lexer; anything else is compiled as a regex.
     pub fn new(pattern: Option<&str>) -> Result<Self> {
+        match pattern {
+            Some(GPT2) => Ok(Pretokenizer::Lexer(Preset::Gpt2)),
+            Some(CL100K) => Ok(Pretokenizer::Lexer(Preset::Cl100k)),
+            _ => Self::with_regex(pattern),
+        }
+    }
+
+    /// Like `new`, but always with the regex engine (to check the lexers).
+    pub fn with_regex(pattern: Option<&str>) -> Result<Self> {
         match pattern {
             None => Ok(Pretokenizer::Whitespace),
             Some(p) => Regex::new(p)
@@ -33,6 +50,10 @@ impl Pretokenizer {
         match self {
             Pretokenizer::Whitespace => {
                 text.split(is_python_whitespace).filter(|w| !w.is_empty()).for_each(f);
+                Ok(())
+            }
+            Pretokenizer::Lexer(preset) => {
+                preset.for_each_word(text, f);
                 Ok(())
             }
             Pretokenizer::Regex(re) => {
@@ -69,7 +90,7 @@ mod tests {
 
     #[test]
     fn possessive_pattern_compiles() {
-        let p = Pretokenizer::new(Some(r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s")).unwrap();
+        let p = Pretokenizer::with_regex(Some(CL100K)).unwrap();
         assert_eq!(p.words("Hello world 12345!!").unwrap(), ["Hello", " world", " ", "123", "45", "!!"]);
     }
 

@@ -233,11 +233,21 @@ fn split_words(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyResult<Ve
     py.detach(|| pre.words(text).map(|w| w.into_iter().map(str::to_owned).collect())).py()
 }
 
+/// Like `split_words`, but always with the regex engine, never a preset's
+/// hand-written lexer (the lexers are tested against it).
+#[pyfunction]
+#[pyo3(signature = (text, pattern))]
+fn split_words_regex(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyResult<Vec<String>> {
+    let pre = Pretokenizer::with_regex(pattern).py()?;
+    py.detach(|| pre.words(text).map(|w| w.into_iter().map(str::to_owned).collect())).py()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WordCounts>()?;
     m.add_class::<CoreTokenizer>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(split_words, m)?)?;
+    m.add_function(wrap_pyfunction!(split_words_regex, m)?)?;
     Ok(())
 }

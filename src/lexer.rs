@@ -1,0 +1,330 @@
+//! Hand-written pre-tokenizers for the `gpt2` and `cl100k` presets.
+//!
+//! They give exactly the words of tiktoken's regexes (checked against
+//! fancy-regex by the tests below and by `tests/test_lexer.py` on real and
+//! generated text) several times faster. The Unicode classes come from
+//! regex-syntax, the same tables the regex engine uses, so both agree on
+//! every code point.
+//!
+//! The regexes, alternative by alternative (leftmost alternative wins):
+//!
+//! cl100k: `'(?i:[sdmt]|ll|ve|re)` | `[^\r\n\p{L}\p{N}]?+\p{L}++` |
+//! `\p{N}{1,3}+` | ` ?[^\s\p{L}\p{N}]++[\r\n]*+` | `\s++$` | `\s*[\r\n]` |
+//! `\s+(?!\S)` | `\s`
+//!
+//! gpt2: `'(?:[sdmt]|ll|ve|re)` | ` ?\p{L}++` | ` ?\p{N}++` |
+//! ` ?[^\s\p{L}\p{N}]++` | `\s++$` | `\s+(?!\S)` | `\s`
+
+use regex_syntax::hir::{Class, HirKind};
+use std::sync::OnceLock;
+
+const LETTER: u8 = 1;
+const NUMBER: u8 = 2;
+const SPACE: u8 = 4;
+
+struct Tables {
+    /// Class bits of every code point of the Basic Multilingual Plane.
+    bmp: Vec<u8>,
+    /// Ranges above the BMP: (start, end inclusive, bits), sorted, disjoint.
+    astral: Vec<(u32, u32, u8)>,
+    /// Characters equal to each of "sdmtlver" under case-insensitive
+    /// matching (e.g. 's' also matches 'S' and 'ſ').
+    folds: Vec<(char, Vec<char>)>,
+}
+
+fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
+    let hir = regex_syntax::Parser::new().parse(pattern).expect("valid class pattern");
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(cls)) => {
+            cls.ranges().iter().map(|r| (r.start() as u32, r.end() as u32)).collect()
+        }
+        other => panic!("{pattern} is not a Unicode class: {other:?}"),
+    }
+}
+
+fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut bmp = vec![0u8; 0x10000];
+        let mut astral: Vec<(u32, u32, u8)> = Vec::new();
+        for (pattern, bit) in [(r"\p{L}", LETTER), (r"\p{N}", NUMBER), (r"\s", SPACE)] {
+            for (start, end) in class_ranges(pattern) {
+                for cp in start..=end.min(0xFFFF) {
+                    bmp[cp as usize] |= bit;
+                }
+                if end > 0xFFFF {
+                    astral.push((start.max(0x10000), end, bit));
+                }
+            }
+        }
+        // the three classes are disjoint, so the astral ranges never overlap
+        astral.sort_unstable();
+        let folds = "sdmtlver"
+            .chars()
+            .map(|c| {
+                let ranges = class_ranges(&format!("(?i:{c})"));
+                let chars = ranges.iter().flat_map(|&(a, b)| (a..=b).filter_map(char::from_u32)).collect();
+                (c, chars)
+            })
+            .collect();
+        Tables { bmp, astral, folds }
+    })
+}
+
+#[inline]
+fn class(c: char) -> u8 {
+    let cp = c as u32;
+    let t = tables();
+    if cp < 0x10000 {
+        return t.bmp[cp as usize];
+    }
+    match t.astral.binary_search_by(|&(s, e, _)| {
+        if e < cp {
+            std::cmp::Ordering::Less
+        } else if s > cp {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    }) {
+        Ok(i) => t.astral[i].2,
+        Err(_) => 0,
+    }
+}
+
+#[inline]
+fn is_letter(c: char) -> bool {
+    class(c) & LETTER != 0
+}
+#[inline]
+fn is_number(c: char) -> bool {
+    class(c) & NUMBER != 0
+}
+#[inline]
+fn is_space(c: char) -> bool {
+    class(c) & SPACE != 0
+}
+/// `[^\s\p{L}\p{N}]`
+#[inline]
+fn is_other(c: char) -> bool {
+    class(c) == 0
+}
+
+fn folds_to(c: char, letter: char) -> bool {
+    if c == letter {
+        return true;
+    }
+    if c.is_ascii() {
+        return c.to_ascii_lowercase() == letter;
+    }
+    tables().folds.iter().find(|(l, _)| *l == letter).is_some_and(|(_, set)| set.contains(&c))
+}
+
+/// The character at byte `i` of `s`, if any.
+#[inline]
+fn at(s: &str, i: usize) -> Option<char> {
+    s[i..].chars().next()
+}
+
+/// End of the run of characters satisfying `f` that starts at `i`.
+#[inline]
+fn run(s: &str, mut i: usize, f: impl Fn(char) -> bool) -> usize {
+    for c in s[i..].chars() {
+        if !f(c) {
+            break;
+        }
+        i += c.len_utf8();
+    }
+    i
+}
+
+/// Length of a contraction after an apostrophe at `i - 1`: `s|d|m|t|ll|ve|re`.
+fn contraction(s: &str, i: usize, ignore_case: bool) -> Option<usize> {
+    let same = |c: char, l: char| if ignore_case { folds_to(c, l) } else { c == l };
+    let c1 = at(s, i)?;
+    if ['s', 'd', 'm', 't'].iter().any(|&l| same(c1, l)) {
+        return Some(c1.len_utf8());
+    }
+    let c2 = at(s, i + c1.len_utf8())?;
+    for (a, b) in [('l', 'l'), ('v', 'e'), ('r', 'e')] {
+        if same(c1, a) && same(c2, b) {
+            return Some(c1.len_utf8() + c2.len_utf8());
+        }
+    }
+    None
+}
+
+/// The whitespace alternatives shared by both presets, at a whitespace
+/// character `c` at `i`: `\s++$`, (cl100k only) `\s*[\r\n]`, `\s+(?!\S)`, `\s`.
+fn whitespace(s: &str, i: usize, c: char, newline_rule: bool) -> usize {
+    let end = run(s, i, is_space);
+    if end == s.len() {
+        return end;
+    }
+    if newline_rule {
+        if let Some(k) = s[i..end].rfind(['\r', '\n']) {
+            return i + k + 1;
+        }
+    }
+    let last = s[..end].chars().next_back().map_or(1, char::len_utf8);
+    if end - last > i {
+        return end - last;
+    }
+    i + c.len_utf8()
+}
+
+/// End of the cl100k word that starts at byte `i` (< `s.len()`).
+pub fn next_cl100k(s: &str, i: usize) -> usize {
+    let c = at(s, i).expect("i is inside the text");
+    let n = c.len_utf8();
+    if c == '\'' {
+        if let Some(k) = contraction(s, i + 1, true) {
+            return i + 1 + k;
+        }
+    }
+    let cls = class(c);
+    if cls & LETTER != 0 {
+        return run(s, i, is_letter);
+    }
+    if cls & NUMBER == 0 && c != '\r' && c != '\n' {
+        // `[^\r\n\p{L}\p{N}]?+\p{L}++`: possessive, so no retry without c
+        if at(s, i + n).is_some_and(is_letter) {
+            return run(s, i + n, is_letter);
+        }
+    }
+    if cls & NUMBER != 0 {
+        let mut end = i;
+        for c in s[i..].chars().take(3) {
+            if !is_number(c) {
+                break;
+            }
+            end += c.len_utf8();
+        }
+        return end;
+    }
+    let start = if c == ' ' { i + 1 } else { i };
+    if at(s, start).is_some_and(is_other) {
+        let end = run(s, start, is_other);
+        return run(s, end, |c| c == '\r' || c == '\n');
+    }
+    if cls & SPACE != 0 {
+        return whitespace(s, i, c, true);
+    }
+    i + n
+}
+
+/// End of the gpt2 (r50k) word that starts at byte `i` (< `s.len()`).
+pub fn next_gpt2(s: &str, i: usize) -> usize {
+    let c = at(s, i).expect("i is inside the text");
+    if c == '\'' {
+        if let Some(k) = contraction(s, i + 1, false) {
+            return i + 1 + k;
+        }
+    }
+    let start = if c == ' ' { i + 1 } else { i };
+    if let Some(d) = at(s, start) {
+        let cls = class(d);
+        if cls & LETTER != 0 {
+            return run(s, start, is_letter);
+        }
+        if cls & NUMBER != 0 {
+            return run(s, start, is_number);
+        }
+        if cls == 0 {
+            return run(s, start, is_other);
+        }
+    }
+    if is_space(c) {
+        return whitespace(s, i, c, false);
+    }
+    i + c.len_utf8()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    Gpt2,
+    Cl100k,
+}
+
+impl Preset {
+    /// Calls `f` on every word of `text`, in order.
+    pub fn for_each_word<'t>(self, text: &'t str, mut f: impl FnMut(&'t str)) {
+        let next = match self {
+            Preset::Gpt2 => next_gpt2,
+            Preset::Cl100k => next_cl100k,
+        };
+        let mut i = 0;
+        while i < text.len() {
+            let end = next(text, i);
+            f(&text[i..end]);
+            i = end;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fancy_regex::Regex;
+
+    const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+    const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+
+    fn regex_words<'t>(re: &Regex, text: &'t str) -> Vec<&'t str> {
+        re.find_iter(text).map(|m| m.unwrap().as_str()).collect()
+    }
+
+    fn lexer_words(p: Preset, text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        p.for_each_word(text, |w| out.push(w));
+        out
+    }
+
+    /// A small deterministic generator (xorshift) over characters chosen to
+    /// hit every branch: letters of several scripts, marks, digits of
+    /// several systems, apostrophes and their case-folded letters, every
+    /// kind of whitespace, punctuation, emoji.
+    fn random_texts(n: usize) -> Vec<String> {
+        let alphabet: Vec<char> = "aZsSſdDmMtTlLvVeErRk'’ \u{a0}\u{3000}\t\r\n\u{b}\u{c}\u{85}\u{2028}\u{1c}\u{1f}.,!?-/\\()[]{}\"_*#@1234567890٣٤০१२௩ⅫⅣ²½éñßøπωЖжשלוםمرحبا你好世界こんにちはカタカナ한국어\u{301}\u{5bf}\u{93f}🙂🚀👍🏽𝔘𝟘\u{1F1FA}\u{1F1F8}"
+            .chars()
+            .collect();
+        let mut state = 0x2545F4914F6CDD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..n)
+            .map(|_| {
+                let len = (next() % 40) as usize;
+                (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lexers_equal_the_regexes_on_generated_text() {
+        let cl = Regex::new(CL100K).unwrap();
+        let g2 = Regex::new(GPT2).unwrap();
+        let n = std::env::var("LEXER_FUZZ").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
+        for text in random_texts(n) {
+            assert_eq!(lexer_words(Preset::Cl100k, &text), regex_words(&cl, &text), "cl100k on {text:?}");
+            assert_eq!(lexer_words(Preset::Gpt2, &text), regex_words(&g2, &text), "gpt2 on {text:?}");
+        }
+    }
+
+    #[test]
+    fn lexers_equal_the_regexes_on_prose_and_code() {
+        let text = "It's the cat's toy; we'll see. They'RE here, I'M sure!  \n\n  def f(x):\r\n\treturn x**2  # 12345 ok\n   end   ";
+        let cl = Regex::new(CL100K).unwrap();
+        let g2 = Regex::new(GPT2).unwrap();
+        assert_eq!(lexer_words(Preset::Cl100k, text), regex_words(&cl, text));
+        assert_eq!(lexer_words(Preset::Gpt2, text), regex_words(&g2, text));
+    }
+
+    #[test]
+    fn long_s_folds_to_s() {
+        assert!(folds_to('ſ', 's') && folds_to('S', 's') && !folds_to('x', 's'));
+    }
+}
