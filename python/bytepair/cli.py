@@ -229,6 +229,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="files to count (default: standard input)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=cmd_count)
+
+    import importlib
+
+    from bytepair.commands import COMMANDS
+
+    for name in COMMANDS:
+        importlib.import_module(name).register(sub)
     return parser
 
 

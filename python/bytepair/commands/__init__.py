@@ -1,0 +1,9 @@
+"""Commands that live in their own modules.
+
+Each module listed in ``COMMANDS`` has ``register(subparsers)``, which adds
+its parser and sets ``run=function(args, out) -> int`` as the default, like
+the commands in ``bytepair.cli``. Heavy imports stay inside the functions so
+that ``bytepair --help`` stays fast.
+"""
+
+COMMANDS = []
