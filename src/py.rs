@@ -110,7 +110,7 @@ impl WordCounts {
 /// Trains a model from word counts. Returns (base tokens, number of real
 /// base symbols, merges as (left, right, count), stop reason).
 #[pyfunction]
-#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special))]
+#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn train<'py>(
     py: Python<'py>,
@@ -124,6 +124,7 @@ fn train<'py>(
     vocab_size: Option<u64>,
     num_merges: Option<u64>,
     n_special: u64,
+    max_token_length: Option<u32>,
 ) -> PyResult<(Vec<Bound<'py, PyBytes>>, usize, Vec<(u32, u32, u64)>, &'static str)> {
     let request = TrainRequest {
         kind: ModelKind::parse(model).py()?,
@@ -133,6 +134,7 @@ fn train<'py>(
         vocab_size,
         num_merges,
         n_special,
+        max_token_length,
     };
     let out = py.detach(|| vocab::train(&counts.counts, &request, |_, _| {})).py()?;
     let reason = match out.reason {

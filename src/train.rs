@@ -69,6 +69,9 @@ pub struct TrainConfig {
     pub tie_break: TieBreak,
     pub min_frequency: u64,
     pub max_merges: usize,
+    /// Pairs whose merged token would be longer than this are never merged
+    /// (length in `Trainer::new`'s units: bytes or characters).
+    pub max_token_length: Option<u32>,
 }
 
 type Pair = (u32, u32);
@@ -136,6 +139,9 @@ pub struct Trainer {
     /// Length of a symbol's text in bytes: the offset unit of positions
     /// (stable under merges, and equal for equal texts).
     span: Vec<u32>,
+    /// Length of a symbol for `max_token_length`: bytes, or characters.
+    units: Vec<u32>,
+    count_chars: bool,
     /// Text to its smallest id: a merge whose text already exists yields
     /// that symbol (the reference works on strings, where they are one).
     text_ids: FxHashMap<Vec<u8>, u32>,
@@ -152,11 +158,14 @@ pub struct Trainer {
 impl Trainer {
     /// `symbol_text[id]` for every id below the first merge id; merges get
     /// ids `symbol_text.len() + k`.
-    pub fn new(words: Vec<TrainWord>, symbol_text: Vec<Vec<u8>>, rule: TieBreak) -> Result<Self> {
+    /// `count_chars`: token length is measured in characters (char model)
+    /// rather than bytes.
+    pub fn new(words: Vec<TrainWord>, symbol_text: Vec<Vec<u8>>, rule: TieBreak, count_chars: bool) -> Result<Self> {
         if words.len() >= u32::MAX as usize {
             return Err(Error::Training("too many distinct words (more than 2^32)".into()));
         }
         let span = symbol_text.iter().map(|t| t.len().max(1) as u32).collect();
+        let units = symbol_text.iter().map(|t| units_of(t, count_chars)).collect();
         let mut text_ids = FxHashMap::default();
         for (id, t) in symbol_text.iter().enumerate() {
             text_ids.entry(t.clone()).or_insert(id as u32);
@@ -166,6 +175,8 @@ impl Trainer {
             words,
             symbol_text,
             span,
+            units,
+            count_chars,
             text_ids,
             pairs: FxHashMap::default(),
             heap: BinaryHeap::new(),
@@ -255,11 +266,14 @@ impl Trainer {
     }
 
     /// Pops the best pair, or None when no pair is left.
-    fn best(&mut self) -> Option<(Pair, u64)> {
+    fn best(&mut self, max_len: Option<u32>) -> Option<(Pair, u64)> {
         while let Some(top) = self.heap.pop() {
             let Some(info) = self.pairs.get(&top.pair) else { continue };
             if info.count == 0 {
                 continue;
+            }
+            if max_len.is_some_and(|m| self.units[top.pair.0 as usize] + self.units[top.pair.1 as usize] > m) {
+                continue; // too long for good: its length never changes
             }
             if self.rule.needs_first() && info.first_stale {
                 self.refresh_first(top.pair);
@@ -381,7 +395,7 @@ impl Trainer {
         let mut merges = Vec::new();
         let mut reason = StopReason::Done;
         while merges.len() < config.max_merges {
-            let Some((pair, count)) = self.best() else {
+            let Some((pair, count)) = self.best(config.max_token_length) else {
                 reason = StopReason::NoPairs;
                 break;
             };
@@ -395,12 +409,22 @@ impl Trainer {
             let new_id = *self.text_ids.entry(text.clone()).or_insert(merge_id);
             self.symbol_text.push(text);
             self.span.push(self.span[pair.0 as usize] + self.span[pair.1 as usize]);
+            self.units.push(self.units[pair.0 as usize] + self.units[pair.1 as usize]);
             let merge = Merge { left: pair.0, right: pair.1, count };
             self.apply_merge(pair, new_id, merges.len() as u32 + 1);
             on_merge(merges.len(), &merge);
             merges.push(merge);
         }
         (merges, reason, self.words)
+    }
+}
+
+/// Length of a text in bytes, or in characters (UTF-8 lead bytes).
+fn units_of(text: &[u8], count_chars: bool) -> u32 {
+    if count_chars {
+        text.iter().filter(|&&b| (b as i8) >= -0x40).count() as u32
+    } else {
+        text.len() as u32
     }
 }
 
@@ -425,9 +449,9 @@ mod tests {
 
     fn run(words: &[(&str, u64)], rule: TieBreak, n: usize) -> Vec<String> {
         let (tw, text) = chars(words);
-        let t = Trainer::new(tw, text, rule).unwrap();
+        let t = Trainer::new(tw, text, rule, true).unwrap();
         let mut names: Vec<String> = t.symbol_text.iter().map(|b| String::from_utf8(b.clone()).unwrap()).collect();
-        let cfg = TrainConfig { tie_break: rule, min_frequency: 1, max_merges: n };
+        let cfg = TrainConfig { tie_break: rule, min_frequency: 1, max_merges: n, max_token_length: None };
         let (merges, _, _) = t.run(&cfg, |_, _| {});
         merges
             .iter()

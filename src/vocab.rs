@@ -37,6 +37,7 @@ pub struct TrainRequest {
     pub vocab_size: Option<u64>,
     pub num_merges: Option<u64>,
     pub n_special: u64,
+    pub max_token_length: Option<u32>,
 }
 
 pub struct TrainOutput {
@@ -139,11 +140,12 @@ pub fn train(counts: &WordCounts, req: &TrainRequest, on_merge: impl FnMut(usize
     for t in symbol_text.iter_mut().skip(n_symbols) {
         t.clear();
     }
-    let trainer = Trainer::new(words, symbol_text, req.tie_break)?;
+    let trainer = Trainer::new(words, symbol_text, req.tie_break, req.kind == ModelKind::Char)?;
     let config = TrainConfig {
         tie_break: req.tie_break,
         min_frequency: req.min_frequency,
         max_merges: max_merges as usize,
+        max_token_length: req.max_token_length,
     };
     let (merges, reason, words) = trainer.run(&config, on_merge);
     Ok(TrainOutput { base, n_symbols, merges, reason, words: words.into_iter().map(|w| w.symbols).collect() })

@@ -90,8 +90,9 @@ corpora = st.sampled_from(ALPHABETS).flatmap(
     min_frequency=st.integers(1, 3),
     byte_fallback=st.booleans(),
     pattern=st.sampled_from([None, None, r"\S+|\s+"]),
+    max_len=st.none() | st.integers(1, 6),
 )
-def test_char_model(data, tie_break, end_of_word, fused, num_merges, min_frequency, byte_fallback, pattern):
+def test_char_model(data, tie_break, end_of_word, fused, num_merges, min_frequency, byte_fallback, pattern, max_len):
     docs, probe = data
     r, c = run_both(
         "train",
@@ -104,6 +105,7 @@ def test_char_model(data, tie_break, end_of_word, fused, num_merges, min_frequen
         end_of_word_fused=fused,
         byte_fallback=byte_fallback,
         pattern=pattern,
+        max_token_length=max_len,
     )
     if r is None:
         return
@@ -120,8 +122,9 @@ def test_char_model(data, tie_break, end_of_word, fused, num_merges, min_frequen
     size=st.none() | st.integers(250, 320),
     min_frequency=st.integers(1, 3),
     specials=st.sampled_from([(), ("<w>",), ("b",), ("<|endoftext|>", "ab")]),
+    max_len=st.none() | st.integers(1, 7),
 )
-def test_byte_model(data, tie_break, pattern, size, min_frequency, specials):
+def test_byte_model(data, tie_break, pattern, size, min_frequency, specials, max_len):
     docs, probe = data
     r, c = run_both(
         "train",
@@ -132,6 +135,7 @@ def test_byte_model(data, tie_break, pattern, size, min_frequency, specials):
         tie_break=tie_break,
         pattern=pattern,
         special_tokens=specials,
+        max_token_length=max_len,
     )
     if r is None:
         return

@@ -79,6 +79,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
             special_tokens=args.special or (),
             byte_fallback=args.byte_fallback,
             unk_token=args.unk_token,
+            max_token_length=args.max_token_length,
         )
     for w in caught:
         print(f"bytepair: warning: {w.message}", file=sys.stderr)
@@ -196,6 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--special", action="append", metavar="TOK", help="a special token (repeatable)")
     p.add_argument("--byte-fallback", action="store_true", help="char model: add <0xNN> tokens for unseen characters")
     p.add_argument("--unk-token", default=None, metavar="TOK", help="char model: token for unseen characters")
+    p.add_argument("--max-token-length", type=int, metavar="N",
+                   help="never merge into a token longer than N (characters in the char model, bytes in the byte model)")
     p.add_argument("--trace", action="store_true", help="print each merge as it is learned (seed 000's format)")
     p.add_argument("--errors", choices=["strict", "replace"], default="strict",
                    help="invalid UTF-8 in the input: stop with an error (default) or replace it")

@@ -248,7 +248,8 @@ def _special_list(special_tokens, error):
 
 def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=1,
           pattern=_DEFAULT, end_of_word="</w>", end_of_word_fused=False,
-          tie_break="first", special_tokens=(), byte_fallback=False, unk_token=None):
+          tie_break="first", special_tokens=(), byte_fallback=False, unk_token=None,
+          max_token_length=None):
     """
     learn merges from a corpus, e.g.
     train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, model="char",
@@ -261,6 +262,9 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
     best by tie_break, merge it everywhere. stop after num_merges, at
     vocab_size (base + marker + byte fallback + merges + specials), or when no
     pair occurs min_frequency times (a TrainingWarning if a target was missed).
+    max_token_length: pairs whose merged token would be longer (in characters
+    of its text in the char model, marker included; in bytes in the byte
+    model) are never merged.
     """
     _check_settings(model, end_of_word, TrainingError)
     if tie_break not in TIE_BREAKS:
@@ -268,6 +272,7 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
     _check_int("num_merges", num_merges, 0)
     _check_int("vocab_size", vocab_size, 0)
     _check_int("min_frequency", min_frequency, 1)
+    _check_int("max_token_length", max_token_length, 1)
     if model == "byte":
         if byte_fallback or unk_token is not None:
             raise TrainingError("byte_fallback and unk_token only apply to the char model")
@@ -321,6 +326,8 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
     stopped = None
     while limit is None or len(merges) < limit:
         pair_counts = get_pair_counts(words)
+        if max_token_length is not None:
+            pair_counts = {p: n for p, n in pair_counts.items() if len(p[0] + p[1]) <= max_token_length}
         if not pair_counts:
             stopped = "no adjacent pair is left to merge"
             break

@@ -137,6 +137,7 @@ class Tokenizer:
         special_tokens: SpecialTokens = (),
         byte_fallback: bool = False,
         unk_token: Optional[str] = None,
+        max_token_length: Optional[int] = None,
     ) -> "Tokenizer":
         """Train a tokenizer on ``corpus``: a str, an iterable of documents
         (str), or a mapping of word counts (each key one word, in its order).
@@ -144,7 +145,9 @@ class Tokenizer:
         ``pattern`` defaults to ``"cl100k"`` for the byte model and to
         ``str.split()`` (``None``) for the char model. Training stops after
         ``num_merges`` merges, at ``vocab_size`` tokens (everything counted),
-        or when no pair occurs ``min_frequency`` times.
+        or when no pair occurs ``min_frequency`` times. ``max_token_length``
+        bars merges whose token would be longer (characters in the char model,
+        marker included; bytes in the byte model), as in HF and sentencepiece.
 
         >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
         ...                       model="char", end_of_word=None, num_merges=5)
@@ -160,6 +163,12 @@ class Tokenizer:
                 raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
         if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
             raise TrainingError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
+        if max_token_length is not None and (
+            isinstance(max_token_length, bool) or not isinstance(max_token_length, int) or max_token_length < 1
+        ):
+            raise TrainingError(f"max_token_length must be an integer >= 1, got {max_token_length!r}")
+        if max_token_length is not None:
+            max_token_length = min(max_token_length, 2**32 - 1)
         if end_of_word == "":
             end_of_word = None
         if pattern == "default":
@@ -192,6 +201,7 @@ class Tokenizer:
             vocab_size=vocab_size,
             num_merges=num_merges,
             n_special=len(special_names),
+            max_token_length=max_token_length,
         )
         first_special = len(base) + len(merges)
         specials = _special_ids(special_tokens if explicit else special_names, first_special)
