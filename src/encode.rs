@@ -12,6 +12,35 @@ use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// BPE-dropout (Provilkov et al.): each candidate merge is skipped with
+/// probability `p`. Draws come from splitmix64 seeded once per call, so a
+/// seed gives the same segmentation everywhere (the reference uses the
+/// same generator and draw order).
+#[derive(Debug, Clone)]
+pub struct Dropout {
+    p: f64,
+    state: u64,
+}
+
+impl Dropout {
+    pub fn new(p: f64, seed: u64) -> Self {
+        Dropout { p, state: seed }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// True when this candidate merge is dropped.
+    pub fn drop_merge(&mut self) -> bool {
+        ((self.next_u64() >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < self.p
+    }
+}
+
 /// Token bytes to id, for the byte model. When two ids share the same
 /// bytes, the smaller id is the rank.
 #[derive(Debug, Clone)]
@@ -62,6 +91,34 @@ impl ByteRanks {
         } else {
             self.merge_long(piece)
         };
+        for w in bounds.windows(2) {
+            let part = &piece[w[0]..w[1]];
+            match self.rank(part) {
+                Some(id) => out.push(id),
+                None => out.push(self.byte_id(part[0])?),
+            }
+        }
+        Ok(())
+    }
+
+    /// The piece with BPE-dropout: from single bytes, at each step every
+    /// adjacent pair that is a token is dropped with probability p (draws
+    /// left to right); the lowest-ranked pair left (leftmost on ties) merges.
+    /// No whole-piece shortcut. Appends ids to `out`.
+    pub fn encode_piece_dropout(&self, piece: &[u8], rng: &mut Dropout, out: &mut Vec<u32>) -> Result<()> {
+        let mut bounds: Vec<usize> = (0..=piece.len()).collect();
+        loop {
+            let mut best: Option<(u32, usize)> = None;
+            for i in 0..bounds.len().saturating_sub(2) {
+                if let Some(r) = self.rank(&piece[bounds[i]..bounds[i + 2]]) {
+                    if !rng.drop_merge() && best.map_or(true, |(b, _)| r < b) {
+                        best = Some((r, i));
+                    }
+                }
+            }
+            let Some((_, i)) = best else { break };
+            bounds.remove(i + 1);
+        }
         for w in bounds.windows(2) {
             let part = &piece[w[0]..w[1]];
             match self.rank(part) {
@@ -182,16 +239,18 @@ impl CharMerges {
 
     /// Applies the merges to `symbols` in place, with sequential semantics:
     /// after merge `r` has been applied, merges of rank <= `r` never apply
-    /// again, even if a new occurrence of their pair appears.
-    pub fn apply(&self, symbols: &mut Vec<u32>) {
+    /// again, even if a new occurrence of their pair appears. Each symbol
+    /// carries the length of the text it came from (summed on merging).
+    /// With `dropout`, each occurrence is skipped with its probability.
+    pub fn apply(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
         let mut min_rank = 0u32;
-        let mut scratch = Vec::with_capacity(symbols.len());
+        let mut scratch: Vec<Sym> = Vec::with_capacity(symbols.len());
         loop {
             let mut best: Option<(u32, (u32, u32), u32)> = None;
             for w in symbols.windows(2) {
-                if let Some((rank, id)) = self.rule((w[0], w[1]), min_rank) {
+                if let Some((rank, id)) = self.rule((w[0].id, w[1].id), min_rank) {
                     if best.map_or(true, |b| rank < b.0) {
-                        best = Some((rank, (w[0], w[1]), id));
+                        best = Some((rank, (w[0].id, w[1].id), id));
                     }
                 }
             }
@@ -199,8 +258,12 @@ impl CharMerges {
             scratch.clear();
             let mut i = 0;
             while i < symbols.len() {
-                if i + 1 < symbols.len() && symbols[i] == a && symbols[i + 1] == b {
-                    scratch.push(id);
+                if i + 1 < symbols.len()
+                    && symbols[i].id == a
+                    && symbols[i + 1].id == b
+                    && !dropout.as_deref_mut().is_some_and(Dropout::drop_merge)
+                {
+                    scratch.push(Sym { id, len: symbols[i].len + symbols[i + 1].len });
                     i += 2;
                 } else {
                     scratch.push(symbols[i]);
@@ -211,6 +274,14 @@ impl CharMerges {
             min_rank = rank + 1;
         }
     }
+}
+
+/// A char-model symbol during segmentation: its id and the number of bytes
+/// of the input text it stands for (the end-of-word marker stands for none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sym {
+    pub id: u32,
+    pub len: u32,
 }
 
 #[cfg(test)]
@@ -246,8 +317,8 @@ mod tests {
     fn char_merges_are_sequential() {
         // symbols: a=0 b=1 c=2; merges: (a,b)->3 rank0, (3,c)->4 rank1
         let m = CharMerges::new(&[(0, 1, 3), (3, 2, 4)]);
-        let mut w = vec![0, 1, 2, 0, 1];
-        m.apply(&mut w);
-        assert_eq!(w, [4, 3]);
+        let mut w: Vec<Sym> = [0, 1, 2, 0, 1].iter().map(|&id| Sym { id, len: 1 }).collect();
+        m.apply(&mut w, None);
+        assert_eq!(w, [Sym { id: 4, len: 3 }, Sym { id: 3, len: 2 }]);
     }
 }

@@ -4,7 +4,8 @@
 use crate::error::Error;
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
-use crate::tokenizer::{CharOptions, SpecialSet, Tokenizer};
+use crate::encode::Dropout;
+use crate::tokenizer::{char_spans, CharOptions, SpecialSet, Tokenizer};
 use crate::train::{StopReason, TieBreak};
 use crate::vocab::{self, CharSpec, ModelKind, TrainRequest};
 use crate::words;
@@ -201,6 +202,28 @@ impl CoreTokenizer {
     fn encode(&self, py: Python<'_>, text: &str, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Vec<u32>> {
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
         py.detach(|| self.inner.encode(text, &allowed, &disallowed)).py()
+    }
+
+    /// `encode` with BPE-dropout `(p, seed)` and, when `offsets`, the
+    /// character span of each token: returns (ids, spans or None).
+    #[pyo3(signature = (text, allowed, disallowed, dropout=None, offsets=false))]
+    #[allow(clippy::type_complexity)]
+    fn encode_full(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed: Option<Vec<String>>,
+        disallowed: Option<Vec<String>>,
+        dropout: Option<(f64, u64)>,
+        offsets: bool,
+    ) -> PyResult<(Vec<u32>, Option<Vec<(usize, usize)>>)> {
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let dropout = dropout.map(|(p, seed)| Dropout::new(p, seed));
+        py.detach(|| {
+            let (ids, spans) = self.inner.encode_full(text, &allowed, &disallowed, dropout, offsets)?;
+            Ok((ids, offsets.then(|| char_spans(text, &spans))))
+        })
+        .py()
     }
 
     fn encode_ordinary_batch(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<Vec<u32>>> {

@@ -1,7 +1,7 @@
 //! A ready tokenizer: pre-tokenizer, special tokens and one of the two
 //! models, with encode, tokenize and decode.
 
-use crate::encode::{ByteRanks, CharMerges};
+use crate::encode::{ByteRanks, CharMerges, Dropout, Sym};
 use crate::error::{Error, Result};
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
@@ -145,53 +145,104 @@ impl Tokenizer {
 
     /// Ids of `text` with special-token text treated as plain text.
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<u32>> {
-        let mut out = Vec::with_capacity(text.len() / 4);
-        self.encode_plain(text, 0, text, &mut out)?;
-        Ok(out)
+        let mut sink = Sink::new(text.len(), false);
+        self.encode_plain(text, 0, text, &mut sink, &mut None)?;
+        Ok(sink.ids)
     }
 
     /// tiktoken's `encode`: disallowed special-token text is an error,
     /// allowed special-token text becomes its id.
     pub fn encode(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<Vec<u32>> {
-        let is_disallowed = |t: &str| disallowed.contains(t) && !allowed.contains(t);
-        if let Some(token) = self.specials.find_first(text, is_disallowed) {
-            return Err(Error::DisallowedSpecial(token.to_owned()));
+        Ok(self.encode_full(text, allowed, disallowed, None, false)?.0)
+    }
+
+    /// `encode` with optional BPE-dropout and the byte span of each token
+    /// in `text` (when `spans` is true).
+    pub fn encode_full(
+        &self,
+        text: &str,
+        allowed: &SpecialSet,
+        disallowed: &SpecialSet,
+        mut dropout: Option<Dropout>,
+        spans: bool,
+    ) -> Result<(Vec<u32>, Vec<(usize, usize)>)> {
+        // tiktoken: "all" means every special token not allowed; an explicit
+        // set is checked as given (even its strings that are not special tokens)
+        match disallowed {
+            SpecialSet::All => {
+                if let Some(token) = self.specials.find_first(text, |t| !allowed.contains(t)) {
+                    return Err(Error::DisallowedSpecial(token.to_owned()));
+                }
+            }
+            SpecialSet::Some(set) => {
+                let first = set
+                    .iter()
+                    .filter(|t| !t.is_empty())
+                    .filter_map(|t| text.find(t.as_str()).map(|i| (i, std::cmp::Reverse(t.len()), t)))
+                    .min();
+                if let Some((_, _, token)) = first {
+                    return Err(Error::DisallowedSpecial(token.clone()));
+                }
+            }
         }
-        let mut out = Vec::with_capacity(text.len() / 4);
+        let mut sink = Sink::new(text.len(), spans);
         let mut last = 0;
         for (start, end, token) in self.specials.find_all(text, |t| allowed.contains(t)) {
-            self.encode_plain(&text[last..start], last, text, &mut out)?;
-            out.push(self.specials.id(token).expect("found special tokens have ids"));
+            self.encode_plain(&text[last..start], last, text, &mut sink, &mut dropout)?;
+            sink.push(self.specials.id(token).expect("found special tokens have ids"), start, end);
             last = end;
         }
-        self.encode_plain(&text[last..], last, text, &mut out)?;
-        Ok(out)
+        self.encode_plain(&text[last..], last, text, &mut sink, &mut dropout)?;
+        Ok((sink.ids, sink.spans))
     }
 
     /// Encodes text without special tokens; `text` starts at byte `base` of
-    /// `full`, the caller's whole text (error positions count from there).
-    fn encode_plain(&self, text: &str, base: usize, full: &str, out: &mut Vec<u32>) -> Result<()> {
+    /// `full`, the caller's whole text (spans and error positions count
+    /// from there).
+    fn encode_plain(
+        &self,
+        text: &str,
+        base: usize,
+        full: &str,
+        sink: &mut Sink,
+        dropout: &mut Option<Dropout>,
+    ) -> Result<()> {
         match &self.model {
             Model::Byte(ranks) => {
                 let mut err = None;
+                let mut scratch = Vec::new();
                 self.pre.for_each_word(text, |w| {
-                    if err.is_none() {
-                        if let Err(e) = ranks.encode_piece(w.as_bytes(), out) {
-                            err = Some(e);
-                        }
+                    if err.is_some() {
+                        return;
+                    }
+                    scratch.clear();
+                    let done = match dropout {
+                        Some(rng) => ranks.encode_piece_dropout(w.as_bytes(), rng, &mut scratch),
+                        None => ranks.encode_piece(w.as_bytes(), &mut scratch),
+                    };
+                    if let Err(e) = done {
+                        err = Some(e);
+                        return;
+                    }
+                    let mut at = base + offset_in(text, w);
+                    for &id in &scratch {
+                        let len = self.tokens[id as usize].as_ref().map_or(0, Vec::len);
+                        sink.push(id, at, at + len);
+                        at += len;
                     }
                 })?;
                 err.map_or(Ok(()), Err)
             }
             Model::Char { .. } => {
                 let mut pieces = Vec::new();
-                self.char_pieces(text, &mut pieces)?;
-                for piece in pieces {
+                self.char_pieces(text, &mut pieces, dropout.as_mut())?;
+                for (piece, at, len) in pieces {
+                    let at = base + at;
                     match piece {
-                        CharPiece::Known(id) => out.push(id),
+                        CharPiece::Known(id) => sink.push(id, at, at + len),
                         CharPiece::Unknown { text: sym, char_index } => {
                             let position = full[..base].chars().count() + char_index;
-                            self.encode_unknown(&sym, position, out)?
+                            self.encode_unknown(&sym, position, at, len, sink)?
                         }
                     }
                 }
@@ -202,13 +253,18 @@ impl Tokenizer {
 
     /// An unseen base symbol: its bytes as byte-fallback tokens (a fused
     /// marker included, so decoding still sees the word boundary), else
-    /// `unk`, else an error naming the character and its position.
-    fn encode_unknown(&self, sym: &str, position: usize, out: &mut Vec<u32>) -> Result<()> {
+    /// `unk`, else an error naming the character and its position. It
+    /// stands for `len` bytes of the text at byte `at`.
+    fn encode_unknown(&self, sym: &str, position: usize, at: usize, len: usize, sink: &mut Sink) -> Result<()> {
         let Model::Char { options, .. } = &self.model else { unreachable!("char model only") };
         if let Some(start) = options.byte_fallback_start {
-            out.extend(sym.bytes().map(|b| start + b as u32));
+            for (i, b) in sym.bytes().enumerate() {
+                // bytes of the character cover one byte of text each; marker bytes none
+                let (s, e) = if i < len { (at + i, at + i + 1) } else { (at + len, at + len) };
+                sink.push(start + b as u32, s, e);
+            }
         } else if let Some(unk) = options.unk_id {
-            out.push(unk);
+            sink.push(unk, at, at + len);
         } else {
             let marker = options.end_of_word.as_deref().filter(|_| options.fused).unwrap_or("");
             let ch = sym.strip_suffix(marker).filter(|c| !c.is_empty()).unwrap_or(sym);
@@ -220,27 +276,42 @@ impl Tokenizer {
         Ok(())
     }
 
-    /// Char model: every word of `text` as merged pieces.
-    fn char_pieces(&self, text: &str, out: &mut Vec<CharPiece>) -> Result<()> {
+    /// Char model: every word of `text` as merged pieces, each with the
+    /// byte offset in `text` and the byte length of the text it stands for.
+    fn char_pieces(
+        &self,
+        text: &str,
+        out: &mut Vec<(CharPiece, usize, usize)>,
+        mut dropout: Option<&mut Dropout>,
+    ) -> Result<()> {
         let Model::Char { options, symbol_ids, merges, .. } = &self.model else {
             unreachable!("char_pieces on a byte model")
         };
         let marker = options.end_of_word.as_deref();
         let unknown_base = self.tokens.len() as u32;
         let mut unknown: Vec<(String, usize)> = Vec::new();
-        let mut symbols: Vec<u32> = Vec::new();
-        let mut char_index = 0usize;
+        let mut symbols: Vec<Sym> = Vec::new();
         let mut scanned = 0usize;
         let mut cursor_chars = 0usize;
         self.pre.for_each_word(text, |word| {
             // character index of the word's start, counted incrementally
-            let start = word.as_ptr() as usize - text.as_ptr() as usize;
+            let start = offset_in(text, word);
             cursor_chars += text[scanned..start].chars().count();
             scanned = start;
-            char_index = cursor_chars;
+            let char_index = cursor_chars;
             symbols.clear();
             unknown.clear();
             let n = word.chars().count();
+            let mut lookup = |s: String, len: usize, index: usize, symbols: &mut Vec<Sym>| {
+                let id = match symbol_ids.get(&s) {
+                    Some(&id) => id,
+                    None => {
+                        unknown.push((s, index));
+                        unknown_base + unknown.len() as u32 - 1
+                    }
+                };
+                symbols.push(Sym { id, len: len as u32 });
+            };
             for (i, c) in word.chars().enumerate() {
                 let mut s = c.to_string();
                 if i + 1 == n && options.fused {
@@ -248,31 +319,22 @@ impl Tokenizer {
                         s.push_str(m);
                     }
                 }
-                match symbol_ids.get(&s) {
-                    Some(&id) => symbols.push(id),
-                    None => {
-                        symbols.push(unknown_base + unknown.len() as u32);
-                        unknown.push((s, char_index + i));
-                    }
-                }
+                lookup(s, c.len_utf8(), char_index + i, &mut symbols);
             }
             if let (Some(m), false) = (marker, options.fused) {
-                match symbol_ids.get(m) {
-                    Some(&id) => symbols.push(id),
-                    None => {
-                        symbols.push(unknown_base + unknown.len() as u32);
-                        unknown.push((m.to_owned(), char_index + n));
-                    }
-                }
+                lookup(m.to_owned(), 0, char_index + n, &mut symbols);
             }
-            merges.apply(&mut symbols);
-            for &id in &symbols {
-                if id >= unknown_base {
-                    let (t, ci) = &unknown[(id - unknown_base) as usize];
-                    out.push(CharPiece::Unknown { text: t.clone(), char_index: *ci });
+            merges.apply(&mut symbols, dropout.as_deref_mut());
+            let mut at = start;
+            for sym in &symbols {
+                let len = sym.len as usize;
+                if sym.id >= unknown_base {
+                    let (t, ci) = &unknown[(sym.id - unknown_base) as usize];
+                    out.push((CharPiece::Unknown { text: t.clone(), char_index: *ci }, at, len));
                 } else {
-                    out.push(CharPiece::Known(id));
+                    out.push((CharPiece::Known(sym.id), at, len));
                 }
+                at += len;
             }
         })
     }
@@ -287,10 +349,10 @@ impl Tokenizer {
             }
             Model::Char { .. } => {
                 let mut pieces = Vec::new();
-                self.char_pieces(text, &mut pieces)?;
+                self.char_pieces(text, &mut pieces, None)?;
                 Ok(pieces
                     .into_iter()
-                    .map(|p| match p {
+                    .map(|(p, _, _)| match p {
                         CharPiece::Known(id) => self.tokens[id as usize].clone().unwrap_or_default(),
                         CharPiece::Unknown { text, .. } => text.into_bytes(),
                     })
@@ -371,6 +433,63 @@ impl Tokenizer {
         use rayon::prelude::*;
         texts.par_iter().map(|t| self.encode_ordinary(t)).collect()
     }
+}
+
+/// Ids being encoded, with each token's byte span when asked for.
+struct Sink {
+    ids: Vec<u32>,
+    spans: Vec<(usize, usize)>,
+    want_spans: bool,
+}
+
+impl Sink {
+    fn new(text_len: usize, want_spans: bool) -> Self {
+        Sink { ids: Vec::with_capacity(text_len / 4), spans: Vec::new(), want_spans }
+    }
+
+    #[inline]
+    fn push(&mut self, id: u32, start: usize, end: usize) {
+        self.ids.push(id);
+        if self.want_spans {
+            self.spans.push((start, end));
+        }
+    }
+}
+
+/// Byte offset of `part` (a slice of `whole`) in `whole`.
+fn offset_in(whole: &str, part: &str) -> usize {
+    part.as_ptr() as usize - whole.as_ptr() as usize
+}
+
+/// Byte spans to character spans: a span starting inside a character
+/// starts at that character; one ending inside a character ends after it.
+pub fn char_spans(text: &str, spans: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    // chars_before[b]: number of characters that start before byte b
+    let mut chars_before = Vec::with_capacity(text.len() + 1);
+    let mut count = 0usize;
+    for &b in text.as_bytes() {
+        chars_before.push(count);
+        if (b as i8) >= -0x40 {
+            count += 1;
+        }
+    }
+    chars_before.push(count);
+    // the character containing byte b (for b inside the text)
+    let containing = |b: usize| -> usize {
+        if b < text.len() && !text.is_char_boundary(b) {
+            chars_before[b] - 1
+        } else {
+            chars_before[b]
+        }
+    };
+    spans
+        .iter()
+        .map(|&(s, e)| {
+            let start = containing(s);
+            let end = if e > s { containing(e - 1) + 1 } else { start };
+            (start, end)
+        })
+        .collect()
 }
 
 /// `hay` cut at every occurrence of `sep` (like Python's `bytes.split`).

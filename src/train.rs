@@ -141,7 +141,6 @@ pub struct Trainer {
     span: Vec<u32>,
     /// Length of a symbol for `max_token_length`: bytes, or characters.
     units: Vec<u32>,
-    count_chars: bool,
     /// Text to its smallest id: a merge whose text already exists yields
     /// that symbol (the reference works on strings, where they are one).
     text_ids: FxHashMap<Vec<u8>, u32>,
@@ -176,7 +175,6 @@ impl Trainer {
             symbol_text,
             span,
             units,
-            count_chars,
             text_ids,
             pairs: FxHashMap::default(),
             heap: BinaryHeap::new(),

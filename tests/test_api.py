@@ -225,3 +225,57 @@ def test_thread_safety_and_gil_release(byte_tok):
     expected = [byte_tok.encode_ordinary(t) for t in texts]
     with ThreadPoolExecutor(8) as pool:
         assert list(pool.map(byte_tok.encode_ordinary, texts)) == expected
+
+
+# ---------------------------------------------------------------- dropout and offsets
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=80), p=st.floats(0.0, 1.0), seed=st.integers(0, 2**64 - 1))
+def test_dropout_is_deterministic_and_lossless(text, p, seed):
+    ids = _BYTE.encode(text, disallowed_special=(), dropout=p, seed=seed)
+    assert ids == _BYTE.encode(text, disallowed_special=(), dropout=p, seed=seed)
+    assert _BYTE.decode(ids) == text
+
+
+def test_dropout_changes_segmentations():
+    seen = {tuple(_BYTE.encode("quick brown fox", dropout=0.5, seed=s)) for s in range(30)}
+    assert len(seen) > 3
+    assert _BYTE.encode("quick", dropout=1.0) == list(b"quick")  # every merge dropped: bytes
+    with pytest.raises(bytepair.BytepairError):
+        _BYTE.encode("x", dropout=1.5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=60))
+def test_byte_offsets_cover_the_text(text):
+    ids, spans = _BYTE.encode_with_offsets(text, disallowed_special=())
+    assert ids == _BYTE.encode_ordinary(text)
+    assert len(spans) == len(ids)
+    data = text.encode("utf-8")
+    pos = 0
+    for id_, (start, end) in zip(ids, spans):
+        token = _BYTE.decode_single_token_bytes(id_)
+        # the token's bytes lie inside the characters of its span
+        assert token in text[start:end].encode("utf-8")
+        assert data[pos : pos + len(token)] == token
+        pos += len(token)
+    assert [s for s, _ in spans] == sorted(s for s, _ in spans)
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(st.text(alphabet="abcdeé ", min_size=1, max_size=8), max_size=6))
+def test_char_offsets_point_at_the_pieces(words):
+    tok = Tokenizer.train(TEXT + " abcdeé", model="char", num_merges=60)
+    text = "  ".join(words)
+    ids, spans = tok.encode_with_offsets(text)
+    for id_, (start, end) in zip(ids, spans):
+        piece = tok.vocab()[id_]
+        assert text[start:end] == piece.replace("</w>", "")
+
+
+def test_offsets_of_special_tokens(byte_tok):
+    text = "ab<|endoftext|>cd"
+    ids, spans = byte_tok.encode_with_offsets(text, allowed_special="all")
+    k = ids.index(byte_tok.special_tokens["<|endoftext|>"])
+    assert spans[k] == (2, 15)

@@ -61,6 +61,11 @@ def same_encoding(r, c, text):
         return
     assert c.encode_ordinary(text) == r_ids
     assert c.decode_bytes(r_ids) == r.decode_bytes(r_ids)
+    # BPE-dropout: the same draws in the same order give the same ids
+    for p, seed in ((0.3, 1), (0.7, 12345), (1.0, 5)):
+        want = r.encode(text, disallowed_special=(), dropout=p, seed=seed)
+        assert c.encode(text, disallowed_special=(), dropout=p, seed=seed) == want
+        assert c.decode_bytes(want) == c.decode_bytes(r_ids)
 
 
 def same_model(r, c):

@@ -99,7 +99,7 @@ def cmd_encode(args: argparse.Namespace, out: TextIO) -> int:
         ids = tok.encode_ordinary(text)
     else:
         try:
-            ids = tok.encode(text, allowed_special=_special_options(args))
+            ids = tok.encode(text, allowed_special=_special_options(args), dropout=args.dropout, seed=args.seed)
         except DisallowedSpecialError as e:
             token = e.args[1] if len(e.args) > 1 else str(e).split("token ", 1)[-1].split(".\n")[0]
             raise CliError(
@@ -210,6 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allowed-special", action="append", metavar="TOK",
                    help="encode this special token's text as the token ('all' for every one); repeatable")
     p.add_argument("--ordinary", action="store_true", help="treat special-token text as plain text")
+    p.add_argument("--dropout", type=float, default=None, metavar="P",
+                   help="BPE-dropout: skip each candidate merge with probability P (lossless)")
+    p.add_argument("--seed", type=int, default=0, help="seed of --dropout (same seed, same ids)")
     p.set_defaults(run=cmd_encode)
 
     p = sub.add_parser("tokenize", help="text to token pieces", description="Print the pieces of TEXT, space-separated.")

@@ -173,20 +173,40 @@ def get_pair_counts(words):
     return counts
 
 
-def merge(symbols, pair):
+def merge(symbols, pair, dropout=None):
     """
     replace every occurrence of pair in symbols, left to right without overlap, e.g.
     merge(["a", "a", "a"], ("a", "a")) -> ["aa", "a"]
+    with dropout (a Dropout), each occurrence is skipped when dropout.drop() says so.
     """
     out, i = [], 0
     while i < len(symbols):
-        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair and not (dropout and dropout.drop()):
             out.append(symbols[i] + symbols[i + 1])
             i += 2
         else:
             out.append(symbols[i])
             i += 1
     return out
+
+
+class Dropout:
+    """
+    BPE-dropout's coin: drop() is True with probability p. the draws come from
+    splitmix64 seeded once per encode call, so a seed fixes the segmentation, e.g.
+    Dropout(0.0, seed=1).drop() -> False;  Dropout(1.0, seed=1).drop() -> True
+    """
+
+    def __init__(self, p, seed):
+        self.p, self.state = p, seed % 2**64
+
+    def drop(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) % 2**64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+        z ^= z >> 31
+        return (z >> 11) * 2.0**-53 < self.p
 
 
 def _codes(token):
@@ -518,27 +538,29 @@ class Model:
         """(start, word) pairs of a text without special tokens"""
         return _word_spans(text, self.pattern)
 
-    def _segment(self, word):
+    def _segment(self, word, dropout=None):
         """char model: apply the merges in training order, each over the whole word"""
         symbols = initial_symbols(word, "char", self.end_of_word, self.end_of_word_fused)
         for pair in self.merges:
-            symbols = merge(symbols, pair)
+            symbols = merge(symbols, pair, dropout)
         return symbols
 
-    def _bpe(self, piece):
+    def _bpe(self, piece, dropout=None):
         """
         byte model, tiktoken's rule: a piece that is a token is that token; else
         from single bytes, repeatedly merge the adjacent pair whose concatenation
         has the lowest id (leftmost on ties) until no concatenation is a token.
+        with dropout (BPE-dropout): no whole-piece lookup, and at each step every
+        candidate pair, left to right, is dropped when dropout.drop() says so.
         """
-        if piece in self._ids:
+        if dropout is None and piece in self._ids:
             return [self._ids[piece]]
         parts = [bytes([b]) for b in piece]
         while True:
             best = None  # (id, index)
             for i in range(len(parts) - 1):
                 rank = self._ids.get(parts[i] + parts[i + 1])
-                if rank is not None and (best is None or rank < best[0]):
+                if rank is not None and not (dropout and dropout.drop()) and (best is None or rank < best[0]):
                     best = (rank, i)
             if best is None:
                 break
@@ -568,15 +590,15 @@ class Model:
         raise EncodeError(f"character {piece[0]!r} at position {index} is not in the vocabulary "
                           f"(train with byte_fallback=True or set unk_token to encode unseen characters)")
 
-    def _encode_chunk(self, text, offset):
+    def _encode_chunk(self, text, offset, dropout=None):
         """ids of a text without special tokens; offset is where it starts in the full text"""
         ids = []
         for start, word in self._words(text):
             if self.model == "byte":
-                ids.extend(self._bpe(word.encode("utf-8")))
+                ids.extend(self._bpe(word.encode("utf-8"), dropout))
                 continue
             index = offset + start
-            for piece in self._segment(word):
+            for piece in self._segment(word, dropout):
                 ids.extend([self._ids[piece]] if piece in self._ids else self._unknown(piece, index))
                 index += len(piece)
         return ids
@@ -585,14 +607,16 @@ class Model:
         """ids of text, special-token text encoded as plain text, e.g. seed 000: "lower" -> [15, 14]"""
         return self._encode_chunk(text, 0)
 
-    def encode(self, text, allowed_special=frozenset(), disallowed_special="all"):
+    def encode(self, text, allowed_special=frozenset(), disallowed_special="all", dropout=None, seed=0):
         """
         ids of text with tiktoken's special-token semantics, e.g. with "<|eot|>" special:
         encode("a<|eot|>")                           -> DisallowedSpecialError
         encode("a<|eot|>", allowed_special="all")    -> [..., id of <|eot|>]
         encode("a<|eot|>", disallowed_special=())    -> same as encode_ordinary
         allowed special text becomes its id (leftmost match, the longest at one position).
+        dropout=p: BPE-dropout with probability p, deterministic for a seed.
         """
+        coin = Dropout(dropout, seed) if dropout else None
         specials = set(self.special_tokens)
         allowed = specials if allowed_special == "all" else specials & set(allowed_special)
         disallowed = specials - allowed if disallowed_special == "all" else set(disallowed_special)
@@ -604,7 +628,7 @@ class Model:
         while True:
             hit = _find_special(text, allowed, start)
             end = len(text) if hit is None else hit[0]
-            ids.extend(self._encode_chunk(text[start:end], start))
+            ids.extend(self._encode_chunk(text[start:end], start, coin))
             if hit is None:
                 return ids
             ids.append(self.special_tokens[hit[1]])

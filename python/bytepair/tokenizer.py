@@ -466,17 +466,49 @@ class Tokenizer:
         *,
         allowed_special: AllOr = frozenset(),
         disallowed_special: AllOr = "all",
+        dropout: Optional[float] = None,
+        seed: int = 0,
     ) -> List[int]:
         """Ids of ``text``. Special-token text raises ``DisallowedSpecialError``
         unless it is in ``allowed_special`` (then it is its id) or left out of
         ``disallowed_special`` (then it is plain text), as in tiktoken.
 
+        ``dropout=p`` applies BPE-dropout (Provilkov et al.): every candidate
+        merge is skipped with probability ``p``, deterministically for a
+        ``seed``; decoding is unchanged, so it stays lossless.
+
         >>> tok = Tokenizer.train("hello world", special_tokens=["<|endoftext|>"])
         >>> tok.encode("hi<|endoftext|>", allowed_special="all")[-1] == tok.eot_token
         True
+        >>> ids = tok.encode("hello", dropout=0.5, seed=7)
+        >>> tok.decode(ids), ids == tok.encode("hello", dropout=0.5, seed=7)
+        ('hello', True)
         """
         allowed, disallowed = self._special_args(allowed_special, disallowed_special)
-        return self._core.encode(_check_text(text), allowed, disallowed)
+        if not dropout:
+            return self._core.encode(_check_text(text), allowed, disallowed)
+        return self._core.encode_full(_check_text(text), allowed, disallowed, _dropout_args(dropout, seed))[0]
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: AllOr = frozenset(),
+        disallowed_special: AllOr = "all",
+    ) -> Tuple[List[int], List[Tuple[int, int]]]:
+        """Ids of ``text`` and the character span ``(start, end)`` of each
+        token in ``text``. A byte token that covers part of a character spans
+        that whole character; the char model's end-of-word marker covers no
+        text (an empty span at the end of its word).
+
+        >>> tok = Tokenizer.train("hello world")
+        >>> ids, spans = tok.encode_with_offsets("hello world")
+        >>> ["hello world"[s:e] for s, e in spans] == [tok.decode([i]) for i in ids]
+        True
+        """
+        allowed, disallowed = self._special_args(allowed_special, disallowed_special)
+        ids, spans = self._core.encode_full(_check_text(text), allowed, disallowed, None, True)
+        return ids, [tuple(s) for s in spans]
 
     def encode_ordinary(self, text: str) -> List[int]:
         """Ids of ``text``, special-token text encoded as plain text.
@@ -646,6 +678,14 @@ def _check_text(text: Any) -> str:
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}")
     return text
+
+
+def _dropout_args(dropout: float, seed: int) -> Tuple[float, int]:
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout <= 1.0:
+        raise BytepairError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise BytepairError(f"seed must be an integer, got {seed!r}")
+    return float(dropout), seed % 2**64
 
 
 def _check_ids(ids: Iterable[int]) -> List[int]:
