@@ -111,7 +111,7 @@ impl WordCounts {
 /// Trains a model from word counts. Returns (base tokens, number of real
 /// base symbols, merges as (left, right, count), stop reason).
 #[pyfunction]
-#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None))]
+#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None, progress=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn train<'py>(
     py: Python<'py>,
@@ -126,6 +126,7 @@ fn train<'py>(
     num_merges: Option<u64>,
     n_special: u64,
     max_token_length: Option<u32>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<(Vec<Bound<'py, PyBytes>>, usize, Vec<(u32, u32, u64)>, &'static str)> {
     let request = TrainRequest {
         kind: ModelKind::parse(model).py()?,
@@ -137,11 +138,43 @@ fn train<'py>(
         n_special,
         max_token_length,
     };
-    let out = py.detach(|| vocab::train(&counts.counts, &request, |_, _| {})).py()?;
+    // every ~0.1 s: take the GIL, report progress, and let Ctrl-C stop training
+    let mut interrupted: Option<PyErr> = None;
+    let mut last = std::time::Instant::now();
+    let out = py
+        .detach(|| {
+            vocab::train(&counts.counts, &request, |k, _, total| {
+                if last.elapsed() < std::time::Duration::from_millis(100) {
+                    return true;
+                }
+                last = std::time::Instant::now();
+                Python::attach(|py| {
+                    let step = py.check_signals().and_then(|_| match &progress {
+                        Some(f) => f.call1(py, (k + 1, total)).map(|_| ()),
+                        None => Ok(()),
+                    });
+                    match step {
+                        Ok(()) => true,
+                        Err(e) => {
+                            interrupted = Some(e);
+                            false
+                        }
+                    }
+                })
+            })
+        })
+        .py()?;
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    if let Some(f) = &progress {
+        f.call1(py, (out.merges.len(), out.merges.len()))?;
+    }
     let reason = match out.reason {
         StopReason::Done => "done",
         StopReason::NoPairs => "no-pairs",
         StopReason::BelowMinFrequency => "min-frequency",
+        StopReason::Cancelled => "cancelled",
     };
     Ok((
         out.base.iter().map(|b| PyBytes::new(py, b)).collect(),

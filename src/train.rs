@@ -63,6 +63,8 @@ pub enum StopReason {
     NoPairs,
     /// The best pair occurs fewer than `min_frequency` times.
     BelowMinFrequency,
+    /// The caller asked to stop (e.g. Ctrl-C).
+    Cancelled,
 }
 
 pub struct TrainConfig {
@@ -384,11 +386,12 @@ impl Trainer {
         }
     }
 
-    /// Runs up to `config.max_merges` merges.
+    /// Runs up to `config.max_merges` merges; `on_merge(k, merge)` is
+    /// called after each and stops training by returning false.
     pub fn run(
         mut self,
         config: &TrainConfig,
-        mut on_merge: impl FnMut(usize, &Merge),
+        mut on_merge: impl FnMut(usize, &Merge) -> bool,
     ) -> (Vec<Merge>, StopReason, Vec<TrainWord>) {
         let mut merges = Vec::new();
         let mut reason = StopReason::Done;
@@ -410,8 +413,12 @@ impl Trainer {
             self.units.push(self.units[pair.0 as usize] + self.units[pair.1 as usize]);
             let merge = Merge { left: pair.0, right: pair.1, count };
             self.apply_merge(pair, new_id, merges.len() as u32 + 1);
-            on_merge(merges.len(), &merge);
+            let go_on = on_merge(merges.len(), &merge);
             merges.push(merge);
+            if !go_on {
+                reason = StopReason::Cancelled;
+                break;
+            }
         }
         (merges, reason, self.words)
     }
@@ -450,7 +457,7 @@ mod tests {
         let t = Trainer::new(tw, text, rule, true).unwrap();
         let mut names: Vec<String> = t.symbol_text.iter().map(|b| String::from_utf8(b.clone()).unwrap()).collect();
         let cfg = TrainConfig { tie_break: rule, min_frequency: 1, max_merges: n, max_token_length: None };
-        let (merges, _, _) = t.run(&cfg, |_, _| {});
+        let (merges, _, _) = t.run(&cfg, |_, _| true);
         merges
             .iter()
             .map(|m| {

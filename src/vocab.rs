@@ -87,7 +87,13 @@ pub fn char_base<'a>(words: impl IntoIterator<Item = &'a str>, spec: &CharSpec) 
     base
 }
 
-pub fn train(counts: &WordCounts, req: &TrainRequest, on_merge: impl FnMut(usize, &Merge)) -> Result<TrainOutput> {
+/// Trains on `counts`; `on_merge(k, merge, max_merges)` follows progress
+/// and stops training by returning false.
+pub fn train(
+    counts: &WordCounts,
+    req: &TrainRequest,
+    mut on_merge: impl FnMut(usize, &Merge, usize) -> bool,
+) -> Result<TrainOutput> {
     if counts.is_empty() {
         return Err(Error::Training("the corpus is empty: it has no words to train on".into()));
     }
@@ -147,7 +153,8 @@ pub fn train(counts: &WordCounts, req: &TrainRequest, on_merge: impl FnMut(usize
         max_merges: max_merges as usize,
         max_token_length: req.max_token_length,
     };
-    let (merges, reason, words) = trainer.run(&config, on_merge);
+    let total = config.max_merges;
+    let (merges, reason, words) = trainer.run(&config, |k, m| on_merge(k, m, total));
     Ok(TrainOutput { base, n_symbols, merges, reason, words: words.into_iter().map(|w| w.symbols).collect() })
 }
 

@@ -1,7 +1,7 @@
 """Type stubs of the Rust extension (``src/py.rs``). Private: use
 ``bytepair.Tokenizer``."""
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 class WordCounts:
     def __init__(self, pattern: Optional[str] = None, special_tokens: Sequence[str] = ...) -> None: ...
@@ -23,6 +23,8 @@ def train(
     vocab_size: Optional[int],
     num_merges: Optional[int],
     n_special: int,
+    max_token_length: Optional[int] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
 ) -> Tuple[List[bytes], int, List[Tuple[int, int, int]], str]: ...
 def split_words(text: str, pattern: Optional[str]) -> List[str]: ...
 def split_words_regex(text: str, pattern: Optional[str]) -> List[str]: ...

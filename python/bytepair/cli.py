@@ -80,6 +80,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
             byte_fallback=args.byte_fallback,
             unk_token=args.unk_token,
             max_token_length=args.max_token_length,
+            progress=args.progress,
         )
     for w in caught:
         print(f"bytepair: warning: {w.message}", file=sys.stderr)
@@ -200,6 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-token-length", type=int, metavar="N",
                    help="never merge into a token longer than N (characters in the char model, bytes in the byte model)")
     p.add_argument("--trace", action="store_true", help="print each merge as it is learned (seed 000's format)")
+    p.add_argument("--progress", choices=["auto", "bar", "json", "none"], default="auto",
+                   help="progress on stderr: a bar (auto: when stderr is a terminal), JSON lines, or none")
     p.add_argument("--errors", choices=["strict", "replace"], default="strict",
                    help="invalid UTF-8 in the input: stop with an error (default) or replace it")
     p.set_defaults(run=cmd_train)

@@ -15,6 +15,7 @@ from typing import Any, Collection, Dict, List, Literal, Optional, Sequence, Tup
 from bytepair import _core
 from bytepair.errors import BytepairError, FormatError, TrainingError, TrainingWarning, UnknownTokenError
 from bytepair.patterns import preset_name, resolve_pattern
+from bytepair.progress import Reporter, make_reporter
 
 Corpus = Union[str, Iterable[str], Mapping[str, int]]
 SpecialTokens = Union[Sequence[str], Mapping[str, int]]
@@ -52,8 +53,11 @@ def _special_ids(special_tokens: Optional[SpecialTokens], first_id: int) -> Dict
     return out
 
 
-def _count_words(corpus: Corpus, pattern: Optional[str], specials: Sequence[str]) -> "_core.WordCounts":
-    """The corpus as a word-count table, in order of first appearance."""
+def _count_words(
+    corpus: Corpus, pattern: Optional[str], specials: Sequence[str], report: Optional[Reporter] = None
+) -> "_core.WordCounts":
+    """The corpus as a word-count table, in order of first appearance.
+    ``report("count", characters done, total or None)`` follows progress."""
     counts = _core.WordCounts(pattern, list(specials))
     if isinstance(corpus, str):
         counts.add_documents([corpus])
@@ -71,8 +75,9 @@ def _count_words(corpus: Corpus, pattern: Optional[str], specials: Sequence[str]
     elif isinstance(corpus, (bytes, bytearray)):
         raise TrainingError("the corpus must be text (str), not bytes: decode it first")
     else:
+        total = sum(len(d) for d in corpus if isinstance(d, str)) if isinstance(corpus, (list, tuple)) else None
         block: List[str] = []
-        size = 0
+        size = done = 0
         for i, doc in enumerate(corpus):
             if not isinstance(doc, str):
                 raise TrainingError(f"document {i} of the corpus is {type(doc).__name__}, not str")
@@ -80,9 +85,15 @@ def _count_words(corpus: Corpus, pattern: Optional[str], specials: Sequence[str]
             size += len(doc)
             if size >= _BATCH_BYTES:
                 counts.add_documents(block)
+                done += size
                 block, size = [], 0
+                if report:
+                    report("count", done, total)
         if block:
             counts.add_documents(block)
+            done += size
+        if report:
+            report("count", done, total if total is not None else done)
     return counts
 
 
@@ -138,6 +149,7 @@ class Tokenizer:
         byte_fallback: bool = False,
         unk_token: Optional[str] = None,
         max_token_length: Optional[int] = None,
+        progress: Union[None, bool, str, Reporter] = None,
     ) -> "Tokenizer":
         """Train a tokenizer on ``corpus``: a str, an iterable of documents
         (str), or a mapping of word counts (each key one word, in its order).
@@ -148,6 +160,9 @@ class Tokenizer:
         or when no pair occurs ``min_frequency`` times. ``max_token_length``
         bars merges whose token would be longer (characters in the char model,
         marker included; bytes in the byte model), as in HF and sentencepiece.
+        ``progress``: ``True``/``"bar"``, ``"json"``, ``"auto"`` or a callable
+        ``(stage, done, total)`` (see :mod:`bytepair.progress`). Ctrl-C stops
+        training promptly with ``KeyboardInterrupt``.
 
         >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
         ...                       model="char", end_of_word=None, num_merges=5)
@@ -189,7 +204,9 @@ class Tokenizer:
             special_names = [unk_token] + special_names
             if explicit:
                 raise TrainingError(f"unk_token {unk_token!r} must be one of the explicit special tokens")
-        counts = _count_words(corpus, regex, special_names)
+        report = make_reporter(progress)
+        counts = _count_words(corpus, regex, special_names, report)
+        on_merge = (lambda done, total: report("merge", done, total)) if report else None
         base, n_symbols, merges, reason = _core.train(
             counts,
             model,
@@ -202,6 +219,7 @@ class Tokenizer:
             num_merges=num_merges,
             n_special=len(special_names),
             max_token_length=max_token_length,
+            progress=on_merge,
         )
         first_special = len(base) + len(merges)
         specials = _special_ids(special_tokens if explicit else special_names, first_special)

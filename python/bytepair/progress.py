@@ -1,0 +1,76 @@
+"""Progress reports for long operations (counting words, merging).
+
+A reporter is a callable ``report(stage, done, total)``; ``make_reporter``
+builds one from a user's choice: ``"bar"`` (tqdm on stderr), ``"json"`` (one
+JSON object per line on stderr, for logs), ``"auto"`` (a bar when stderr is
+a terminal, else nothing), ``None``/``"none"`` (nothing), or any callable.
+
+>>> lines = []
+>>> report = make_reporter(lambda stage, done, total: lines.append((stage, done, total)))
+>>> report("merge", 1, 10); lines
+[('merge', 1, 10)]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, Callable, Dict, Optional, TextIO, Union
+
+Reporter = Callable[[str, int, Optional[int]], None]
+UNITS = {"count": "B", "merge": "merges"}
+
+
+class _Bars:
+    """One tqdm bar per stage, on stderr."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.bars: Dict[str, Any] = {}
+
+    def __call__(self, stage: str, done: int, total: Optional[int]) -> None:
+        from tqdm import tqdm
+
+        bar = self.bars.get(stage)
+        if bar is None:
+            unit = UNITS.get(stage, "it")
+            bar = self.bars[stage] = tqdm(
+                total=total, desc=stage, unit=unit, unit_scale=unit == "B", file=self.stream, leave=False
+            )
+        if total is not None and bar.total != total:
+            bar.total = total
+        bar.update(done - bar.n)
+        if total is not None and done >= total:
+            bar.close()
+
+
+class _JsonLines:
+    """``{"stage": ..., "done": ..., "total": ..., "seconds": ...}`` per update."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.start = time.monotonic()
+
+    def __call__(self, stage: str, done: int, total: Optional[int]) -> None:
+        record = {"stage": stage, "done": done, "total": total, "seconds": round(time.monotonic() - self.start, 3)}
+        self.stream.write(json.dumps(record) + "\n")
+        self.stream.flush()
+
+
+def make_reporter(choice: Union[None, bool, str, Reporter], stream: Optional[TextIO] = None) -> Optional[Reporter]:
+    """The reporter for ``choice`` (see the module docstring), or None."""
+    stream = stream or sys.stderr
+    if choice is None or choice is False or choice == "none":
+        return None
+    if callable(choice):
+        return choice
+    if choice == "auto":
+        choice = "bar" if getattr(stream, "isatty", lambda: False)() else "none"
+        if choice == "none":
+            return None
+    if choice is True or choice == "bar":
+        return _Bars(stream)
+    if choice == "json":
+        return _JsonLines(stream)
+    raise ValueError(f"unknown progress mode {choice!r}: use 'auto', 'bar', 'json' or 'none'")
