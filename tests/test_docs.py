@@ -10,6 +10,7 @@ MODULES = [
     "bytepair.errors",
     "bytepair.patterns",
     "bytepair._io",
+    "bytepair.progress",
     "bytepair.tokenizer",
     "bytepair.reference",
     "bytepair.formats",
