@@ -7,7 +7,7 @@ use crate::special::SpecialTokens;
 use crate::encode::Dropout;
 use crate::tokenizer::{char_spans, CharOptions, SpecialSet, Tokenizer};
 use crate::train::{StopReason, TieBreak};
-use crate::vocab::{self, CharSpec, ModelKind, TrainRequest};
+use crate::vocab::{self, CharSpec, Init, ModelKind, TrainRequest};
 use crate::words;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -111,7 +111,7 @@ impl WordCounts {
 /// Trains a model from word counts. Returns (base tokens, number of real
 /// base symbols, merges as (left, right, count), stop reason).
 #[pyfunction]
-#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None, progress=None))]
+#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None, progress=None, init=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn train<'py>(
     py: Python<'py>,
@@ -127,6 +127,7 @@ fn train<'py>(
     n_special: u64,
     max_token_length: Option<u32>,
     progress: Option<Py<PyAny>>,
+    init: Option<(Vec<Option<Vec<u8>>>, Vec<(u32, u32, u32)>)>,
 ) -> PyResult<(Vec<Bound<'py, PyBytes>>, usize, Vec<(u32, u32, u64)>, &'static str)> {
     let request = TrainRequest {
         kind: ModelKind::parse(model).py()?,
@@ -137,6 +138,7 @@ fn train<'py>(
         num_merges,
         n_special,
         max_token_length,
+        init: init.map(|(tokens, merges)| Init { tokens, merges }),
     };
     // every ~0.1 s: take the GIL, report progress, and let Ctrl-C stop training
     let mut interrupted: Option<PyErr> = None;
@@ -201,7 +203,7 @@ impl CoreTokenizer {
 
     /// Char model from its base symbols and merges (pairs of ids).
     #[staticmethod]
-    #[pyo3(signature = (base, merges, *, end_of_word, end_of_word_fused, byte_fallback_start, unk_id, pattern, special_tokens))]
+    #[pyo3(signature = (base, merges, *, end_of_word, end_of_word_fused, byte_fallback_start, unk_id, pattern, special_tokens, merge_ids=None))]
     #[allow(clippy::too_many_arguments)]
     fn char(
         base: Vec<String>,
@@ -212,9 +214,11 @@ impl CoreTokenizer {
         unk_id: Option<u32>,
         pattern: Option<&str>,
         special_tokens: Vec<(String, u32)>,
+        merge_ids: Option<Vec<u32>>,
     ) -> PyResult<Self> {
         let options = CharOptions { end_of_word, fused: end_of_word_fused, byte_fallback_start, unk_id };
-        Ok(CoreTokenizer { inner: Tokenizer::char(base, &merges, options, pattern, special_tokens).py()? })
+        let inner = Tokenizer::char(base, &merges, merge_ids.as_deref(), options, pattern, special_tokens).py()?;
+        Ok(CoreTokenizer { inner })
     }
 
     #[getter]

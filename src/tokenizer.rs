@@ -73,9 +73,12 @@ impl Tokenizer {
 
     /// A char-model tokenizer: `base` symbols take ids 0.., byte-fallback
     /// tokens follow when set, then `merges` (left id, right id) in order.
+    /// `merge_ids` gives each merge's id when they are not consecutive
+    /// (after continued training).
     pub fn char(
         base: Vec<String>,
         merges: &[(u32, u32)],
+        merge_ids: Option<&[u32]>,
         options: CharOptions,
         pattern: Option<&str>,
         specials: Vec<(String, u32)>,
@@ -96,13 +99,20 @@ impl Tokenizer {
         let mut text_ids: FxHashMap<Vec<u8>, u32> =
             symbol_ids.iter().map(|(s, &id)| (s.clone().into_bytes(), id)).collect();
         let mut rules = Vec::with_capacity(merges.len());
+        if merge_ids.is_some_and(|ids| ids.len() != merges.len()) {
+            return Err(Error::Format("merge_ids must give one id per merge".into()));
+        }
         for (k, &(l, r)) in merges.iter().enumerate() {
-            let id = tokens.len() as u32;
+            let id = merge_ids.map_or(tokens.len() as u32, |ids| ids[k]);
             let (Some(Some(a)), Some(Some(b))) = (tokens.get(l as usize), tokens.get(r as usize)) else {
                 return Err(Error::Format(format!("merge {} refers to an unknown id ({l}, {r})", k + 1)));
             };
             let mut t = a.clone();
             t.extend_from_slice(b);
+            if (id as usize) < tokens.len() || id == u32::MAX {
+                return Err(Error::Format(format!("merge {} has id {id}, which is already taken", k + 1)));
+            }
+            tokens.resize(id as usize, None);
             let canonical = *text_ids.entry(t.clone()).or_insert(id);
             tokens.push(Some(t));
             rules.push((l, r, canonical));

@@ -77,6 +77,10 @@ pub struct TrainConfig {
 }
 
 type Pair = (u32, u32);
+
+/// A symbol that never takes part in a pair (a character outside the
+/// vocabulary in continued training): pairs with it are never counted.
+pub const BARRIER: u32 = u32::MAX;
 /// Position of an occurrence: (word index, offset of its left symbol in
 /// initial symbols). Stable under merges, so comparable across steps.
 type Pos = (u32, u32);
@@ -197,7 +201,10 @@ impl Trainer {
             let mut off = 0u32;
             for pair in word.symbols.windows(2) {
                 let pos = (w as u32, off);
-                off += self.span[pair[0] as usize];
+                off += self.span_of(pair[0]);
+                if pair[0] == BARRIER || pair[1] == BARRIER {
+                    continue;
+                }
                 let info = self.pairs.entry((pair[0], pair[1])).or_insert_with(|| PairInfo {
                     count: 0,
                     first: pos,
@@ -254,7 +261,7 @@ impl Trainer {
                     }
                     break;
                 }
-                off += self.span[syms[i] as usize];
+                off += if syms[i] == BARRIER { 1 } else { self.span[syms[i] as usize] };
             }
             found
         });
@@ -287,7 +294,21 @@ impl Trainer {
         None
     }
 
+    /// Span of a word symbol (a barrier counts as one byte: only the order
+    /// of offsets matters).
+    #[inline]
+    fn span_of(&self, id: u32) -> u32 {
+        if id == BARRIER {
+            1
+        } else {
+            self.span[id as usize]
+        }
+    }
+
     fn add_occurrence(&mut self, pair: Pair, w: u32, off: u32, count: u64, grown: &mut Vec<Pair>) {
+        if pair.0 == BARRIER || pair.1 == BARRIER {
+            return;
+        }
         let info = self.pairs.entry(pair).or_insert_with(|| PairInfo {
             count: 0,
             first: (w, off),
@@ -308,6 +329,9 @@ impl Trainer {
     }
 
     fn remove_occurrence(&mut self, pair: Pair, w: u32, off: u32, count: u64) {
+        if pair.0 == BARRIER || pair.1 == BARRIER {
+            return;
+        }
         if let Some(info) = self.pairs.get_mut(&pair) {
             debug_assert!(info.count >= count);
             info.count = info.count.saturating_sub(count);
@@ -360,7 +384,7 @@ impl Trainer {
                 } else {
                     scratch.push(syms[i]);
                     prev_off = off;
-                    off += self.span[syms[i] as usize];
+                    off += self.span_of(syms[i]);
                     i += 1;
                 }
             }

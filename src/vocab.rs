@@ -2,7 +2,8 @@
 //! word-count table.
 
 use crate::error::{Error, Result};
-use crate::train::{Merge, StopReason, TieBreak, TrainConfig, TrainWord, Trainer};
+use crate::encode::{CharMerges, Sym};
+use crate::train::{Merge, StopReason, TieBreak, TrainConfig, TrainWord, Trainer, BARRIER};
 use crate::words::WordCounts;
 use rustc_hash::FxHashMap;
 
@@ -29,6 +30,16 @@ pub struct CharSpec {
     pub byte_fallback: bool,
 }
 
+/// An existing tokenizer to continue training from: its ids and merges
+/// are kept; new merges take the ids after its last id.
+pub struct Init {
+    /// Text of every id (None for special tokens, byte-fallback tokens and
+    /// unused ids: they never take part in merges).
+    pub tokens: Vec<Option<Vec<u8>>>,
+    /// Its merges in order: (left id, right id, result id).
+    pub merges: Vec<(u32, u32, u32)>,
+}
+
 pub struct TrainRequest {
     pub kind: ModelKind,
     pub char: CharSpec,
@@ -38,6 +49,7 @@ pub struct TrainRequest {
     pub num_merges: Option<u64>,
     pub n_special: u64,
     pub max_token_length: Option<u32>,
+    pub init: Option<Init>,
 }
 
 pub struct TrainOutput {
@@ -96,6 +108,9 @@ pub fn train(
 ) -> Result<TrainOutput> {
     if counts.is_empty() {
         return Err(Error::Training("the corpus is empty: it has no words to train on".into()));
+    }
+    if let Some(init) = &req.init {
+        return continue_training(counts, req, init, on_merge);
     }
     let (base, n_symbols, words) = match req.kind {
         ModelKind::Byte => {
@@ -156,6 +171,75 @@ pub fn train(
     let total = config.max_merges;
     let (merges, reason, words) = trainer.run(&config, |k, m| on_merge(k, m, total));
     Ok(TrainOutput { base, n_symbols, merges, reason, words: words.into_iter().map(|w| w.symbols).collect() })
+}
+
+/// Continued training: the words start as `init` would segment them in
+/// training (its merges applied in order); characters outside its
+/// vocabulary are barriers that never merge.
+fn continue_training(
+    counts: &WordCounts,
+    req: &TrainRequest,
+    init: &Init,
+    mut on_merge: impl FnMut(usize, &Merge, usize) -> bool,
+) -> Result<TrainOutput> {
+    let n = init.tokens.len();
+    let mut text_ids: FxHashMap<&[u8], u32> = FxHashMap::default();
+    for (id, t) in init.tokens.iter().enumerate() {
+        if let Some(t) = t {
+            text_ids.entry(t.as_slice()).or_insert(id as u32);
+        }
+    }
+    let canonical = |t: Option<&Vec<u8>>| t.and_then(|t| text_ids.get(t.as_slice()).copied());
+    let mut rules = Vec::with_capacity(init.merges.len());
+    for &(l, r, id) in &init.merges {
+        let result = canonical(init.tokens.get(id as usize).and_then(Option::as_ref))
+            .ok_or_else(|| Error::Training(format!("merge result id {id} has no token in the initial tokenizer")))?;
+        rules.push((l, r, result));
+    }
+    let merges = CharMerges::new(&rules);
+    let mut symbols: Vec<Sym> = Vec::new();
+    let mut words = Vec::with_capacity(counts.len());
+    for (w, c) in counts.iter() {
+        symbols.clear();
+        match req.kind {
+            ModelKind::Byte => {
+                for b in w.bytes() {
+                    let id = text_ids.get(&[b][..]).copied().unwrap_or(BARRIER);
+                    symbols.push(Sym { id, len: 1 });
+                }
+            }
+            ModelKind::Char => {
+                for s in char_symbols(w, &req.char) {
+                    let id = text_ids.get(s.as_bytes()).copied().unwrap_or(BARRIER);
+                    symbols.push(Sym { id, len: 1 });
+                }
+            }
+        }
+        merges.apply(&mut symbols, None);
+        words.push(TrainWord { symbols: symbols.iter().map(|s| s.id).collect(), count: c });
+    }
+    let fixed = n as u64;
+    let mut max_merges = req.num_merges.unwrap_or(u64::MAX);
+    if let Some(v) = req.vocab_size {
+        if v < fixed {
+            return Err(Error::Training(format!(
+                "vocab_size {v} is smaller than the initial tokenizer's vocabulary ({fixed} ids)"
+            )));
+        }
+        max_merges = max_merges.min(v - fixed);
+    }
+    max_merges = max_merges.min(u32::MAX as u64 - fixed - 1);
+    let symbol_text: Vec<Vec<u8>> = init.tokens.iter().map(|t| t.clone().unwrap_or_default()).collect();
+    let trainer = Trainer::new(words, symbol_text, req.tie_break, req.kind == ModelKind::Char)?;
+    let config = TrainConfig {
+        tie_break: req.tie_break,
+        min_frequency: req.min_frequency,
+        max_merges: max_merges as usize,
+        max_token_length: req.max_token_length,
+    };
+    let total = config.max_merges;
+    let (merges, reason, words) = trainer.run(&config, |k, m| on_merge(k, m, total));
+    Ok(TrainOutput { base: Vec::new(), n_symbols: 0, merges, reason, words: words.into_iter().map(|w| w.symbols).collect() })
 }
 
 #[cfg(test)]

@@ -205,3 +205,41 @@ def test_real_text(model, tie_break):
     same_model(r, c)
     sample = text[-3000:]
     assert c.encode_ordinary(sample) == r.encode_ordinary(sample)
+
+
+@SETTINGS
+@given(
+    first=corpora,
+    second=corpora,
+    model=st.sampled_from(["char", "byte"]),
+    tie_break=st.sampled_from(["first", "alphabetical", "pair-id"]),
+    n1=st.integers(0, 12),
+    n2=st.none() | st.integers(0, 15),
+    specials=st.sampled_from([(), ("<w>",)]),
+    fused=st.booleans(),
+)
+def test_continued_training(first, second, model, tie_break, n1, n2, specials, fused):
+    kwargs = {"end_of_word": "</w>", "end_of_word_fused": fused} if model == "char" else {"pattern": "gpt2"}
+    r0, c0 = run_both("train", first[0], model=model, num_merges=n1, tie_break=tie_break,
+                      special_tokens=specials, **kwargs)
+    if r0 is None:
+        return
+    same_model(r0, c0)
+    docs, probe = second
+    results = []
+    for impl, init in ((ref, r0), (bytepair.Tokenizer, c0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                results.append(impl.train(docs, num_merges=n2, tie_break=tie_break, init=init))
+            except bytepair.BytepairError as e:
+                results.append(type(e))
+    r, c = results
+    if isinstance(r, type) or isinstance(c, type):
+        assert r == c
+        return
+    same_model(r, c)
+    # every id of the initial tokenizer is kept
+    assert {i: t for i, t in c.vocab().items() if i in c0.vocab()} == c0.vocab()
+    for text in docs + [probe]:
+        same_encoding(r, c, text)

@@ -60,6 +60,17 @@ def _special_options(args: argparse.Namespace):
 
 def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
     documents = [_read_input(p, args.errors) for p in args.files]
+    if args.init:
+        if not os.path.exists(args.init):
+            raise CliError(f"{args.init}: no such tokenizer file")
+        init = Tokenizer.load(args.init)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TrainingWarning)
+            tok = Tokenizer.train(
+                documents, vocab_size=args.vocab_size, num_merges=args.merges, min_frequency=args.min_frequency,
+                tie_break=args.tie_break, max_token_length=args.max_token_length, progress=args.progress, init=init,
+            )
+        return _finish_training(args, tok, caught, out)
     end_of_word = None if args.end_of_word in ("", None) or args.no_end_of_word else args.end_of_word
     pattern = args.pattern if args.pattern is not None else "default"
     if args.model == "char" and args.pattern in ("none", "split"):
@@ -82,6 +93,10 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
             max_token_length=args.max_token_length,
             progress=args.progress,
         )
+    return _finish_training(args, tok, caught, out)
+
+
+def _finish_training(args: argparse.Namespace, tok: Tokenizer, caught, out: TextIO) -> int:
     for w in caught:
         print(f"bytepair: warning: {w.message}", file=sys.stderr)
     if args.trace:
@@ -200,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unk-token", default=None, metavar="TOK", help="char model: token for unseen characters")
     p.add_argument("--max-token-length", type=int, metavar="N",
                    help="never merge into a token longer than N (characters in the char model, bytes in the byte model)")
+    p.add_argument("--init", metavar="TOK",
+                   help="continue training this tokenizer: its ids, merges and settings are kept, new merges follow")
     p.add_argument("--trace", action="store_true", help="print each merge as it is learned (seed 000's format)")
     p.add_argument("--progress", choices=["auto", "bar", "json", "none"], default="auto",
                    help="progress on stderr: a bar (auto: when stderr is a terminal), JSON lines, or none")

@@ -269,7 +269,7 @@ def _special_list(special_tokens, error):
 def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=1,
           pattern=_DEFAULT, end_of_word="</w>", end_of_word_fused=False,
           tie_break="first", special_tokens=(), byte_fallback=False, unk_token=None,
-          max_token_length=None):
+          max_token_length=None, init=None):
     """
     learn merges from a corpus, e.g.
     train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, model="char",
@@ -285,7 +285,13 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
     max_token_length: pairs whose merged token would be longer (in characters
     of its text in the char model, marker included; in bytes in the byte
     model) are never merged.
+    init: a Model to continue (see continue_training).
     """
+    if init is not None:
+        if special_tokens or byte_fallback or unk_token is not None:
+            raise TrainingError("with init=, special tokens and fallback settings come from the initial model")
+        return continue_training(init, corpus, vocab_size, num_merges, min_frequency, tie_break,
+                                 max_token_length)
     _check_settings(model, end_of_word, TrainingError)
     if tie_break not in TIE_BREAKS:
         raise TrainingError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
@@ -370,6 +376,79 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
                  special_tokens=special_tokens, pattern=pattern, end_of_word=end_of_word,
                  end_of_word_fused=end_of_word_fused, byte_fallback=byte_fallback,
                  unk_token=unk_token, error=TrainingError)
+
+
+def continue_training(init, corpus, vocab_size=None, num_merges=None, min_frequency=1,
+                      tie_break="first", max_token_length=None):
+    """
+    add merges to the model init, keeping every id and merge it has, e.g.
+    m = train("low lower", model="char", num_merges=2)   # l+o, lo+w
+    continue_training(m, "lowest lowest", num_merges=1).merges[-1] -> ("low", "e")
+
+    init's settings (model, pattern, marker, special tokens) stay. the words of
+    the corpus start as init's merges segment them (applied in order, as in
+    training); pairs with a symbol outside init's vocabulary (a character it
+    never saw) are never counted. new merges take the ids after init's last id;
+    vocab_size counts init's ids too, num_merges only new merges.
+    """
+    _check_int("num_merges", num_merges, 0)
+    _check_int("vocab_size", vocab_size, 0)
+    _check_int("min_frequency", min_frequency, 1)
+    _check_int("max_token_length", max_token_length, 1)
+    if isinstance(corpus, Mapping):
+        counts = dict(corpus)
+    else:
+        counts = _count(corpus, lambda s: split_words(s, init.pattern), list(init.special_tokens))
+    if not counts:
+        raise TrainingError("empty corpus: no words to train on")
+    specials = set(init.special_tokens.values())
+    fallback = range(init._fallback_start, init._fallback_start + 256) if init.byte_fallback else range(0)
+    known = {t for i, t in init.vocab.items() if i not in specials and i not in fallback}
+    words = []
+    for w, n in counts.items():
+        if init.model == "byte":
+            symbols = [bytes([b]) for b in w.encode("utf-8")]
+        else:
+            symbols = initial_symbols(w, "char", init.end_of_word, init.end_of_word_fused)
+        for pair in init.merges:
+            symbols = merge(symbols, pair)
+        words.append((symbols, n))
+    ids = dict(init._ids)
+    next_id = init.n_vocab
+    if vocab_size is not None and vocab_size < init.n_vocab:
+        raise TrainingError(f"vocab_size={vocab_size} is below the initial model's size ({init.n_vocab})")
+    limit = num_merges
+    if vocab_size is not None:
+        limit = vocab_size - init.n_vocab if limit is None else min(limit, vocab_size - init.n_vocab)
+    merges, merge_counts, stopped = [], [], None
+    while limit is None or len(merges) < limit:
+        pair_counts = {p: c for p, c in get_pair_counts(words).items() if p[0] in known and p[1] in known}
+        if max_token_length is not None:
+            pair_counts = {p: c for p, c in pair_counts.items() if len(p[0] + p[1]) <= max_token_length}
+        if not pair_counts:
+            stopped = "no adjacent pair is left to merge"
+            break
+        pair = best_pair(pair_counts, tie_break, ids)
+        if pair_counts[pair] < min_frequency:
+            stopped = f"no pair occurs at least min_frequency={min_frequency} times"
+            break
+        merges.append(pair)
+        merge_counts.append(pair_counts[pair])
+        ids.setdefault(pair[0] + pair[1], next_id + len(merges) - 1)
+        known.add(pair[0] + pair[1])
+        words = [(merge(symbols, pair), n) for symbols, n in words]
+    if stopped and limit is not None:
+        warnings.warn(f"continued training stopped after {len(merges)} new merges: {stopped}",
+                      TrainingWarning, stacklevel=3)
+    n_old = len(init.merges)
+    old_ids = [init._ids_of_merge[k] for k in range(n_old)]
+    base = [init.vocab[i] for i in range(init._base_size)]
+    return Model(init.model, base, init.merges + merges,
+                 merge_counts=list(init.merge_counts) + [None] * (n_old - len(init.merge_counts)) + merge_counts,
+                 words=[tuple(symbols) for symbols, _ in words], special_tokens=dict(init.special_tokens),
+                 pattern=init.pattern, end_of_word=init.end_of_word, end_of_word_fused=init.end_of_word_fused,
+                 byte_fallback=init.byte_fallback, unk_token=init.unk_token, error=TrainingError,
+                 merge_ids=old_ids + list(range(next_id, next_id + len(merges))))
 
 
 def from_merges(merges, model="char", end_of_word="</w>", end_of_word_fused=False, pattern=_DEFAULT,
@@ -458,7 +537,7 @@ class Model:
 
     def __init__(self, model, base, merges, merge_counts=(), words=(), special_tokens=(),
                  pattern=None, end_of_word=None, end_of_word_fused=False, byte_fallback=False,
-                 unk_token=None, error=BytepairError):
+                 unk_token=None, error=BytepairError, merge_ids=None):
         self.model = model
         self.merges = list(merges)
         self.merge_counts = list(merge_counts)
@@ -477,9 +556,13 @@ class Model:
         if byte_fallback:
             for b in range(256):
                 self.vocab[len(self.vocab)] = f"<0x{b:02X}>"
-        for left, right in self.merges:
-            self.vocab[len(self.vocab)] = left + right
-        n_regular = len(self.vocab)
+        # merge k is the next id, or merge_ids[k] after continued training
+        self._base_size = len(base)
+        self._ids_of_merge = []
+        for k, (left, right) in enumerate(self.merges):
+            self._ids_of_merge.append(merge_ids[k] if merge_ids else len(self.vocab))
+            self.vocab[self._ids_of_merge[-1]] = left + right
+        n_regular = max(self.vocab, default=-1) + 1
         # token -> smallest id, for encoding (byte-fallback tokens are looked up by byte, not text)
         self._ids = {}
         for i, token in self.vocab.items():
@@ -498,7 +581,7 @@ class Model:
             self.special_tokens = {}
             for token in tokens:
                 i = special_tokens[token]
-                if isinstance(i, bool) or not isinstance(i, int) or i < n_regular:
+                if isinstance(i, bool) or not isinstance(i, int) or i < 0 or i in self.vocab:
                     raise error(f"special token {token!r}: id {i!r} must be an integer >= {n_regular} "
                                 f"(the ids below belong to regular tokens)")
                 if i in self.special_tokens.values():
@@ -527,7 +610,7 @@ class Model:
         lines = []
         for k, (left, right) in enumerate(self.merges, 1):
             line = f"merge {k}: {_show(left)} + {_show(right)} -> {_show(left + right)}"
-            if k <= len(self.merge_counts):
+            if k <= len(self.merge_counts) and self.merge_counts[k - 1] is not None:
                 line += f"  (count {self.merge_counts[k - 1]})"
             lines.append(line)
         return lines

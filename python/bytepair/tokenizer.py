@@ -129,6 +129,7 @@ class Tokenizer:
         self._base: List[Any] = []  # char: base symbol strings; byte: None (bytes 0-255)
         self._tokens: List[Optional[bytes]] = []  # byte model, non-standard ids only
         self._merge_ids: Optional[List[Tuple[int, int]]] = []  # None: derive from _tokens
+        self._merge_results: Optional[List[int]] = None  # ids of the merges when not consecutive
         self._core: Any = None
 
     # ------------------------------------------------------------------ building
@@ -150,6 +151,7 @@ class Tokenizer:
         unk_token: Optional[str] = None,
         max_token_length: Optional[int] = None,
         progress: Union[None, bool, str, Reporter] = None,
+        init: Optional["Tokenizer"] = None,
     ) -> "Tokenizer":
         """Train a tokenizer on ``corpus``: a str, an iterable of documents
         (str), or a mapping of word counts (each key one word, in its order).
@@ -164,11 +166,23 @@ class Tokenizer:
         ``(stage, done, total)`` (see :mod:`bytepair.progress`). Ctrl-C stops
         training promptly with ``KeyboardInterrupt``.
 
+        ``init=tok`` continues training ``tok``: every id and merge of ``tok``
+        is kept, and so are its settings (model, pattern, marker, special
+        tokens); the corpus's words start as ``tok``'s merges segment them,
+        and new merges take the ids after ``tok``'s last id. ``vocab_size``
+        counts ``tok``'s ids too; ``num_merges`` counts new merges. Characters
+        outside ``tok``'s vocabulary never merge.
+
         >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
         ...                       model="char", end_of_word=None, num_merges=5)
         >>> tok.merges
         [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w'), ('n', 'e')]
         """
+        if init is not None:
+            if special_tokens or unk_token is not None or byte_fallback:
+                raise TrainingError("with init=, special tokens and fallback settings come from the initial tokenizer")
+            model, pattern = init.model, init.pattern
+            end_of_word, end_of_word_fused = init.end_of_word, init.end_of_word_fused
         if model not in MODELS:
             raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
         if tie_break not in TIE_BREAKS:
@@ -186,7 +200,7 @@ class Tokenizer:
             max_token_length = min(max_token_length, 2**32 - 1)
         if end_of_word == "":
             end_of_word = None
-        if pattern == "default":
+        if pattern == "default" and init is None:
             pattern = "cl100k" if model == "byte" else None
         regex = resolve_pattern(pattern)
         if model == "byte" and regex is None:
@@ -205,6 +219,10 @@ class Tokenizer:
             if explicit:
                 raise TrainingError(f"unk_token {unk_token!r} must be one of the explicit special tokens")
         report = make_reporter(progress)
+        if init is not None:
+            return init._continue_training(
+                corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length
+            )
         counts = _count_words(corpus, regex, special_names, report)
         on_merge = (lambda done, total: report("merge", done, total)) if report else None
         base, n_symbols, merges, reason = _core.train(
@@ -370,15 +388,74 @@ class Tokenizer:
         tok._build()
         return tok
 
+    def _merge_triples(self) -> List[Tuple[int, int, int]]:
+        """Every merge as (left id, right id, id of the merged token)."""
+        if self._merge_ids is None:
+            return self._derive_merges(with_ids=True)  # type: ignore[return-value]
+        if self._merge_results is not None:
+            results = self._merge_results
+        else:
+            first = 256 if self.model == "byte" else len(self._base) + (256 if self.byte_fallback else 0)
+            results = list(range(first, first + len(self._merge_ids)))
+        return [(l, r, i) for (l, r), i in zip(self._merge_ids, results)]
+
+    def _continue_training(self, corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length):
+        """``train(corpus, init=self)``: see :meth:`train`."""
+        specials = set(self.special_tokens.values())
+        fallback = range(len(self._base), len(self._base) + 256) if self.byte_fallback else range(0)
+        tokens = [
+            None if i in specials or i in fallback else self._core.token_bytes(i) for i in range(self.n_vocab)
+        ]
+        triples = self._merge_triples()
+        counts = _count_words(corpus, self.pattern, list(self.special_tokens), report)
+        on_merge = (lambda done, total: report("merge", done, total)) if report else None
+        _, _, merges, reason = _core.train(
+            counts,
+            self.model,
+            end_of_word=self.end_of_word,
+            end_of_word_fused=self.end_of_word_fused,
+            byte_fallback=False,
+            tie_break=tie_break,
+            min_frequency=min_frequency,
+            vocab_size=vocab_size,
+            num_merges=num_merges,
+            n_special=0,
+            max_token_length=max_token_length,
+            progress=on_merge,
+            init=(tokens, triples),
+        )
+        tok = Tokenizer.from_dict(self.to_dict())
+        n = self.n_vocab
+        old_counts = list(self.merge_counts) + [None] * (len(triples) - len(self.merge_counts))
+        tok._merge_ids = [(l, r) for l, r, _ in triples] + [(l, r) for l, r, _ in merges]
+        tok._merge_results = [i for _, _, i in triples] + list(range(n, n + len(merges)))
+        tok.merge_counts = old_counts + [c for _, _, c in merges]
+        tok._build()
+        if (vocab_size is not None or num_merges is not None) and reason != "done":
+            warnings.warn(
+                f"continued training stopped after {len(merges)} new merges because no pair is left "
+                f"to merge (min_frequency={min_frequency}); the vocabulary has {tok.n_vocab} tokens",
+                TrainingWarning,
+                stacklevel=3,
+            )
+        return tok
+
     def _build(self) -> None:
         """(Re)create the core tokenizer from the Python-side description."""
         specials = sorted(self.special_tokens.items(), key=lambda kv: kv[1])
         if self.model == "byte":
             if self._merge_ids is not None:
                 table: List[Optional[bytes]] = [bytes([b]) for b in range(256)]
+                results = self._merge_results
+                if results is not None and len(results) != len(self._merge_ids):
+                    raise BytepairError("merge_ids must give one id per merge")
                 for k, (l, r) in enumerate(self._merge_ids):
-                    if l >= len(table) or r >= len(table):
+                    if l >= len(table) or r >= len(table) or table[l] is None or table[r] is None:
                         raise BytepairError(f"merge {k + 1} refers to an unknown id ({l}, {r})")
+                    id_ = len(table) if results is None else results[k]
+                    if id_ < len(table) or id_ >= 2**32 - 1:
+                        raise BytepairError(f"merge {k + 1} has id {id_}, which is already taken")
+                    table.extend([None] * (id_ - len(table)))
                     table.append(table[l] + table[r])  # type: ignore[operator]
                 self._tokens = table
             self._core = _core.CoreTokenizer.byte(self._tokens, self.pattern, specials)
@@ -394,6 +471,7 @@ class Tokenizer:
                 unk_id=unk_id,
                 pattern=self.pattern,
                 special_tokens=specials,
+                merge_ids=self._merge_results,
             )
 
     # ------------------------------------------------------------------ vocabulary
@@ -419,9 +497,10 @@ class Tokenizer:
             raise UnknownTokenError(f"token id {id_} is not in the vocabulary")
         return raw.decode("utf-8") if self.model == "char" else raw
 
-    def _derive_merges(self) -> List[Tuple[int, int]]:
+    def _derive_merges(self, with_ids: bool = False) -> List[Tuple[int, ...]]:
         """Merges of a vocabulary given as ranks: each multi-byte token split
-        in two by running BPE on its bytes with the lower ranks only."""
+        in two by running BPE on its bytes with the lower ranks only (with
+        ``with_ids``, each with the token's own id as a third element)."""
         ranks = {b: i for i, b in enumerate(self._tokens) if b is not None}
         out = []
         for rank, token in enumerate(self._tokens):
@@ -439,7 +518,7 @@ class Tokenizer:
                 i = best[1]
                 parts[i : i + 2] = [parts[i] + parts[i + 1]]
             if len(parts) == 2 and parts[0] in ranks and parts[1] in ranks:
-                out.append((ranks[parts[0]], ranks[parts[1]]))
+                out.append((ranks[parts[0]], ranks[parts[1]]) + ((rank,) if with_ids else ()))
         return out
 
     @property
@@ -466,9 +545,10 @@ class Tokenizer:
         ['merge 1: a + a -> aa  (count 2)', 'merge 2: aa + b -> aab  (count 2)']
         """
         lines = []
-        for k, ((left, right), count) in enumerate(zip(self.merges, self.merge_counts), 1):
-            a, b = _fmt_token(left), _fmt_token(right)
-            lines.append(f"merge {k}: {a} + {b} -> {_fmt_token(left + right)}  (count {count})")
+        for k, (left, right) in enumerate(self.merges, 1):
+            line = f"merge {k}: {_fmt_token(left)} + {_fmt_token(right)} -> {_fmt_token(left + right)}"
+            count = self.merge_counts[k - 1] if k <= len(self.merge_counts) else None
+            lines.append(line if count is None else f"{line}  (count {count})")
         return lines
 
     # ------------------------------------------------------------------ encoding
@@ -648,6 +728,8 @@ class Tokenizer:
         if self._merge_ids is not None:
             d["merges"] = [list(m) for m in self._merge_ids]
             d["merge_counts"] = list(self.merge_counts)
+            if self._merge_results is not None:
+                d["merge_ids"] = list(self._merge_results)
         else:
             import base64
 
@@ -671,6 +753,7 @@ class Tokenizer:
         if "merges" in d:
             tok._merge_ids = [(int(l), int(r)) for l, r in d["merges"]]
             tok.merge_counts = list(d.get("merge_counts") or [])
+            tok._merge_results = list(d["merge_ids"]) if d.get("merge_ids") is not None else None
         else:
             import base64
 

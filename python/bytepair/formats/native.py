@@ -53,8 +53,13 @@ def _check(path: str, d: Any) -> None:
             if not (isinstance(m, list) and len(m) == 2 and all(is_id(x) for x in m)):
                 raise _fail(path, f"merge {k + 1} must be [left id, right id], got {m!r}")
         counts = d.get("merge_counts", [])
-        if not isinstance(counts, list) or not all(is_id(c) or isinstance(c, int) and c >= 0 for c in counts):
-            raise _fail(path, "field 'merge_counts' must be a list of non-negative integers")
+        if not isinstance(counts, list) or not all(
+            c is None or isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts
+        ):
+            raise _fail(path, "field 'merge_counts' must be a list of non-negative integers (or nulls)")
+        ids = d.get("merge_ids")
+        if ids is not None and (not isinstance(ids, list) or len(ids) != len(merges) or not all(is_id(i) for i in ids)):
+            raise _fail(path, "field 'merge_ids' must be a list of ids, one per merge")
     elif "tokens_base64" in d:
         toks = d["tokens_base64"]
         if not isinstance(toks, list) or not all(t is None or isinstance(t, str) for t in toks):
