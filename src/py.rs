@@ -89,6 +89,15 @@ impl WordCounts {
         py.detach(|| counts.add_documents(pre, specials, &documents)).py()
     }
 
+    /// Counts one block of a document that goes on: returns how many
+    /// characters of `text` were counted; the caller puts the rest in front
+    /// of the next block and gives the last block to `add_documents`.
+    fn add_text_prefix(&mut self, py: Python<'_>, text: &str) -> PyResult<usize> {
+        let (pre, specials, counts) = (&self.pre, &self.specials, &mut self.counts);
+        let used = py.detach(|| counts.add_text_prefix(pre, specials, text)).py()?;
+        Ok(text[..used].chars().count())
+    }
+
     /// Adds `count` occurrences of one word, taken as is.
     fn add_word(&mut self, word: &str, count: u64) -> PyResult<()> {
         self.counts.add_word(word, count).py()

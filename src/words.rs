@@ -51,17 +51,65 @@ impl WordCounts {
     /// Counts the words of one document; special-token text cuts it first.
     pub fn add_text(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<()> {
         for segment in specials.segments(text) {
-            let map = &mut self.map;
-            pre.for_each_word(segment, |w| {
-                match map.get_mut(w) {
-                    Some(c) => *c += 1,
-                    None => {
-                        map.insert(w.to_owned(), 1);
-                    }
-                }
-            })?;
+            self.add_segment(pre, segment)?;
         }
         Ok(())
+    }
+
+    /// Counts the start of a document that goes on after `text` (one block
+    /// of a stream). The last two words, and text where a special token
+    /// may be cut off, can change with more text, so they are left
+    /// uncounted: returns the byte length of the counted prefix, and the
+    /// caller puts the rest in front of the next block (the last block goes
+    /// to `add_text`). Exact for patterns whose matches depend on at most
+    /// the text up to the next word's end, as the presets' do.
+    pub fn add_text_prefix(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<usize> {
+        let longest = specials.iter().map(|(t, _)| t.len()).max().unwrap_or(1);
+        let mut limit = text.len().saturating_sub(longest.saturating_sub(1));
+        while !text.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        let mut last = 0;
+        let mut cut = text.len();
+        for (start, end, _) in specials.find_all(text, |_| true) {
+            if end > limit {
+                // not sure yet (a longer special token may start here): stop before it
+                cut = start;
+                break;
+            }
+            self.add_segment(pre, &text[last..start])?;
+            last = end;
+        }
+        // a special token may start anywhere from `limit` on, cutting the text
+        // there: words are only decided up to that point
+        let tail = &text[last..cut.min(limit).max(last)];
+        let mut words: Vec<&str> = Vec::new();
+        pre.for_each_word(tail, |w| words.push(w))?;
+        let keep = words.len().saturating_sub(2);
+        let mut consumed = last;
+        for w in &words[..keep] {
+            let end = last + (w.as_ptr() as usize - tail.as_ptr() as usize) + w.len();
+            if end > limit {
+                break;
+            }
+            self.add_word(w, 1)?;
+            consumed = end;
+        }
+        // the next block starts where the first uncounted word starts
+        if let Some(next) = words.iter().map(|w| last + (w.as_ptr() as usize - tail.as_ptr() as usize)).find(|&s| s >= consumed) {
+            consumed = next;
+        }
+        Ok(consumed)
+    }
+
+    fn add_segment(&mut self, pre: &Pretokenizer, segment: &str) -> Result<()> {
+        let map = &mut self.map;
+        pre.for_each_word(segment, |w| match map.get_mut(w) {
+            Some(c) => *c += 1,
+            None => {
+                map.insert(w.to_owned(), 1);
+            }
+        })
     }
 
     /// Counts many documents in parallel; the result (order included) is
@@ -150,6 +198,71 @@ mod tests {
         let a: Vec<_> = serial.iter().collect();
         let b: Vec<_> = parallel.iter().collect();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn streaming_blocks_count_like_the_whole_document() {
+        use crate::pretokenize::{CL100K, GPT2};
+        let text = "It's the cat's <|eot|>toy;  we'll see.\n\n  def f(x):\r\n\treturn x**2  # 12345 ok\n   end   <|eot|>".repeat(20);
+        let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9)]);
+        for pattern in [None, Some(CL100K), Some(GPT2), Some(r"\S+|\s+")] {
+            let pre = Pretokenizer::new(pattern).unwrap();
+            let mut whole = WordCounts::new();
+            whole.add_text(&pre, &sp, &text).unwrap();
+            for block in [1, 2, 3, 7, 16, 100] {
+                let mut streamed = WordCounts::new();
+                let mut carry = String::new();
+                let chars: Vec<char> = text.chars().collect();
+                for chunk in chars.chunks(block) {
+                    carry.extend(chunk);
+                    let used = streamed.add_text_prefix(&pre, &sp, &carry).unwrap();
+                    carry.drain(..used);
+                }
+                streamed.add_text(&pre, &sp, &carry).unwrap();
+                let a: Vec<_> = whole.iter().collect();
+                let b: Vec<_> = streamed.iter().collect();
+                if a != b {
+                    let diff: Vec<_> = a.iter().zip(&b).filter(|(x, y)| x != y).take(3).collect();
+                    panic!("pattern {pattern:?}, block {block}: {diff:?} lens {} {}", a.len(), b.len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streaming_random_texts_in_random_blocks() {
+        use crate::pretokenize::{CL100K, GPT2};
+        let pieces = ["a", "Z", "'s", "'", " ", "  ", "\n", "\r\n", "\t", "1", "234", ".", "!?", "é", "你", "<|", "<|eot|>", "|>", "<|e", "\u{3000}", "🙂"];
+        let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9), ("<|e".into(), 10)]);
+        let mut state = 0x9E3779B97F4A7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let n = (next() % 60) as usize;
+            let text: String = (0..n).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+            for pattern in [None, Some(CL100K), Some(GPT2)] {
+                let pre = Pretokenizer::new(pattern).unwrap();
+                let mut whole = WordCounts::new();
+                whole.add_text(&pre, &sp, &text).unwrap();
+                let block = 1 + (next() % 9) as usize;
+                let mut streamed = WordCounts::new();
+                let mut carry = String::new();
+                let chars: Vec<char> = text.chars().collect();
+                for chunk in chars.chunks(block) {
+                    carry.extend(chunk);
+                    let used = streamed.add_text_prefix(&pre, &sp, &carry).unwrap();
+                    carry.drain(..used);
+                }
+                streamed.add_text(&pre, &sp, &carry).unwrap();
+                let a: Vec<_> = whole.iter().collect();
+                let b: Vec<_> = streamed.iter().collect();
+                assert_eq!(a, b, "pattern {pattern:?}, block {block}, text {text:?}");
+            }
+        }
     }
 
     #[test]
