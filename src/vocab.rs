@@ -104,7 +104,7 @@ pub fn char_base<'a>(words: impl IntoIterator<Item = &'a str>, spec: &CharSpec) 
 pub fn train(
     counts: &WordCounts,
     req: &TrainRequest,
-    mut on_merge: impl FnMut(usize, &Merge, usize) -> bool,
+    on_merge: impl FnMut(usize, &Merge, usize) -> bool,
 ) -> Result<TrainOutput> {
     if counts.is_empty() {
         return Err(Error::Training("the corpus is empty: it has no words to train on".into()));
@@ -140,27 +140,41 @@ pub fn train(
         }
     };
     let fixed = base.len() as u64 + req.n_special;
-    let mut max_merges = req.num_merges.unwrap_or(u64::MAX);
-    if let Some(v) = req.vocab_size {
-        if v < fixed {
-            return Err(Error::Training(format!(
-                "vocab_size {v} is smaller than the vocabulary without merges ({fixed}: {} base symbols{} + {} special tokens)",
-                base.len(),
-                if req.kind == ModelKind::Char && req.char.byte_fallback { " incl. 256 byte-fallback tokens" } else { "" },
-                req.n_special
-            )));
-        }
-        max_merges = max_merges.min(v - fixed);
-    }
-    if base.len() as u64 + max_merges.min(u32::MAX as u64) >= u32::MAX as u64 {
-        max_merges = u32::MAX as u64 - base.len() as u64 - req.n_special - 1;
-    }
+    let what = format!(
+        "the vocabulary without merges ({fixed}: {} base symbols{} + {} special tokens)",
+        base.len(),
+        if req.kind == ModelKind::Char && req.char.byte_fallback { " incl. 256 byte-fallback tokens" } else { "" },
+        req.n_special
+    );
     // byte-fallback tokens never take part in merges and must not become the
     // canonical id of a merged text that happens to spell "<0xNN>"
     let mut symbol_text = base.clone();
     for t in symbol_text.iter_mut().skip(n_symbols) {
         t.clear();
     }
+    let (merges, reason, words) = run_trainer(words, symbol_text, req, fixed, &what, on_merge)?;
+    Ok(TrainOutput { base, n_symbols, merges, reason, words })
+}
+
+/// Runs the trainer on `words` whose symbols are ids of `symbol_text`; the
+/// vocabulary already holds `fixed` ids (`what` describes them in errors).
+fn run_trainer(
+    words: Vec<TrainWord>,
+    symbol_text: Vec<Vec<u8>>,
+    req: &TrainRequest,
+    fixed: u64,
+    what: &str,
+    mut on_merge: impl FnMut(usize, &Merge, usize) -> bool,
+) -> Result<(Vec<Merge>, StopReason, Vec<Vec<u32>>)> {
+    let mut max_merges = req.num_merges.unwrap_or(u64::MAX);
+    if let Some(v) = req.vocab_size {
+        if v < fixed {
+            return Err(Error::Training(format!("vocab_size {v} is smaller than {what}")));
+        }
+        max_merges = max_merges.min(v - fixed);
+    }
+    // ids are 32-bit
+    max_merges = max_merges.min((u32::MAX as u64).saturating_sub(fixed + 1));
     let trainer = Trainer::new(words, symbol_text, req.tie_break, req.kind == ModelKind::Char)?;
     let config = TrainConfig {
         tie_break: req.tie_break,
@@ -170,7 +184,7 @@ pub fn train(
     };
     let total = config.max_merges;
     let (merges, reason, words) = trainer.run(&config, |k, m| on_merge(k, m, total));
-    Ok(TrainOutput { base, n_symbols, merges, reason, words: words.into_iter().map(|w| w.symbols).collect() })
+    Ok((merges, reason, words.into_iter().map(|w| w.symbols).collect()))
 }
 
 /// Continued training: the words start as `init` would segment them in
@@ -180,7 +194,7 @@ fn continue_training(
     counts: &WordCounts,
     req: &TrainRequest,
     init: &Init,
-    mut on_merge: impl FnMut(usize, &Merge, usize) -> bool,
+    on_merge: impl FnMut(usize, &Merge, usize) -> bool,
 ) -> Result<TrainOutput> {
     let n = init.tokens.len();
     let mut text_ids: FxHashMap<&[u8], u32> = FxHashMap::default();
@@ -218,28 +232,10 @@ fn continue_training(
         merges.apply(&mut symbols, None);
         words.push(TrainWord { symbols: symbols.iter().map(|s| s.id).collect(), count: c });
     }
-    let fixed = n as u64;
-    let mut max_merges = req.num_merges.unwrap_or(u64::MAX);
-    if let Some(v) = req.vocab_size {
-        if v < fixed {
-            return Err(Error::Training(format!(
-                "vocab_size {v} is smaller than the initial tokenizer's vocabulary ({fixed} ids)"
-            )));
-        }
-        max_merges = max_merges.min(v - fixed);
-    }
-    max_merges = max_merges.min(u32::MAX as u64 - fixed - 1);
+    let what = format!("the initial tokenizer's vocabulary ({n} ids)");
     let symbol_text: Vec<Vec<u8>> = init.tokens.iter().map(|t| t.clone().unwrap_or_default()).collect();
-    let trainer = Trainer::new(words, symbol_text, req.tie_break, req.kind == ModelKind::Char)?;
-    let config = TrainConfig {
-        tie_break: req.tie_break,
-        min_frequency: req.min_frequency,
-        max_merges: max_merges as usize,
-        max_token_length: req.max_token_length,
-    };
-    let total = config.max_merges;
-    let (merges, reason, words) = trainer.run(&config, |k, m| on_merge(k, m, total));
-    Ok(TrainOutput { base: Vec::new(), n_symbols: 0, merges, reason, words: words.into_iter().map(|w| w.symbols).collect() })
+    let (merges, reason, words) = run_trainer(words, symbol_text, req, n as u64, &what, on_merge)?;
+    Ok(TrainOutput { base: Vec::new(), n_symbols: 0, merges, reason, words })
 }
 
 #[cfg(test)]

@@ -348,24 +348,8 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
         limit = vocab_size - size_without_merges if limit is None else min(limit, vocab_size - size_without_merges)
 
     # 3. merge, one pair at a time, recounting everything each step
-    merges, merge_counts = [], []
-    stopped = None
-    while limit is None or len(merges) < limit:
-        pair_counts = get_pair_counts(words)
-        if max_token_length is not None:
-            pair_counts = {p: n for p, n in pair_counts.items() if len(p[0] + p[1]) <= max_token_length}
-        if not pair_counts:
-            stopped = "no adjacent pair is left to merge"
-            break
-        pair = best_pair(pair_counts, tie_break, ids)
-        if pair_counts[pair] < min_frequency:
-            stopped = f"no pair occurs at least min_frequency={min_frequency} times"
-            break
-        merges.append(pair)
-        merge_counts.append(pair_counts[pair])
-        ids.setdefault(pair[0] + pair[1], next_id)
-        next_id += 1
-        words = [(merge(symbols, pair), n) for symbols, n in words]
+    merges, merge_counts, words, stopped = merge_loop(words, limit, min_frequency, tie_break, ids, next_id,
+                                                      max_token_length)
     if stopped and limit is not None:
         target = f"num_merges={num_merges}" if limit == num_merges else f"vocab_size={vocab_size}"
         warnings.warn(f"training stopped after {len(merges)} merges (of {limit} for {target}): {stopped}",
@@ -376,6 +360,38 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
                  special_tokens=special_tokens, pattern=pattern, end_of_word=end_of_word,
                  end_of_word_fused=end_of_word_fused, byte_fallback=byte_fallback,
                  unk_token=unk_token, error=TrainingError)
+
+
+def merge_loop(words, limit, min_frequency, tie_break, ids, next_id, max_token_length=None, known=None):
+    """
+    the training loop: count pairs over (symbols, count) words, merge the best
+    one everywhere, repeat; stop after limit merges (None: no limit) or when no
+    pair is left or reaches min_frequency. ids (symbol -> id, for "pair-id")
+    gains merge k as next_id + k. with known, pairs with a symbol outside it
+    are never counted (and merged symbols join it). returns (merges, their
+    counts, the final words, why it stopped early or None), e.g.
+    merge_loop([(["a", "b"], 2)], None, 1, "first", {"a": 0, "b": 1}, 2)
+        -> ([("a", "b")], [2], [(["ab"], 2)], "no adjacent pair is left to merge")
+    """
+    merges, merge_counts = [], []
+    while limit is None or len(merges) < limit:
+        pair_counts = get_pair_counts(words)
+        if known is not None:
+            pair_counts = {p: n for p, n in pair_counts.items() if p[0] in known and p[1] in known}
+        if max_token_length is not None:
+            pair_counts = {p: n for p, n in pair_counts.items() if len(p[0] + p[1]) <= max_token_length}
+        if not pair_counts:
+            return merges, merge_counts, words, "no adjacent pair is left to merge"
+        pair = best_pair(pair_counts, tie_break, ids)
+        if pair_counts[pair] < min_frequency:
+            return merges, merge_counts, words, f"no pair occurs at least min_frequency={min_frequency} times"
+        merges.append(pair)
+        merge_counts.append(pair_counts[pair])
+        ids.setdefault(pair[0] + pair[1], next_id + len(merges) - 1)
+        if known is not None:
+            known.add(pair[0] + pair[1])
+        words = [(merge(symbols, pair), n) for symbols, n in words]
+    return merges, merge_counts, words, None
 
 
 def continue_training(init, corpus, vocab_size=None, num_merges=None, min_frequency=1,
@@ -420,23 +436,8 @@ def continue_training(init, corpus, vocab_size=None, num_merges=None, min_freque
     limit = num_merges
     if vocab_size is not None:
         limit = vocab_size - init.n_vocab if limit is None else min(limit, vocab_size - init.n_vocab)
-    merges, merge_counts, stopped = [], [], None
-    while limit is None or len(merges) < limit:
-        pair_counts = {p: c for p, c in get_pair_counts(words).items() if p[0] in known and p[1] in known}
-        if max_token_length is not None:
-            pair_counts = {p: c for p, c in pair_counts.items() if len(p[0] + p[1]) <= max_token_length}
-        if not pair_counts:
-            stopped = "no adjacent pair is left to merge"
-            break
-        pair = best_pair(pair_counts, tie_break, ids)
-        if pair_counts[pair] < min_frequency:
-            stopped = f"no pair occurs at least min_frequency={min_frequency} times"
-            break
-        merges.append(pair)
-        merge_counts.append(pair_counts[pair])
-        ids.setdefault(pair[0] + pair[1], next_id + len(merges) - 1)
-        known.add(pair[0] + pair[1])
-        words = [(merge(symbols, pair), n) for symbols, n in words]
+    merges, merge_counts, words, stopped = merge_loop(words, limit, min_frequency, tie_break, ids, next_id,
+                                                      max_token_length, known)
     if stopped and limit is not None:
         warnings.warn(f"continued training stopped after {len(merges)} new merges: {stopped}",
                       TrainingWarning, stacklevel=3)
