@@ -10,6 +10,7 @@
 pub mod encode;
 pub mod error;
 pub mod lexer;
+pub mod parallel;
 pub mod pretokenize;
 pub mod special;
 pub mod tokenizer;

@@ -278,9 +278,12 @@ impl CoreTokenizer {
 
     #[pyo3(signature = (texts, allowed, disallowed))]
     fn encode_batch(&self, py: Python<'_>, texts: Vec<String>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Vec<Vec<u32>>> {
-        use rayon::prelude::*;
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        py.detach(|| texts.par_iter().map(|t| self.inner.encode(t, &allowed, &disallowed)).collect::<crate::Result<Vec<_>>>())
+        py.detach(|| {
+            crate::parallel::map(&texts, |t| self.inner.encode(t, &allowed, &disallowed))
+                .into_iter()
+                .collect::<crate::Result<Vec<_>>>()
+        })
             .py()
     }
 

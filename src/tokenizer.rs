@@ -440,8 +440,7 @@ impl Tokenizer {
 
     /// Encodes many texts in parallel (rayon), results in input order.
     pub fn encode_ordinary_batch(&self, texts: &[String]) -> Result<Vec<Vec<u32>>> {
-        use rayon::prelude::*;
-        texts.par_iter().map(|t| self.encode_ordinary(t)).collect()
+        crate::parallel::map(texts, |t| self.encode_ordinary(t)).into_iter().collect()
     }
 }
 

@@ -5,7 +5,6 @@ use crate::error::{Error, Result};
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
 use indexmap::IndexMap;
-use rayon::prelude::*;
 use rustc_hash::FxBuildHasher;
 
 pub type WordMap = IndexMap<String, u64, FxBuildHasher>;
@@ -128,7 +127,7 @@ impl WordCounts {
         }
         // blocks of roughly equal byte size, counted independently, merged in order
         let total: usize = docs.iter().map(|d| d.as_ref().len()).sum();
-        let per_block = (total / (rayon::current_num_threads() * 4)).max(1 << 16);
+        let per_block = (total / (crate::parallel::threads() * 4)).max(1 << 16);
         let mut blocks: Vec<&[S]> = Vec::new();
         let (mut start, mut size) = (0, 0);
         for (i, d) in docs.iter().enumerate() {
@@ -142,16 +141,13 @@ impl WordCounts {
         if start < docs.len() {
             blocks.push(&docs[start..]);
         }
-        let partial: Vec<Result<WordCounts>> = blocks
-            .par_iter()
-            .map(|block| {
-                let mut wc = WordCounts::new();
-                for d in block.iter() {
-                    wc.add_text(pre, specials, d.as_ref())?;
-                }
-                Ok(wc)
-            })
-            .collect();
+        let partial: Vec<Result<WordCounts>> = crate::parallel::map(&blocks, |block| {
+            let mut wc = WordCounts::new();
+            for d in block.iter() {
+                wc.add_text(pre, specials, d.as_ref())?;
+            }
+            Ok(wc)
+        });
         for wc in partial {
             self.merge(wc?)?;
         }

@@ -1,0 +1,32 @@
+//! Parallel map over a slice with rayon, falling back to a plain loop in a
+//! process forked after rayon's threads started: the child has none of
+//! them, and waiting on the pool would hang forever (the classic
+//! fork-after-threads deadlock).
+
+use rayon::prelude::*;
+use std::sync::OnceLock;
+
+/// The process that started rayon's global pool.
+static POOL_PID: OnceLock<u32> = OnceLock::new();
+
+fn pool_usable() -> bool {
+    *POOL_PID.get_or_init(std::process::id) == std::process::id()
+}
+
+/// `items.iter().map(f).collect()`, in parallel when it is safe.
+pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    if items.len() > 1 && pool_usable() {
+        items.par_iter().map(f).collect()
+    } else {
+        items.iter().map(f).collect()
+    }
+}
+
+/// Number of threads work is spread over (1 after a fork).
+pub fn threads() -> usize {
+    if pool_usable() {
+        rayon::current_num_threads()
+    } else {
+        1
+    }
+}
