@@ -48,6 +48,9 @@ pub struct ByteRanks {
     ranks: FxHashMap<Vec<u8>, u32>,
     /// Id of every single byte (tiktoken vocabularies do not use id = byte).
     byte_ids: [Option<u32>; 256],
+    /// Rank of every two-byte token, indexed by `b0 << 8 | b1` (u32::MAX:
+    /// none): the most frequent lookup, done without hashing.
+    pair_ranks: Box<[u32]>,
 }
 
 /// Pieces up to this many bytes use the simple quadratic scan (fastest for
@@ -64,10 +67,21 @@ impl ByteRanks {
         for (b, slot) in byte_ids.iter_mut().enumerate() {
             *slot = ranks.get(&[b as u8][..]).copied();
         }
-        ByteRanks { ranks, byte_ids }
+        let mut pair_ranks = vec![u32::MAX; 1 << 16].into_boxed_slice();
+        for (t, &r) in &ranks {
+            if t.len() == 2 {
+                pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
+            }
+        }
+        ByteRanks { ranks, byte_ids, pair_ranks }
     }
 
+    #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        if bytes.len() == 2 {
+            let r = self.pair_ranks[(bytes[0] as usize) << 8 | bytes[1] as usize];
+            return (r != u32::MAX).then_some(r);
+        }
         self.ranks.get(bytes).copied()
     }
 
@@ -163,52 +177,62 @@ impl ByteRanks {
     }
 
     /// Part boundaries after merging, heap of (rank, start) over a linked
-    /// list of parts; stale heap entries are skipped by checking the end.
+    /// list of parts. Each start has a version, bumped whenever the pair
+    /// starting there changes, so a stale heap entry is recognised without
+    /// looking its rank up again. n log n for any piece.
     fn merge_long(&self, piece: &[u8]) -> Vec<usize> {
         let n = piece.len();
-        // next[s] = start of the part after the part starting at s (n at the end)
-        let mut next: Vec<usize> = (1..=n).collect();
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-        let mut alive = vec![true; n];
-        let mut heap: BinaryHeap<Reverse<(u32, usize, usize)>> = BinaryHeap::new();
-        let candidate = |s: usize, next: &[usize]| -> Option<(u32, usize, usize)> {
-            let mid = next[s];
-            if mid >= n {
+        if n >= u32::MAX as usize {
+            return self.merge_short(piece); // never in practice: 4 GB in one piece
+        }
+        const END: u32 = u32::MAX;
+        // next[s] = start of the part after the part starting at s (END at the end)
+        let mut next: Vec<u32> = (1..=n as u32).collect();
+        next[n - 1] = END;
+        let mut prev: Vec<u32> = (0..n as u32).map(|i| i.wrapping_sub(1)).collect();
+        let mut version: Vec<u32> = vec![0; n];
+        let candidate = |s: u32, next: &[u32]| -> Option<u32> {
+            let mid = next[s as usize];
+            if mid == END {
                 return None;
             }
-            let end = next[mid];
-            self.rank(&piece[s..end]).map(|r| (r, s, end))
+            let end = match next[mid as usize] {
+                END => n,
+                e => e as usize,
+            };
+            self.rank(&piece[s as usize..end])
         };
-        for s in 0..n {
-            if let Some(c) = candidate(s, &next) {
-                heap.push(Reverse(c));
-            }
-        }
-        while let Some(Reverse((_, s, end))) = heap.pop() {
-            if !alive[s] || next[s] >= n || next[next[s]] != end {
+        let mut heap: BinaryHeap<Reverse<(u32, u32, u32)>> = (0..n as u32)
+            .filter_map(|s| candidate(s, &next).map(|r| Reverse((r, s, 0))))
+            .collect();
+        while let Some(Reverse((_, s, v))) = heap.pop() {
+            if version[s as usize] != v {
                 continue;
             }
-            let mid = next[s];
-            alive[mid] = false;
-            next[s] = end;
-            if end < n {
-                prev[end] = s;
+            let mid = next[s as usize];
+            let end = next[mid as usize];
+            version[mid as usize] = version[mid as usize].wrapping_add(1);
+            next[s as usize] = end;
+            if end != END {
+                prev[end as usize] = s;
             }
-            if let Some(c) = candidate(s, &next) {
-                heap.push(Reverse(c));
+            version[s as usize] = version[s as usize].wrapping_add(1);
+            if let Some(r) = candidate(s, &next) {
+                heap.push(Reverse((r, s, version[s as usize])));
             }
-            let p = prev[s];
-            if p != usize::MAX {
-                if let Some(c) = candidate(p, &next) {
-                    heap.push(Reverse(c));
+            let p = prev[s as usize];
+            if p != END {
+                version[p as usize] = version[p as usize].wrapping_add(1);
+                if let Some(r) = candidate(p, &next) {
+                    heap.push(Reverse((r, p, version[p as usize])));
                 }
             }
         }
         let mut bounds = Vec::new();
-        let mut s = 0;
-        while s < n {
-            bounds.push(s);
-            s = next[s];
+        let mut s = 0u32;
+        while s != END {
+            bounds.push(s as usize);
+            s = next[s as usize];
         }
         bounds.push(n);
         bounds
