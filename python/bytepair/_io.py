@@ -19,6 +19,16 @@ from typing import Union
 from bytepair.errors import InputError
 
 
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# read once at import: os.umask can only be read by setting it, which is not thread-safe
+_UMASK = _current_umask()
+
+
 def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file and a rename."""
     path = os.fspath(path)
@@ -31,6 +41,8 @@ def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        # mkstemp makes the file private (0600); give it the usual mode instead
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -157,8 +157,10 @@ def cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_count(args: argparse.Namespace, out: TextIO) -> int:
     tok = _load(args)
+    from bytepair.commands._common import expand_paths
+
     results = []
-    for path in args.files or ["-"]:
+    for path in expand_paths(args.files or ["-"]):
         results.append((path, tok.count(_read_input(path, args.errors))))
     if args.json:
         total = sum(n for _, n in results)
@@ -252,7 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("count", help="count tokens in files",
                        description="Count tokens (special-token text counts as plain text).")
     _tokenizer_options(p)
-    p.add_argument("files", nargs="*", metavar="FILE", help="files to count (default: standard input)")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="files or glob patterns ('*.txt', '**' for any depth; quote them) to count (default: standard input)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=cmd_count)
 

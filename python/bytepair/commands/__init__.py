@@ -6,4 +6,9 @@ the commands in ``bytepair.cli``. Heavy imports stay inside the functions so
 that ``bytepair --help`` stays fast.
 """
 
-COMMANDS = []
+COMMANDS = [
+    "bytepair.commands.show",
+    "bytepair.commands.inspect",
+    "bytepair.commands.compare",
+    "bytepair.commands.serve",
+]
