@@ -15,6 +15,12 @@ MODULES = [
     "bytepair.reference",
     "bytepair.formats",
     "bytepair.formats.native",
+    "bytepair.commands._common",
+    "bytepair.commands._pieces",
+    "bytepair.commands.compare",
+    "bytepair.commands.inspect",
+    "bytepair.commands.serve",
+    "bytepair.commands.show",
 ]
 
 
