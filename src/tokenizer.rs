@@ -5,6 +5,7 @@ use crate::encode::{ByteRanks, CharMerges, Dropout, Sym};
 use crate::error::{Error, Result};
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
+use crate::vocab::{CharSpec, SymbolIds};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Settings of the char model.
@@ -22,8 +23,9 @@ enum Model {
     Byte(ByteRanks),
     Char {
         options: CharOptions,
-        /// Base symbol text to id (characters, marker forms).
-        symbol_ids: FxHashMap<String, u32>,
+        /// Ids of the initial symbols (characters, marker forms).
+        symbol_ids: SymbolIds,
+        spec: CharSpec,
         merges: CharMerges,
     },
 }
@@ -90,14 +92,18 @@ impl Tokenizer {
             }
             tokens.extend((0..=255u8).map(|b| Some(format!("<0x{b:02X}>").into_bytes())));
         }
-        let mut symbol_ids = FxHashMap::default();
-        for (id, s) in base.iter().enumerate() {
-            symbol_ids.entry(s.clone()).or_insert(id as u32);
-        }
+        let spec = CharSpec {
+            end_of_word: options.end_of_word.clone(),
+            fused: options.fused,
+            byte_fallback: options.byte_fallback_start.is_some(),
+        };
+        let symbol_ids = SymbolIds::new(&base, &spec);
         // a merged text that already is a token takes that token's id (the
         // byte-fallback tokens excepted: they stand for raw bytes)
-        let mut text_ids: FxHashMap<Vec<u8>, u32> =
-            symbol_ids.iter().map(|(s, &id)| (s.clone().into_bytes(), id)).collect();
+        let mut text_ids: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
+        for (id, s) in base.iter().enumerate() {
+            text_ids.entry(s.clone().into_bytes()).or_insert(id as u32);
+        }
         let mut rules = Vec::with_capacity(merges.len());
         if merge_ids.is_some_and(|ids| ids.len() != merges.len()) {
             return Err(Error::Format("merge_ids must give one id per merge".into()));
@@ -117,7 +123,7 @@ impl Tokenizer {
             tokens.push(Some(t));
             rules.push((l, r, canonical));
         }
-        let model = Model::Char { options, symbol_ids, merges: CharMerges::new(&rules) };
+        let model = Model::Char { options, symbol_ids, spec, merges: CharMerges::new(&rules) };
         Self::assemble(model, tokens, pattern, specials)
     }
 
@@ -294,10 +300,9 @@ impl Tokenizer {
         out: &mut Vec<(CharPiece, usize, usize)>,
         mut dropout: Option<&mut Dropout>,
     ) -> Result<()> {
-        let Model::Char { options, symbol_ids, merges, .. } = &self.model else {
+        let Model::Char { symbol_ids, spec, merges, .. } = &self.model else {
             unreachable!("char_pieces on a byte model")
         };
-        let marker = options.end_of_word.as_deref();
         let unknown_base = self.tokens.len() as u32;
         let mut unknown: Vec<(String, usize)> = Vec::new();
         let mut symbols: Vec<Sym> = Vec::new();
@@ -311,29 +316,13 @@ impl Tokenizer {
             let char_index = cursor_chars;
             symbols.clear();
             unknown.clear();
-            let n = word.chars().count();
-            let mut lookup = |s: String, len: usize, index: usize, symbols: &mut Vec<Sym>| {
-                let id = match symbol_ids.get(&s) {
-                    Some(&id) => id,
-                    None => {
-                        unknown.push((s, index));
-                        unknown_base + unknown.len() as u32 - 1
-                    }
-                };
-                symbols.push(Sym { id, len: len as u32 });
-            };
-            for (i, c) in word.chars().enumerate() {
-                let mut s = c.to_string();
-                if i + 1 == n && options.fused {
-                    if let Some(m) = marker {
-                        s.push_str(m);
-                    }
-                }
-                lookup(s, c.len_utf8(), char_index + i, &mut symbols);
-            }
-            if let (Some(m), false) = (marker, options.fused) {
-                lookup(m.to_owned(), 0, char_index + n, &mut symbols);
-            }
+            symbol_ids.each(word, spec, |sym| {
+                let id = sym.id.unwrap_or_else(|| {
+                    unknown.push((sym.text(spec), char_index + sym.index));
+                    unknown_base + unknown.len() as u32 - 1
+                });
+                symbols.push(Sym { id, len: sym.len as u32 });
+            });
             merges.apply(&mut symbols, dropout.as_deref_mut());
             let mut at = start;
             for sym in &symbols {

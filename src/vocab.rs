@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::encode::{CharMerges, Sym};
 use crate::train::{Merge, StopReason, TieBreak, TrainConfig, TrainWord, Trainer, BARRIER};
 use crate::words::WordCounts;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModelKind {
@@ -84,11 +84,19 @@ pub fn char_symbols(word: &str, spec: &CharSpec) -> Vec<String> {
 /// one of the alphabet's characters), or, with a fused marker, the sorted
 /// distinct initial symbols.
 pub fn char_base<'a>(words: impl IntoIterator<Item = &'a str>, spec: &CharSpec) -> Vec<String> {
-    let mut base: Vec<String> = if spec.fused {
-        words.into_iter().flat_map(|w| char_symbols(w, spec)).collect()
-    } else {
-        words.into_iter().flat_map(|w| w.chars().map(String::from)).collect()
-    };
+    let fused_marker = spec.end_of_word.as_deref().filter(|_| spec.fused);
+    let mut plain: FxHashSet<char> = FxHashSet::default();
+    let mut finals: FxHashSet<char> = FxHashSet::default();
+    for w in words {
+        let mut chars = w.chars();
+        let last = if fused_marker.is_some() { chars.next_back() } else { None };
+        plain.extend(chars);
+        finals.extend(last);
+    }
+    let mut base: Vec<String> = plain.iter().map(|c| c.to_string()).collect();
+    if let Some(m) = fused_marker {
+        base.extend(finals.iter().map(|c| format!("{c}{m}")));
+    }
     base.sort_unstable();
     base.dedup();
     if let (Some(m), false) = (&spec.end_of_word, spec.fused) {
@@ -97,6 +105,82 @@ pub fn char_base<'a>(words: impl IntoIterator<Item = &'a str>, spec: &CharSpec) 
         }
     }
     base
+}
+
+/// Ids of the char model's initial symbols, looked up per character
+/// without building strings.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolIds {
+    plain: FxHashMap<char, u32>,
+    /// Last character + fused marker.
+    fused: FxHashMap<char, u32>,
+    /// The separate marker's id.
+    marker: Option<u32>,
+}
+
+impl SymbolIds {
+    /// From the base symbols in id order (`char_base`'s output).
+    pub fn new(base: &[String], spec: &CharSpec) -> Self {
+        let mut ids = SymbolIds::default();
+        let marker = spec.end_of_word.as_deref();
+        for (id, s) in base.iter().enumerate() {
+            let id = id as u32;
+            let mut chars = s.chars();
+            if let (Some(c), None) = (chars.next(), chars.next()) {
+                ids.plain.entry(c).or_insert(id);
+            } else if let Some(rest) = marker.filter(|_| spec.fused).and_then(|m| s.strip_suffix(m)) {
+                let mut chars = rest.chars();
+                if let (Some(c), None) = (chars.next(), chars.next()) {
+                    ids.fused.entry(c).or_insert(id);
+                }
+            }
+            if Some(s.as_str()) == marker && !spec.fused && ids.marker.is_none() {
+                ids.marker = Some(id);
+            }
+        }
+        ids
+    }
+
+    /// The initial symbols of `word`: calls `f(symbol)` for each, in order.
+    pub fn each(&self, word: &str, spec: &CharSpec, mut f: impl FnMut(InitialSymbol)) {
+        let fused = spec.fused && spec.end_of_word.is_some();
+        let n = word.chars().count();
+        for (i, c) in word.chars().enumerate() {
+            let last = fused && i + 1 == n;
+            let table = if last { &self.fused } else { &self.plain };
+            f(InitialSymbol { id: table.get(&c).copied(), ch: Some(c), fused: last, index: i, len: c.len_utf8() });
+        }
+        if spec.end_of_word.is_some() && !spec.fused {
+            f(InitialSymbol { id: self.marker, ch: None, fused: false, index: n, len: 0 });
+        }
+    }
+}
+
+/// One initial symbol of a char-model word.
+#[derive(Debug, Clone, Copy)]
+pub struct InitialSymbol {
+    /// None when the symbol is not in the vocabulary.
+    pub id: Option<u32>,
+    /// Its character (None for the separate end-of-word marker).
+    pub ch: Option<char>,
+    /// The character carries the fused end-of-word marker.
+    pub fused: bool,
+    /// Index of the character in the word.
+    pub index: usize,
+    /// Bytes of text it stands for (0 for the marker).
+    pub len: usize,
+}
+
+impl InitialSymbol {
+    /// The symbol's text (for pieces outside the vocabulary).
+    pub fn text(&self, spec: &CharSpec) -> String {
+        let marker = spec.end_of_word.as_deref().unwrap_or("");
+        match self.ch {
+            Some(c) if self.fused => format!("{c}{marker}"),
+            Some(c) => c.to_string(),
+            None => marker.to_owned(),
+        }
+    }
 }
 
 /// Trains on `counts`; `on_merge(k, merge, max_merges)` follows progress
@@ -122,14 +206,15 @@ pub fn train(
             (base, 256, words)
         }
         ModelKind::Char => {
-            let per_word: Vec<(Vec<String>, u64)> =
-                counts.iter().map(|(w, c)| (char_symbols(w, &req.char), c)).collect();
             let base = char_base(counts.iter().map(|(w, _)| w), &req.char);
-            let ids: FxHashMap<&str, u32> =
-                base.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect();
-            let words = per_word
+            let ids = SymbolIds::new(&base, &req.char);
+            let words = counts
                 .iter()
-                .map(|(syms, c)| TrainWord { symbols: syms.iter().map(|s| ids[s.as_str()]).collect(), count: *c })
+                .map(|(w, c)| {
+                    let mut symbols = Vec::with_capacity(w.len() + 1);
+                    ids.each(w, &req.char, |s| symbols.push(s.id.expect("every symbol is in the base")));
+                    TrainWord { symbols, count: c }
+                })
                 .collect();
             let n = base.len();
             let mut base: Vec<Vec<u8>> = base.into_iter().map(String::into_bytes).collect();
