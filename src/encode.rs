@@ -266,7 +266,17 @@ impl CharMerges {
     /// again, even if a new occurrence of their pair appears. Each symbol
     /// carries the length of the text it came from (summed on merging).
     /// With `dropout`, each occurrence is skipped with its probability.
-    pub fn apply(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
+    pub fn apply(&self, symbols: &mut Vec<Sym>, dropout: Option<&mut Dropout>) {
+        if symbols.len() > LONG_WORD {
+            self.apply_long(symbols, dropout);
+        } else {
+            self.apply_short(symbols, dropout);
+        }
+    }
+
+    /// `apply` by scanning the word once per merge that applies: fastest
+    /// for short words, O(length x merges) for long ones.
+    fn apply_short(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
         let mut min_rank = 0u32;
         let mut scratch: Vec<Sym> = Vec::with_capacity(symbols.len());
         loop {
@@ -296,6 +306,73 @@ impl CharMerges {
             }
             std::mem::swap(symbols, &mut scratch);
             min_rank = rank + 1;
+        }
+    }
+}
+
+/// Words longer than this (in symbols) are merged with a heap.
+const LONG_WORD: usize = 32;
+
+impl CharMerges {
+    /// `apply` with a heap of (rank, position) over a linked list, n log n:
+    /// popping in (rank, position) order applies each merge to the whole
+    /// word left to right before the next one, as the sequential rule
+    /// does; a pair formed by a merge of rank r is only eligible for ranks
+    /// after r. Each position's version is bumped when the pair starting
+    /// there changes, which makes stale heap entries easy to skip.
+    fn apply_long(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
+        const END: usize = usize::MAX;
+        let n = symbols.len();
+        let mut next: Vec<usize> = (1..=n).collect();
+        next[n - 1] = END;
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
+        let mut version: Vec<u32> = vec![0; n];
+        let mut syms = symbols.clone();
+        let mut heap: BinaryHeap<Reverse<(u32, usize, u32)>> = BinaryHeap::new();
+        let push = |heap: &mut BinaryHeap<Reverse<(u32, usize, u32)>>, syms: &[Sym], next: &[usize], version: &[u32], i: usize, min_rank: u32| {
+            let j = next[i];
+            if j != END {
+                if let Some((rank, _)) = self.rule((syms[i].id, syms[j].id), min_rank) {
+                    heap.push(Reverse((rank, i, version[i])));
+                }
+            }
+        };
+        for i in 0..n {
+            push(&mut heap, &syms, &next, &version, i, 0);
+        }
+        while let Some(Reverse((rank, i, v))) = heap.pop() {
+            if version[i] != v {
+                continue;
+            }
+            let j = next[i];
+            let Some((r, id)) = self.rule((syms[i].id, syms[j].id), rank) else { continue };
+            debug_assert_eq!(r, rank);
+            if dropout.as_deref_mut().is_some_and(Dropout::drop_merge) {
+                // skipped: the pair may still apply at a later rank of the same pair
+                version[i] = version[i].wrapping_add(1);
+                push(&mut heap, &syms, &next, &version, i, rank + 1);
+                continue;
+            }
+            syms[i] = Sym { id, len: syms[i].len + syms[j].len };
+            version[j] = version[j].wrapping_add(1);
+            let k = next[j];
+            next[i] = k;
+            if k != END {
+                prev[k] = i;
+            }
+            version[i] = version[i].wrapping_add(1);
+            push(&mut heap, &syms, &next, &version, i, rank + 1);
+            let p = prev[i];
+            if p != END {
+                version[p] = version[p].wrapping_add(1);
+                push(&mut heap, &syms, &next, &version, p, rank + 1);
+            }
+        }
+        symbols.clear();
+        let mut i = 0;
+        while i != END {
+            symbols.push(syms[i]);
+            i = next[i];
         }
     }
 }
@@ -335,6 +412,33 @@ mod tests {
         let mut out = Vec::new();
         v.encode_piece(b"aaa", &mut out).unwrap();
         assert_eq!(out, [256, b'a' as u32]);
+    }
+
+    #[test]
+    fn long_and_short_char_merging_agree() {
+        // symbols 0..3; merges over them, including a pair that recurs at a later rank
+        let rules = [(0, 1, 4), (1, 0, 5), (4, 4, 6), (2, 3, 7), (6, 0, 8), (0, 1, 9), (5, 5, 10), (8, 7, 11)];
+        let m = CharMerges::new(&rules);
+        let mut state = 0x2545F4914F6CDD1Du64;
+        for n in 1..200 {
+            for _ in 0..20 {
+                let word: Vec<Sym> = (0..n)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        Sym { id: (state % 4) as u32, len: 1 }
+                    })
+                    .collect();
+                for p in [None, Some(0.3)] {
+                    let (mut a, mut b) = (word.clone(), word.clone());
+                    let (mut da, mut db) = (p.map(|p| Dropout::new(p, n as u64)), p.map(|p| Dropout::new(p, n as u64)));
+                    m.apply_short(&mut a, da.as_mut());
+                    m.apply_long(&mut b, db.as_mut());
+                    assert_eq!(a, b, "word {word:?}, dropout {p:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -308,12 +308,21 @@ impl Tokenizer {
         let mut symbols: Vec<Sym> = Vec::new();
         let mut scanned = 0usize;
         let mut cursor_chars = 0usize;
+        let mut cache: FxHashMap<&str, Vec<Sym>> = FxHashMap::default();
         self.pre.for_each_word(text, |word| {
             // character index of the word's start, counted incrementally
             let start = offset_in(text, word);
             cursor_chars += text[scanned..start].chars().count();
             scanned = start;
             let char_index = cursor_chars;
+            let mut at = start;
+            if let Some(cached) = cache.get(word) {
+                for sym in cached {
+                    out.push((CharPiece::Known(sym.id), at, sym.len as usize));
+                    at += sym.len as usize;
+                }
+                return;
+            }
             symbols.clear();
             unknown.clear();
             symbol_ids.each(word, spec, |sym| {
@@ -324,7 +333,11 @@ impl Tokenizer {
                 symbols.push(Sym { id, len: sym.len as u32 });
             });
             merges.apply(&mut symbols, dropout.as_deref_mut());
-            let mut at = start;
+            // repeated words are segmented once per call (not with dropout:
+            // each occurrence draws anew)
+            if unknown.is_empty() && dropout.is_none() {
+                cache.insert(word, symbols.clone());
+            }
             for sym in &symbols {
                 let len = sym.len as usize;
                 if sym.id >= unknown_base {
