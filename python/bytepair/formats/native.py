@@ -23,7 +23,8 @@ MAX_ID = 2**32 - 2
 
 def save(tok: Any, path: str) -> None:
     """Write ``tok`` as native JSON."""
-    atomic_write_text(path, json.dumps(tok.to_dict(), ensure_ascii=False, indent=1) + "\n")
+    # no indent: json's C encoder only runs without it (10x faster on big vocabularies)
+    atomic_write_text(path, json.dumps(tok.to_dict(), ensure_ascii=False) + "\n")
 
 
 def _fail(path: str, what: str) -> FormatError:

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""Training benchmark: bytepair against its peers on the same corpora.
+
+    python benches/bench_train.py            # the full run (see --help for the knobs)
+    python benches/bench_train.py --quick    # one repetition on small slices, a minute or two
+
+Every job is one whole process (read the file, pre-tokenize, count, merge,
+write the result), run alone, pinned to the CPUs of its thread setting; the
+tools alternate inside each repetition, and the tables show medians. See
+benches/README.md for what is measured and how the peers are configured.
+Writes the "train" section of docs/benchmarks.md and prints the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import common  # noqa: E402
+from common import MB, fmt_s, fmt_x, median, run_job, table  # noqa: E402
+
+TOOLS = ["bytepair", "bytepair-first", "bytepair-char", "rustbpe", "hf", "bpeasy", "sentencepiece", "youtokentome"]
+LABEL = {
+    "bytepair": "bytepair (byte, pair-id)",
+    "bytepair-first": "bytepair (byte, first)",
+    "bytepair-char": "bytepair (char model)",
+    "rustbpe": "rustbpe",
+    "hf": "HF tokenizers",
+    "bpeasy": "bpeasy",
+    "sentencepiece": "sentencepiece (BPE)",
+    "youtokentome": "youtokentome",
+}
+IMPORT = {"bytepair": "bytepair", "bytepair-first": "bytepair", "bytepair-char": "bytepair", "rustbpe": "rustbpe",
+          "hf": "tokenizers", "bpeasy": "bpeasy", "sentencepiece": "sentencepiece", "youtokentome": "youtokentome"}
+EXT = {"hf": ".json", "rustbpe": ".tiktoken", "bpeasy": ".tiktoken", "sentencepiece": "", "youtokentome": ".yttm"}
+PEERS = ["rustbpe", "hf", "bpeasy", "sentencepiece", "youtokentome"]
+WORST_TRAIN = ["ordinary", "a-run", "digits", "punct-run", "emoji", "no-space"]
+
+
+def available(tools, python):
+    """{tool: None if importable, else the reason}."""
+    out = {}
+    for t in tools:
+        r = subprocess.run([python, "-c", "import " + IMPORT[t]], capture_output=True, text=True)
+        out[t] = None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["import failed"])[-1]
+    return out
+
+
+def model_path(corpus, size, threads, tool):
+    d = os.path.join(common.WORK, "models")
+    os.makedirs(d, exist_ok=True)
+    return os.path.join(d, "%s-%gMB-%dt-%s%s" % (corpus, size, threads, tool, EXT.get(tool, ".json")))
+
+
+def parse_list(s, kind=float):
+    return [kind(x) for x in s.split(",") if x.strip()]
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpora", default="en,multi,code", help="corpora of the main table (default en,multi,code)")
+    ap.add_argument("--sizes", help="slice sizes in MB for the main table (default 50; --quick 2)")
+    ap.add_argument("--threads", default="2,1", help="thread settings (default 2,1)")
+    ap.add_argument("--reps", type=int, help="repetitions; medians are reported (default 3; --quick 1)")
+    ap.add_argument("--tools", default=",".join(TOOLS), help="tools to run (default: all installed)")
+    ap.add_argument("--vocab", type=int, default=32768)
+    ap.add_argument("--linearity", help="sizes (MB) of the linearity check on --linearity-corpus "
+                    "(default 10,50,100; --quick 1,2,4; '' to skip)")
+    ap.add_argument("--linearity-corpus", default="en")
+    ap.add_argument("--linearity-tools", default="bytepair,bytepair-first,rustbpe")
+    ap.add_argument("--worst-n", type=int, help="bytes of each worst-case training input "
+                    "(default 10**7; --quick 10**5; 0 to skip)")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds before a job is abandoned")
+    ap.add_argument("--python", default=sys.executable, help="interpreter that runs the jobs")
+    ap.add_argument("--quick", action="store_true", help="1 repetition, 2 MB slices, linearity 1,2,4 MB, worst 1e5")
+    ap.add_argument("--worst-reps", type=int, default=1, help="repetitions of the worst cases (default 1)")
+    ap.add_argument("--label", help="a note on the bytepair build, printed with it (e.g. the commit a wheel was built from)")
+    ap.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    a = ap.parse_args(argv)
+    for name, full, quick in (("reps", 3, 1), ("sizes", "50", "2"), ("linearity", "10,50,100", "1,2,4"),
+                              ("worst_n", 10**7, 10**5)):
+        if getattr(a, name) is None:
+            setattr(a, name, quick if a.quick else full)
+    corpora = [c for c in a.corpora.split(",") if c]
+    sizes = parse_list(a.sizes)
+    threads = parse_list(a.threads, int)
+    lin_sizes = parse_list(a.linearity)
+    tools = [t for t in a.tools.split(",") if t]
+    unknown = [t for t in tools if t not in IMPORT]
+    if unknown:
+        ap.error("unknown tools: " + ", ".join(unknown))
+    t_start = time.time()
+
+    common.ensure_corpora(sorted(set(corpora + ([a.linearity_corpus] if lin_sizes else []))))
+    missing = available(tools, a.python)
+    for t, why in missing.items():
+        if why:
+            print("skipping %s: %s" % (t, why), flush=True)
+    tools = [t for t in tools if not missing[t]]
+    lin_tools = [t for t in a.linearity_tools.split(",") if t in tools]
+
+    # ---- the jobs: (corpus, size, threads) settings, tools alternating inside each repetition
+    settings = [(c, s, th) for c in corpora for s in sizes for th in threads]
+    lin_settings = [(a.linearity_corpus, s, max(threads)) for s in lin_sizes]
+    results = defaultdict(list)  # (corpus, size, threads, tool) -> [job results]
+    heldout = {}
+
+    def run(setting, tool, rep):
+        corpus, size, th = setting
+        spec = {"kind": "train", "tool": tool, "input": common.slice_path(corpus, size), "vocab": a.vocab,
+                "out": model_path(corpus, size, th, tool), "pattern": common.CL100K}
+        r = run_job(spec, th, a.python, a.timeout)
+        results[(corpus, size, th, tool)].append(r)
+        status = r.get("error") or "%.2f s, %.0f MB" % (r["wall"], r["rss_mb"])
+        print("  rep %d  %-6s %5g MB %dt  %-15s %s" % (rep + 1, corpus, size, th, tool, status), flush=True)
+
+    for rep in range(a.reps):
+        order = tools[rep % len(tools):] + tools[:rep % len(tools)]  # rotate so no tool always runs first
+        for setting in settings:
+            for tool in order:
+                run(setting, tool, rep)
+        for setting in lin_settings:
+            for tool in [t for t in order if t in lin_tools]:
+                if setting not in settings:
+                    run(setting, tool, rep)
+
+    # ---- compression on held-out text, and the exactness check, from the first repetition's outputs
+    bpt = {}
+    exact = {}
+    for corpus in corpora:
+        ho = common.heldout_path(corpus)
+        heldout[corpus] = os.path.getsize(ho)
+        for size in sizes:
+            th = max(threads)
+            for tool in tools:
+                if any("error" in r for r in results[(corpus, size, th, tool)][:1]):
+                    continue
+                r = run_job({"kind": "bpt", "tool": tool, "out": model_path(corpus, size, th, tool), "heldout": ho,
+                             "pattern": common.CL100K}, 2, a.python, a.timeout)
+                bpt[(corpus, size, tool)] = r.get("bytes_per_token")
+                if "error" in r:
+                    print("  bytes/token %s %s: %s" % (corpus, tool, r["error"]), flush=True)
+            if "bytepair" in tools and "rustbpe" in tools:
+                r = run_job({"kind": "merges", "bytepair": model_path(corpus, size, th, "bytepair"),
+                             "rustbpe": model_path(corpus, size, th, "rustbpe")}, 1, a.python, a.timeout)
+                exact[(corpus, size)] = r
+
+    # ---- worst cases: training on one long synthetic document
+    worst = defaultdict(list)
+    if a.worst_n:
+        ordinary = common.heldout_path("en")
+        wtools = [t for t in ("bytepair", "bytepair-first", "rustbpe") if t in tools]
+        for rep in range(a.worst_reps):
+            for case in WORST_TRAIN:
+                for tool in wtools:
+                    r = run_job({"kind": "train_text", "tool": tool, "case": case, "n": a.worst_n,
+                                 "ordinary": ordinary, "vocab": a.vocab}, max(threads), a.python,
+                                min(a.timeout, 300))
+                    worst[(case, tool)].append(r)
+                    print("  rep %d  worst %-10s %-15s %s" % (rep + 1, case, tool, r.get("error") or
+                                                             "%.2f s" % r["seconds"]), flush=True)
+
+    # ---- report
+    lines = common.header(["benches/bench_train.py"] + argv, a.python, a.label)
+    lines.append("- settings: vocabulary %d, byte-level tools use the cl100k regex, %d repetition(s) (medians), "
+                 "total run time %.0f s" % (a.vocab, a.reps, time.time() - t_start))
+    skipped = {t: why for t, why in missing.items() if why}
+    if skipped:
+        lines.append("- skipped: " + "; ".join("%s (%s)" % kv for kv in skipped.items()))
+    lines.append("")
+
+    def med(key, field="wall"):
+        rs = [r[field] for r in results.get(key, []) if "error" not in r]
+        return median(rs) if rs else None
+
+    def err(key):
+        es = [r["error"] for r in results.get(key, []) if "error" in r]
+        return es[0] if es else None
+
+    summary = []
+    for corpus, size, th in settings:
+        mb = os.path.getsize(common.slice_path(corpus, size)) / MB
+        lines.append("### Training: %s, %g MB slice (%.1f MB), %d thread%s" % (corpus, size, mb, th,
+                                                                           "s" if th > 1 else ""))
+        lines.append("")
+        base = med((corpus, size, th, "bytepair"))
+        base_rss = med((corpus, size, th, "bytepair"), "rss_mb")
+        rows = []
+        for tool in tools:
+            key = (corpus, size, th, tool)
+            t, rss = med(key), med(key, "rss_mb")
+            if t is None:
+                rows.append([LABEL[tool], "failed: %s" % (err(key) or "?")] + [""] * 6)
+                continue
+            b = bpt.get((corpus, size, tool))
+            vocab = results[key][0].get("vocab", "")
+            rows.append([LABEL[tool], fmt_s(t), "%.1f" % (mb / t), "%.0f" % rss,
+                         fmt_x(t / base) if base else "-", fmt_x(rss / base_rss) if base_rss else "-",
+                         vocab, "%.3f" % b if b else "-"])
+        lines += table(["tool", "time", "MB/s", "peak RSS (MB)", "time / bytepair", "RSS / bytepair", "vocab",
+                        "held-out bytes/token"], rows)
+        lines.append("")
+        peers = [(med((corpus, size, th, p)), p) for p in PEERS if med((corpus, size, th, p))]
+        if base and peers:
+            fastest = min(peers)
+            rss = {p: med((corpus, size, th, p), "rss_mb") for _, p in peers}
+            lean = min(rss, key=rss.get)
+            s = ("%s %gMB %dt: fastest peer %s %s = %.2fx bytepair's time (goal %s); peak RSS %.0f MB vs leanest "
+                 "peer %s %.0f MB" % (corpus, size, th, fastest[1], fmt_s(fastest[0]), fastest[0] / base,
+                                      ">= 3x" if th > 1 else ">= 2x", base_rss, lean, rss[lean]))
+            if "hf" in rss:
+                s += ", vs HF %.2fx (goal <= 0.5x)" % (base_rss / rss["hf"])
+            first = med((corpus, size, th, "bytepair-first"))
+            if first:
+                s += "; first / pair-id = %.2fx (goal <= 1.2x)" % (first / base)
+            char = med((corpus, size, th, "bytepair-char"))
+            if char:
+                s += "; char / byte = %.2fx (goal <= 1x)" % (char / base)
+            summary.append(s)
+    if summary:
+        lines.append("Against the goals of issue 4 (ratios of medians):")
+        lines.append("")
+        lines += ["- " + s for s in summary]
+        lines.append("")
+
+    if exact:
+        lines.append("### Exactness: bytepair `tie_break=\"pair-id\"` merges vs rustbpe's mergeable ranks")
+        lines.append("")
+        rows = []
+        for (corpus, size), r in sorted(exact.items()):
+            if "error" in r:
+                rows.append([corpus, "%g MB" % size, "error: %s" % r["error"], ""])
+            elif r["equal"]:
+                rows.append([corpus, "%g MB" % size, "yes", "%d merges identical" % r["n_bytepair"]])
+            else:
+                rows.append([corpus, "%g MB" % size, "no", "first difference at merge %d: bytepair %s, rustbpe %s "
+                             "(%d vs %d merges)" % (r["first_difference"], r["bytepair"], r["rustbpe"],
+                                                    r["n_bytepair"], r["n_rustbpe"])])
+        lines += table(["corpus", "slice", "identical", "detail"], rows)
+        lines.append("")
+
+    if lin_settings:
+        lines.append("### Linearity: %s slices, %d threads" % (a.linearity_corpus, max(threads)))
+        lines.append("")
+        rows = []
+        for corpus, size, th in lin_settings:
+            mb = os.path.getsize(common.slice_path(corpus, size)) / MB
+            row = ["%g MB" % size]
+            for tool in lin_tools:
+                t = med((corpus, size, th, tool))
+                t0 = med((corpus, lin_sizes[0], th, tool))
+                mb0 = os.path.getsize(common.slice_path(corpus, lin_sizes[0])) / MB
+                row.append("%s (%.3f s/MB, %s)" % (fmt_s(t), t / mb, fmt_x((t / mb) / (t0 / mb0)) if t0 else "-")
+                           if t else "-")
+            rows.append(row)
+        lines += table(["slice"] + ["%s: time (s/MB, per-MB time vs smallest)" % LABEL[t] for t in lin_tools], rows)
+        lines.append("")
+
+    if worst:
+        lines.append("### Training worst cases: one document of %d bytes, %d threads (time inside the process)" %
+                     (a.worst_n, max(threads)))
+        lines.append("")
+        wtools = [t for t in ("bytepair", "bytepair-first", "rustbpe") if t in tools]
+        rows = []
+        for case in WORST_TRAIN:
+            row = [common.WORST_CASES[case]]
+            for tool in wtools:
+                rs = [r for r in worst[(case, tool)] if "error" not in r]
+                if not rs:
+                    row.append("failed: %s" % worst[(case, tool)][0].get("error"))
+                    continue
+                t = median([r["seconds"] for r in rs])
+                o = [r["seconds"] for r in worst[("ordinary", tool)] if "error" not in r]
+                per = t / rs[0]["bytes"] * 1e9
+                row.append("%s, %.0f ns/byte, %s ordinary, vocab %d" % (
+                    fmt_s(t), per, fmt_x(t / median(o)) if o else "-", rs[0]["vocab"]))
+            rows.append(row)
+        lines += table(["input"] + [LABEL[t] for t in wtools], rows)
+        lines.append("")
+
+    print("\n".join(lines))
+    if not a.no_doc:
+        common.update_doc("train", ["## Training", ""] + lines)
+        print("wrote the training section of %s" % os.path.relpath(common.DOC, common.ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
