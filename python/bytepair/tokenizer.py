@@ -584,8 +584,8 @@ class Tokenizer:
         """
         allowed, disallowed = self._special_args(allowed_special, disallowed_special)
         if not dropout:
-            return self._core.encode(_check_text(text), allowed, disallowed)
-        return self._core.encode_full(_check_text(text), allowed, disallowed, _dropout_args(dropout, seed))[0]
+            return _surrogate_safe(self._core.encode, text, allowed, disallowed)
+        return _surrogate_safe(self._core.encode_full, text, allowed, disallowed, _dropout_args(dropout, seed))[0]
 
     def encode_with_offsets(
         self,
@@ -605,7 +605,7 @@ class Tokenizer:
         True
         """
         allowed, disallowed = self._special_args(allowed_special, disallowed_special)
-        ids, spans = self._core.encode_full(_check_text(text), allowed, disallowed, None, True)
+        ids, spans = _surrogate_safe(self._core.encode_full, text, allowed, disallowed, None, True)
         return ids, [tuple(s) for s in spans]
 
     def encode_ordinary(self, text: str) -> List[int]:
@@ -615,7 +615,7 @@ class Tokenizer:
         >>> tok.encode_ordinary("hello") == tok.encode("hello")
         True
         """
-        return self._core.encode_ordinary(_check_text(text))
+        return _surrogate_safe(self._core.encode_ordinary, text)
 
     def encode_batch(
         self,
@@ -632,11 +632,18 @@ class Tokenizer:
         """
         texts = [_check_text(t) for t in texts]
         allowed, disallowed = self._special_args(allowed_special, disallowed_special)
-        return self._core.encode_batch(texts, allowed, disallowed)
+        try:
+            return self._core.encode_batch(texts, allowed, disallowed)
+        except UnicodeEncodeError:
+            return self._core.encode_batch([_replace_surrogates(t) for t in texts], allowed, disallowed)
 
     def encode_ordinary_batch(self, texts: Sequence[str]) -> List[List[int]]:
         """``encode_ordinary`` of each text, in parallel."""
-        return self._core.encode_ordinary_batch([_check_text(t) for t in texts])
+        texts = [_check_text(t) for t in texts]
+        try:
+            return self._core.encode_ordinary_batch(texts)
+        except UnicodeEncodeError:
+            return self._core.encode_ordinary_batch([_replace_surrogates(t) for t in texts])
 
     def count(self, text: str) -> int:
         """Number of tokens of ``text``; special-token text counts as plain
@@ -654,7 +661,7 @@ class Tokenizer:
         >>> Tokenizer.train("abab", model="char", end_of_word=None).tokenize("abab ba")
         ['abab', 'b', 'a']
         """
-        pieces = self._core.tokenize(_check_text(text))
+        pieces = _surrogate_safe(self._core.tokenize, text)
         if self.model == "char":
             return [p.decode("utf-8") for p in pieces]
         return list(pieces)
@@ -779,6 +786,20 @@ def _check_text(text: Any) -> str:
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}")
     return text
+
+
+def _replace_surrogates(text: str) -> str:
+    """Lone surrogates (not valid in UTF-8) become U+FFFD, as tiktoken does."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _surrogate_safe(fn: Any, text: Any, *args: Any) -> Any:
+    """``fn(text, *args)``; a text holding lone surrogates is retried with
+    them replaced (the check costs nothing when there are none)."""
+    try:
+        return fn(_check_text(text), *args)
+    except UnicodeEncodeError:
+        return fn(_replace_surrogates(text), *args)
 
 
 def _dropout_args(dropout: float, seed: int) -> Tuple[float, int]:
