@@ -59,40 +59,16 @@ def _special_options(args: argparse.Namespace):
 
 
 def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
-    documents = [_read_input(p, args.errors) for p in args.files]
+    from bytepair.commands.data import train_tokenizer
+
+    init = None
     if args.init:
         if not os.path.exists(args.init):
             raise CliError(f"{args.init}: no such tokenizer file")
         init = Tokenizer.load(args.init)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", TrainingWarning)
-            tok = Tokenizer.train(
-                documents, vocab_size=args.vocab_size, num_merges=args.merges, min_frequency=args.min_frequency,
-                tie_break=args.tie_break, max_token_length=args.max_token_length, progress=args.progress, init=init,
-            )
-        return _finish_training(args, tok, caught, out)
-    end_of_word = None if args.end_of_word in ("", None) or args.no_end_of_word else args.end_of_word
-    pattern = args.pattern if args.pattern is not None else "default"
-    if args.model == "char" and args.pattern in ("none", "split"):
-        pattern = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrainingWarning)
-        tok = Tokenizer.train(
-            documents,
-            model=args.model,
-            vocab_size=args.vocab_size,
-            num_merges=args.merges,
-            min_frequency=args.min_frequency,
-            pattern=pattern,
-            end_of_word=end_of_word,
-            end_of_word_fused=args.fused,
-            tie_break=args.tie_break,
-            special_tokens=args.special or (),
-            byte_fallback=args.byte_fallback,
-            unk_token=args.unk_token,
-            max_token_length=args.max_token_length,
-            progress=args.progress,
-        )
+        tok = train_tokenizer(args, init)
     return _finish_training(args, tok, caught, out)
 
 
@@ -197,7 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="learn merges from text files",
                        description="Learn a BPE tokenizer from text files (each file is one document).")
-    p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files; - reads standard input")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="UTF-8 text files (one document each; JSONL with --field, Parquet with --column, "
+                        ".gz/.zst compressed); - reads standard input")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the tokenizer")
     p.add_argument("--to", default="bytepair", metavar="FMT", help="output format (default: bytepair JSON)")
     p.add_argument("--model", choices=["byte", "char"], default="byte", help="byte-level (default) or character-level BPE")
@@ -224,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="progress on stderr: a bar (auto: when stderr is a terminal), JSON lines, or none")
     p.add_argument("--errors", choices=["strict", "replace"], default="strict",
                    help="invalid UTF-8 in the input: stop with an error (default) or replace it")
+    from bytepair.commands.data import add_train_options
+
+    add_train_options(p)
     p.set_defaults(run=cmd_train)
 
     p = sub.add_parser("encode", help="text to token ids", description="Print the ids of TEXT (or standard input).")

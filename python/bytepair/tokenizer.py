@@ -399,6 +399,42 @@ class Tokenizer:
             results = list(range(first, first + len(self._merge_ids)))
         return [(l, r, i) for (l, r), i in zip(self._merge_ids, results)]
 
+    @classmethod
+    def train_from_files(
+        cls,
+        paths: Iterable[Union[str, "os.PathLike[str]"]],
+        model: str = "byte",
+        *,
+        client: Any = None,
+        field: Optional[str] = None,
+        column: Optional[str] = None,
+        max_bytes: Optional[int] = None,
+        errors: str = "strict",
+        **options: Any,
+    ) -> "Tokenizer":
+        """:meth:`train` on files read a block at a time, so memory grows
+        with the number of distinct words, not with the corpus: exactly the
+        tokenizer that :meth:`train` gives on the files' texts as documents.
+
+        Plain text files are one document each; JSONL (``field``, default
+        ``"text"``), Parquet (``column``), gzip/zstd and ``-`` (stdin) are
+        read as :mod:`bytepair.corpus` says; ``max_bytes`` keeps the first N
+        bytes of text. ``client`` (a ``dask.distributed.Client``) counts the
+        files on its workers, with the same result. Every other option is
+        :meth:`train`'s.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "c.txt")
+        >>> _ = open(path, "w").write("low lower lowest " * 20)
+        >>> tok = Tokenizer.train_from_files([path], vocab_size=260)
+        >>> tok.merges == Tokenizer.train(["low lower lowest " * 20], vocab_size=260).merges
+        True
+        """
+        from bytepair.counts import train_from_files
+
+        return train_from_files(paths, model, client=client, field=field, column=column, max_bytes=max_bytes,
+                                errors=errors, **options)
+
     def _continue_training(self, corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length):
         """``train(corpus, init=self)``: see :meth:`train`."""
         specials = set(self.special_tokens.values())

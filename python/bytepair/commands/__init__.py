@@ -11,4 +11,5 @@ COMMANDS = [
     "bytepair.commands.inspect",
     "bytepair.commands.compare",
     "bytepair.commands.serve",
+    "bytepair.commands.data",
 ]

@@ -1,0 +1,546 @@
+"""Word counts: counting a corpus in blocks, and the counts file.
+
+Training needs only the table of distinct words (pre-tokenizer pieces) with
+their counts, in order of first appearance. :func:`count_words` builds it
+from files read a block at a time (:mod:`bytepair.corpus`), so memory grows
+with the number of distinct words, never with the size of the corpus; a
+Dask client spreads the files over workers (:mod:`bytepair.distributed`)
+with the same result.
+
+The table is saved as a **counts file** (``.counts``, or gzip-compressed
+when the name ends in ``.gz``)::
+
+    {"bytepair_counts": 1, "pattern": "...", "pattern_preset": "cl100k", "special_tokens": [], "words": 3, "total": 7, ...}
+    4<TAB>the
+    2<TAB> cat
+    1<TAB>a\\tb
+
+The first line is a JSON header: format version, the pre-tokenizer regex
+(``null`` for ``str.split()``) and the special tokens that cut the text
+(both must match the tokenizer trained from it), the number of distinct
+words, the sum of the counts, and how much text was read. Then one line per
+word in first-appearance order: the count, a tab, and the word with ``\\``,
+tab, newline and carriage return written as ``\\\\``, ``\\t``, ``\\n``,
+``\\r``. The file is UTF-8; lines end with ``\\n``.
+
+Counts files merge (:func:`merge_counts`): merging the counts of corpus
+parts in order gives the counts of the concatenated corpus, first
+appearances included, so training from them gives exactly the tokenizer
+that training on the whole corpus gives.
+
+>>> import os, tempfile
+>>> counts = count_words([], pattern=None)
+>>> counts.add_word("low", 5); counts.add_word("a\\tb", 2)
+>>> path = os.path.join(tempfile.mkdtemp(), "c.counts")
+>>> save_counts(path, counts, pattern=None)
+>>> open(path).read().splitlines()[1:]
+['5\\tlow', '2\\ta\\\\tb']
+>>> load_counts(path).items()
+[('low', 5), ('a\\tb', 2)]
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import tempfile
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from bytepair import _core
+from bytepair.corpus import Budget, Part, Source, read_parts, sources as make_sources
+from bytepair.errors import FormatError, InputError, TrainingError
+from bytepair.patterns import preset_name, resolve_pattern
+
+FORMAT_VERSION = 1
+BATCH_CHARS = 8 << 20  # whole documents are handed to the core in batches of about this size
+_REPORT_EVERY = 4 << 20
+_UNSET: Any = object()
+_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+_NEEDS_ESCAPE = re.compile(r"[\\\t\n\r]")
+_ESCAPE_SEQ = re.compile(r"\\(.?)", re.S)
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+# ---------------------------------------------------------------- counting
+
+
+class _Counter:
+    """Feeds parts of documents to a word-count table: whole documents in
+    parallel batches, long documents block by block (``add_text_prefix``)."""
+
+    def __init__(self, counts: "_core.WordCounts", report=None, total: Optional[int] = None) -> None:
+        self.counts = counts
+        self.batch: List[str] = []
+        self.size = 0
+        self.carry = ""
+        self.documents = 0
+        self.bytes = 0
+        self.report = report
+        self.total = total
+        self._reported = 0
+
+    def add(self, part: Part) -> None:
+        if part.offset == 0 and part.final and not self.carry:
+            self.batch.append(part.text)
+            self.size += len(part.text)
+            if self.size >= BATCH_CHARS:
+                self.flush()
+        else:
+            self.flush()
+            self.carry += part.text
+            if part.final:
+                self.counts.add_documents([self.carry])
+                self.carry = ""
+            else:
+                used = self.counts.add_text_prefix(self.carry)
+                self.carry = self.carry[used:]
+        self.documents += part.final
+        self.bytes += part.raw
+        if self.report and self.bytes - self._reported >= _REPORT_EVERY:
+            self._reported = self.bytes
+            self.report("count", self.bytes, self.total)
+
+    def flush(self) -> None:
+        if self.batch:
+            self.counts.add_documents(self.batch)
+            self.batch, self.size = [], 0
+
+    def finish(self) -> None:
+        self.flush()
+        if self.carry:  # a document cut short by an error cannot reach here; keep it exact anyway
+            self.counts.add_documents([self.carry])
+            self.carry = ""
+        if self.report:
+            self.report("count", self.bytes, self.total if self.total is not None else self.bytes)
+
+
+def count_sources(
+    srcs: Sequence[Source],
+    pattern: Optional[str],
+    special_tokens: Sequence[str] = (),
+    errors: str = "strict",
+    budget: Optional[Budget] = None,
+    report=None,
+) -> Tuple["_core.WordCounts", Dict[str, int]]:
+    """Counts ``srcs`` in order in this process; returns the table and
+    ``{"documents": n, "bytes": n}``."""
+    counts = _core.WordCounts(pattern, list(special_tokens))
+    sizes = [s.size() for s in srcs]
+    total = sum(sizes) if srcs and all(n is not None for n in sizes) and not any(s.compression for s in srcs) else None
+    counter = _Counter(counts, report, total)
+    budget = budget or Budget(None)
+    for src in srcs:
+        if budget.exhausted:
+            break
+        for part in read_parts(src, errors, budget):
+            counter.add(part)
+    counter.finish()
+    return counts, {"documents": counter.documents, "bytes": counter.bytes}
+
+
+def count_words(
+    paths: Iterable[PathLike],
+    pattern: Optional[str] = None,
+    special_tokens: Sequence[str] = (),
+    *,
+    field: Optional[str] = None,
+    column: Optional[str] = None,
+    max_bytes: Optional[int] = None,
+    errors: str = "strict",
+    client: Any = None,
+    workdir: Optional[PathLike] = None,
+    progress: Any = None,
+    stats: Optional[Dict[str, Any]] = None,
+) -> "_core.WordCounts":
+    """The word counts of the files ``paths`` (each file one document for
+    plain text; see :mod:`bytepair.corpus` for JSONL, Parquet, compression,
+    ``-`` and ``max_bytes``), in order of first appearance.
+
+    ``pattern`` is the pre-tokenizer (a preset name or a regex; ``None`` is
+    ``str.split()``); it and ``special_tokens`` must be the ones of the
+    tokenizer that will be trained (:func:`train_from_files` takes care of
+    it). ``client`` (a ``dask.distributed.Client``) counts the files on its
+    workers; ``workdir`` (a folder all workers and this process share) makes
+    them hand their tables over as counts files instead of in messages.
+    ``stats``, a dict, receives the number of documents and bytes read.
+
+    >>> count_words([], pattern=None).items()
+    []
+    """
+    from bytepair.progress import make_reporter
+
+    regex = resolve_pattern(pattern)
+    specials = _special_list(special_tokens)
+    srcs = make_sources([os.fspath(p) for p in paths], field=field, column=column)
+    if client is not None:
+        from bytepair.distributed import count_words as count_on_dask
+
+        counts, info = count_on_dask(client, srcs, regex, specials, errors=errors, max_bytes=max_bytes,
+                                     workdir=workdir, report=make_reporter(progress))
+    else:
+        counts, info = count_sources(srcs, regex, specials, errors, Budget(max_bytes), make_reporter(progress))
+    if stats is not None:
+        stats.update(info, files=len(srcs))
+    return counts
+
+
+def _special_list(special_tokens: Any) -> List[str]:
+    if not special_tokens:
+        return []
+    if isinstance(special_tokens, str):
+        return [special_tokens]
+    return list(special_tokens)
+
+
+# ---------------------------------------------------------------- the counts file
+
+
+def _escape(word: str) -> str:
+    if _NEEDS_ESCAPE.search(word) is None:
+        return word
+    return _NEEDS_ESCAPE.sub(lambda m: _ESCAPES[m.group()], word)
+
+
+def _unescape(word: str, where: str) -> str:
+    def one(m: "re.Match[str]") -> str:
+        c = m.group(1)
+        if c not in _UNESCAPES:
+            raise FormatError(f"{where}: unknown escape \\{c} in the word (only \\\\ \\t \\n \\r are used)")
+        return _UNESCAPES[c]
+
+    return _ESCAPE_SEQ.sub(one, word)
+
+
+def make_header(
+    counts: "_core.WordCounts",
+    pattern: Optional[str],
+    special_tokens: Sequence[str] = (),
+    items: Optional[List[Tuple[str, int]]] = None,
+    **meta: Any,
+) -> Dict[str, Any]:
+    """The JSON header of a counts file for ``counts``."""
+    regex = resolve_pattern(pattern)
+    items = counts.items() if items is None else items
+    header: Dict[str, Any] = {
+        "bytepair_counts": FORMAT_VERSION,
+        "pattern": regex,
+        "pattern_preset": preset_name(regex),
+        "special_tokens": _special_list(special_tokens),
+        "words": len(items),
+        "total": sum(c for _, c in items),
+    }
+    header.update({k: v for k, v in meta.items() if v is not None})
+    return header
+
+
+def save_counts(
+    path: PathLike,
+    counts: "_core.WordCounts",
+    pattern: Optional[str],
+    special_tokens: Sequence[str] = (),
+    **meta: Any,
+) -> None:
+    """Write ``counts`` (made with ``pattern`` and ``special_tokens``) to
+    ``path``, atomically; gzip-compressed when ``path`` ends in ``.gz``.
+    ``meta`` (e.g. ``documents=``, ``bytes=``) goes into the header."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    items = counts.items()
+    header = make_header(counts, pattern, special_tokens, items, **meta)
+    fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            fh = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) if path.endswith(".gz") else raw
+            fh.write((json.dumps(header) + "\n").encode("utf-8"))
+            for start in range(0, len(items), 65536):
+                chunk = items[start : start + 65536]
+                fh.write("".join(f"{c}\t{_escape(w)}\n" for w, c in chunk).encode("utf-8"))
+            if fh is not raw:
+                fh.close()
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _open_counts(path: str):
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such counts file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a counts file") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
+    if fh.read(2) == b"\x1f\x8b":
+        fh.seek(0)
+        return gzip.GzipFile(fileobj=fh, mode="rb")
+    fh.seek(0)
+    return fh
+
+
+def _parse_header(line: bytes, path: str) -> Dict[str, Any]:
+    try:
+        header = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        header = None
+    if not isinstance(header, dict) or "bytepair_counts" not in header:
+        raise FormatError(f"{path}: line 1: not a bytepair counts file (no JSON header with 'bytepair_counts')")
+    if header["bytepair_counts"] != FORMAT_VERSION:
+        raise FormatError(f"{path}: line 1: counts format version {header['bytepair_counts']!r} is not supported "
+                          f"(this bytepair reads version {FORMAT_VERSION})")
+    pattern = header.get("pattern")
+    specials = header.get("special_tokens", [])
+    if pattern is not None and not isinstance(pattern, str):
+        raise FormatError(f"{path}: line 1: 'pattern' must be a string or null")
+    if not isinstance(specials, list) or not all(isinstance(t, str) and t for t in specials):
+        raise FormatError(f"{path}: line 1: 'special_tokens' must be a list of non-empty strings")
+    for key in ("words", "total"):
+        if key in header and (isinstance(header[key], bool) or not isinstance(header[key], int) or header[key] < 0):
+            raise FormatError(f"{path}: line 1: {key!r} must be a non-negative integer")
+    return header
+
+
+def read_header(path: PathLike) -> Dict[str, Any]:
+    """The JSON header of a counts file (checked)."""
+    path = os.fspath(path)
+    fh = _open_counts(path)
+    try:
+        line = fh.readline()
+    except (OSError, EOFError) as e:
+        raise FormatError(f"{path}: line 1: cannot read: {e}") from None
+    finally:
+        fh.close()
+    return _parse_header(line, path)
+
+
+def read_counts(path: PathLike, into: Optional["_core.WordCounts"] = None) -> Tuple[Dict[str, Any], "_core.WordCounts"]:
+    """The header and table of a counts file. ``into`` adds the words to an
+    existing table instead (as :func:`merge_counts` does). Any malformed
+    line raises ``FormatError`` naming the file and line."""
+    path = os.fspath(path)
+    fh = _open_counts(path)
+    try:
+        header = _parse_header(fh.readline(), path)
+        table = _core.WordCounts(header.get("pattern"), list(header.get("special_tokens", [])))
+        n = total = 0
+        lineno = 1
+        for lineno, line in enumerate(fh, 2):
+            if not line.endswith(b"\n"):
+                raise FormatError(f"{path}: line {lineno}: the file ends in the middle of a line (truncated?)")
+            line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+            count_text, tab, word_raw = line.partition(b"\t")
+            if not tab:
+                raise FormatError(f"{path}: line {lineno}: expected 'count<TAB>word'")
+            if not count_text.isdigit() or count_text.startswith(b"0"):
+                raise FormatError(f"{path}: line {lineno}: the count {count_text[:20]!r} is not a positive integer")
+            count = int(count_text)
+            if count >= 2**64:
+                raise FormatError(f"{path}: line {lineno}: the count does not fit in 64 bits")
+            try:
+                word = word_raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise FormatError(f"{path}: line {lineno}: invalid UTF-8 at byte {e.start} of the word") from None
+            if "\\" in word:
+                word = _unescape(word, f"{path}: line {lineno}")
+            if not word:
+                raise FormatError(f"{path}: line {lineno}: empty word")
+            before = len(table)
+            table.add_word(word, count)
+            if len(table) == before:
+                raise FormatError(f"{path}: line {lineno}: the word {word[:40]!r} appears twice")
+            n += 1
+            total += count
+    except (OSError, EOFError) as e:
+        raise FormatError(f"{path}: line {lineno + 1}: cannot read: {e}") from None
+    finally:
+        fh.close()
+    if "words" in header and header["words"] != n:
+        raise FormatError(f"{path}: line {lineno + 1}: the file holds {n} words but its header says "
+                          f"{header['words']} (truncated?)")
+    if "total" in header and header["total"] != total:
+        raise FormatError(f"{path}: line {lineno + 1}: the counts add up to {total} but the header says {header['total']}")
+    if into is not None:
+        into.merge(table)
+        return header, into
+    return header, table
+
+
+def _same_settings(a: Dict[str, Any], b: Dict[str, Any]) -> bool:
+    return a.get("pattern") == b.get("pattern") and sorted(a.get("special_tokens", [])) == sorted(
+        b.get("special_tokens", [])
+    )
+
+
+def _describe(pattern: Optional[str]) -> str:
+    if pattern is None:
+        return "str.split()"
+    return preset_name(pattern) or f"the regex {pattern[:60]!r}"
+
+
+def check_settings(header: Dict[str, Any], pattern: Optional[str], special_tokens: Sequence[str], name: str) -> None:
+    """``TrainingError`` unless the counts of ``header`` were made with
+    ``pattern`` and ``special_tokens`` (what training will use)."""
+    if header.get("pattern") != pattern:
+        raise TrainingError(
+            f"{name} was counted with the pre-tokenizer {_describe(header.get('pattern'))}, but training uses "
+            f"{_describe(pattern)}: train with the same --pattern, or count again"
+        )
+    if sorted(header.get("special_tokens", [])) != sorted(special_tokens):
+        raise TrainingError(
+            f"{name} was counted with the special tokens {header.get('special_tokens', [])}, but training uses "
+            f"{list(special_tokens)}: train with the same --special tokens, or count again"
+        )
+
+
+def load_counts(
+    path: PathLike, pattern: Optional[str] = _UNSET, special_tokens: Sequence[str] = _UNSET
+) -> "_core.WordCounts":
+    """The word-count table of a counts file, for ``Tokenizer.train``.
+    Given ``pattern`` (preset or regex, ``None`` for ``str.split()``) and/or
+    ``special_tokens``, also checks that the file was made with them
+    (``TrainingError`` otherwise)."""
+    header, table = read_counts(path)
+    if pattern is not _UNSET or special_tokens is not _UNSET:
+        check_settings(
+            header,
+            resolve_pattern(pattern) if pattern is not _UNSET else header.get("pattern"),
+            _special_list(special_tokens) if special_tokens is not _UNSET else header.get("special_tokens", []),
+            os.fspath(path),
+        )
+    return table
+
+
+def merge_counts_with_header(paths: Sequence[PathLike]) -> Tuple[Dict[str, Any], "_core.WordCounts"]:
+    """:func:`merge_counts`, with the header the merged file should have."""
+    if not paths:
+        raise InputError("no counts files to merge")
+    header, table = read_counts(paths[0])
+    first = os.fspath(paths[0])
+    sums = {k: header.get(k) for k in ("documents", "bytes", "files")}
+    for p in paths[1:]:
+        h = read_header(p)
+        if not _same_settings(header, h):
+            raise FormatError(
+                f"{os.fspath(p)}: line 1: counted with another pre-tokenizer or other special tokens than {first} "
+                "(counts merge only when both are the same)"
+            )
+        h, table = read_counts(p, into=table)
+        for k in sums:
+            sums[k] = sums[k] + h[k] if isinstance(sums[k], int) and isinstance(h.get(k), int) else None
+    merged = {"pattern": header.get("pattern"), "special_tokens": header.get("special_tokens", []), **sums}
+    return merged, table
+
+
+def merge_counts(paths: Sequence[PathLike]) -> "_core.WordCounts":
+    """The counts files ``paths`` added up in order: a word first seen in a
+    later file comes after every word of the earlier ones, so merging the
+    counts of corpus parts in corpus order gives the counts of the whole
+    corpus. Files made with another pattern or other special tokens than the
+    first raise ``FormatError``."""
+    return merge_counts_with_header(paths)[1]
+
+
+# ---------------------------------------------------------------- training
+
+
+def _training_settings(model: str, pattern: Optional[str], special_tokens: Any, unk_token: Optional[str], init: Any):
+    """The regex and special-token list that ``Tokenizer.train`` will count
+    words with (mirrors its rules)."""
+    if init is not None:
+        return init.pattern, list(init.special_tokens)
+    if pattern == "default":
+        pattern = "cl100k" if model == "byte" else None
+    names = list(special_tokens) if special_tokens else []
+    if isinstance(special_tokens, str):
+        names = [special_tokens]
+    if unk_token is not None and unk_token not in names:
+        names = [unk_token] + names
+    return resolve_pattern(pattern), names
+
+
+def train_from_files(
+    paths: Iterable[PathLike],
+    model: str = "byte",
+    *,
+    pattern: Optional[str] = "default",
+    special_tokens: Any = (),
+    unk_token: Optional[str] = None,
+    init: Any = None,
+    client: Any = None,
+    field: Optional[str] = None,
+    column: Optional[str] = None,
+    max_bytes: Optional[int] = None,
+    errors: str = "strict",
+    workdir: Optional[PathLike] = None,
+    progress: Any = None,
+    **train_options: Any,
+):
+    """``Tokenizer.train`` on files read in blocks (never held whole):
+    exactly the tokenizer that ``Tokenizer.train`` gives on the files' texts
+    as a list of documents. Inputs, ``field``, ``column``, ``max_bytes`` and
+    ``errors`` are those of :mod:`bytepair.corpus`; ``client`` (a
+    ``dask.distributed.Client``) counts the files on its workers. Every
+    other option is ``Tokenizer.train``'s."""
+    from bytepair.progress import make_reporter
+    from bytepair.tokenizer import Tokenizer
+
+    report = make_reporter(progress)
+    regex, specials = _training_settings(model, pattern, special_tokens, unk_token, init)
+    counts = count_words(paths, regex, specials, field=field, column=column, max_bytes=max_bytes, errors=errors,
+                         client=client, workdir=workdir, progress=report)
+    if init is not None:
+        return Tokenizer.train(counts, init=init, progress=report, **train_options)
+    return Tokenizer.train(counts, model=model, pattern=regex, special_tokens=special_tokens, unk_token=unk_token,
+                           progress=report, **train_options)
+
+
+def train_from_counts(
+    paths: Union[PathLike, Sequence[PathLike]],
+    model: str = "byte",
+    *,
+    pattern: Optional[str] = _UNSET,
+    special_tokens: Any = _UNSET,
+    unk_token: Optional[str] = None,
+    init: Any = None,
+    progress: Any = None,
+    **train_options: Any,
+):
+    """``Tokenizer.train`` on one counts file or several (merged in order).
+    ``pattern`` and ``special_tokens`` default to the file's; given, they
+    must be the ones the file was counted with (``TrainingError``
+    otherwise), since words cannot be split again."""
+    from bytepair.tokenizer import Tokenizer
+
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    header, counts = merge_counts_with_header(list(paths))
+    name = os.fspath(paths[0]) if len(paths) == 1 else "the counts files"
+    if init is not None:
+        check_settings(header, init.pattern, list(init.special_tokens), name)
+        return Tokenizer.train(counts, init=init, progress=progress, **train_options)
+    if pattern is _UNSET:
+        regex = header.get("pattern")
+        if regex is None and model == "byte":
+            raise TrainingError(f"{name} was counted with str.split(): the byte model needs a regex pattern "
+                                "(count again with --pattern, or train --model char)")
+    else:
+        regex = resolve_pattern("cl100k" if pattern == "default" and model == "byte" else
+                                (None if pattern == "default" else pattern))
+    if special_tokens is _UNSET:
+        special_tokens = list(header.get("special_tokens", []))
+    _, specials = _training_settings(model, regex, special_tokens, unk_token, None)
+    check_settings(header, regex, specials, name)
+    return Tokenizer.train(counts, model=model, pattern=regex, special_tokens=special_tokens, unk_token=unk_token,
+                           progress=progress, **train_options)
