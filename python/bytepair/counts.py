@@ -293,7 +293,7 @@ def _open_counts(path: str):
 def _parse_header(line: bytes, path: str) -> Dict[str, Any]:
     try:
         header = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         header = None
     if not isinstance(header, dict) or "bytepair_counts" not in header:
         raise FormatError(f"{path}: line 1: not a bytepair counts file (no JSON header with 'bytepair_counts')")

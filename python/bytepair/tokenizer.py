@@ -388,6 +388,36 @@ class Tokenizer:
         tok._build()
         return tok
 
+    @classmethod
+    def from_tiktoken(
+        cls,
+        path: str,
+        pattern: Optional[str] = None,
+        special_tokens: Optional[Mapping[str, int]] = None,
+    ) -> "Tokenizer":
+        """A byte model from a ``.tiktoken`` file, tiktoken's ranks as ids.
+        With ``pattern=None``/``special_tokens=None``, a well-known vocabulary
+        (cl100k_base, gpt2/r50k_base, p50k_base, o200k_base, recognised by its
+        sha256) gets tiktoken's own pattern and special tokens; any other file
+        gets ``"cl100k"`` and no special tokens.
+
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "tiny.tiktoken")
+        >>> Tokenizer.train("ab ab", num_merges=1).save(path, format="tiktoken")
+        >>> Tokenizer.from_tiktoken(path).encode("ab")
+        [256]
+        """
+        from bytepair.formats.tiktoken import from_tiktoken
+
+        return from_tiktoken(path, pattern=pattern, special_tokens=special_tokens)
+
+    def to_tiktoken(self, name: Optional[str] = None) -> Any:
+        """A ``tiktoken.Encoding`` that encodes exactly as this byte model
+        (tiktoken is imported here, only when asked for)."""
+        from bytepair.formats.tiktoken import to_tiktoken
+
+        return to_tiktoken(self, name)
+
     def _merge_triples(self) -> List[Tuple[int, int, int]]:
         """Every merge as (left id, right id, id of the merged token)."""
         if self._merge_ids is None:

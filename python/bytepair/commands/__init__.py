@@ -12,4 +12,5 @@ COMMANDS = [
     "bytepair.commands.compare",
     "bytepair.commands.serve",
     "bytepair.commands.data",
+    "bytepair.commands.convert",
 ]

@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from typing import Any, Mapping, Optional
 
 from bytepair.errors import FormatError
 
 # format name -> module under bytepair.formats
-FORMATS = {"bytepair": "native"}
+FORMATS = {
+    "bytepair": "native",
+    "tiktoken": "tiktoken",
+    "hf": "hf",
+    "gpt2": "gpt2",
+    "subword-nmt": "subword_nmt",
+}
 
 
 def _module(fmt: str) -> Any:
@@ -26,12 +33,25 @@ def _module(fmt: str) -> Any:
 
 
 def detect(path: str) -> str:
-    """Guess a file's format from its name and first bytes."""
+    """Guess a file's format from its name and first bytes: a folder, or a
+    file named ``vocab.json``/``merges.txt``, is ``gpt2``; ``*.tiktoken`` or
+    lines of ``base64 rank`` are ``tiktoken``; JSON is native when its first
+    key is ``"bytepair"``, else ``hf``; ``#version`` or lines of two symbols
+    are ``subword-nmt``.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "ranks")
+    >>> _ = open(path, "w").write("IQ== 0\\nIg== 1\\n")
+    >>> detect(path)
+    'tiktoken'
+    """
     if os.path.isdir(path):
         return "gpt2"
     name = os.path.basename(path)
     if name.endswith(".tiktoken"):
         return "tiktoken"
+    if name in ("vocab.json", "merges.txt"):
+        return "gpt2"
     try:
         with open(path, "rb") as f:
             head = f.read(4096)
@@ -39,8 +59,15 @@ def detect(path: str) -> str:
         return "bytepair"
     stripped = head.lstrip()
     if stripped.startswith(b"{"):
-        return "hf" if b'"bytepair"' not in head else "bytepair"
+        native = re.match(rb'\{\s*"bytepair"\s*:', stripped) or (b'"bytepair"' in head and b'"pre_tokenizer"' not in head)
+        return "bytepair" if native else "hf"
     if stripped.startswith(b"#version"):
+        return "subword-nmt"
+    lines = head.split(b"\n")[:-1] or head.split(b"\n")
+    lines = [line.rstrip(b"\r") for line in lines if line.strip()][:20]
+    if lines and all(re.fullmatch(rb"[A-Za-z0-9+/]*=*\s+[0-9]+", line) for line in lines):
+        return "tiktoken"
+    if lines and all(len(line.split(b" ")) == 2 for line in lines):
         return "subword-nmt"
     return "bytepair"
 

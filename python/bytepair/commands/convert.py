@@ -1,0 +1,94 @@
+"""``bytepair convert IN OUT``: a tokenizer file in another format.
+
+Formats: ``bytepair`` (native JSON), ``hf`` (Hugging Face tokenizer.json),
+``tiktoken`` (``.tiktoken``), ``gpt2`` (a folder: vocab.json + merges.txt),
+``subword-nmt`` (codes). ``--from`` is detected from IN when omitted, ``--to``
+from OUT's name (``*.tiktoken``; ``tokenizer.json``; other ``*.json`` is
+native; ``*.codes`` is subword-nmt; a folder or another name needs ``--to``). Conversions are
+exact or refused: a format that cannot hold the tokenizer exactly is an
+error saying why, and OUT is left as it was.
+
+Examples::
+
+    $ bytepair convert cl100k_base.tiktoken tokenizer.json
+    $ bytepair convert tokenizer.json gpt2-files --to gpt2
+    $ bytepair convert ranks.tiktoken tok.json --pattern gpt2 --special '<|endoftext|>=50256'
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Dict, List, Optional, TextIO
+
+
+def guess_format(path: str) -> Optional[str]:
+    """The format an output name suggests, or None.
+
+    >>> guess_format("x/cl100k.tiktoken"), guess_format("tokenizer.json"), guess_format("tok.json")
+    ('tiktoken', 'hf', 'bytepair')
+    """
+    name = os.path.basename(os.path.normpath(path))
+    if name.endswith(".tiktoken"):
+        return "tiktoken"
+    if name == "tokenizer.json":
+        return "hf"
+    if name.endswith(".json"):
+        return "bytepair"
+    if name.endswith(".codes"):
+        return "subword-nmt"
+    return None
+
+
+def _specials(items: Optional[List[str]]) -> Optional[Dict[str, int]]:
+    from bytepair.cli import CliError
+
+    if not items:
+        return None
+    out = {}
+    for item in items:
+        text, sep, id_ = item.rpartition("=")
+        if not sep or not text or not id_.isdigit():
+            raise CliError(f"--special {item!r}: write TEXT=ID, e.g. '<|endoftext|>=50256'")
+        out[text] = int(id_)
+    return out
+
+
+def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
+    from bytepair.cli import CliError
+    from bytepair.formats import FORMATS, detect
+    from bytepair.tokenizer import Tokenizer
+
+    if not os.path.exists(args.input):
+        raise CliError(f"{args.input}: no such tokenizer file")
+    source = args.source or detect(args.input)
+    target = args.target or guess_format(args.output)
+    if target is None:
+        raise CliError(f"cannot tell the format of {args.output} from its name: pass --to ({', '.join(sorted(FORMATS))})")
+    tok = Tokenizer.load(args.input, format=source, pattern=args.pattern, special_tokens=_specials(args.special))
+    tok.save(args.output, format=target)
+    print(f"{args.input} ({source}) -> {args.output} ({target})", file=sys.stderr)
+    return 0
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
+    from bytepair.formats import FORMATS
+
+    formats = sorted(FORMATS)
+    p = sub.add_parser(
+        "convert",
+        help="convert a tokenizer file to another format",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    p.add_argument("input", metavar="IN", help="tokenizer file (or gpt2 folder)")
+    p.add_argument("output", metavar="OUT", help="where to write it (a folder for --to gpt2)")
+    p.add_argument("--from", dest="source", choices=formats, metavar="FMT",
+                   help=f"format of IN ({', '.join(formats)}; detected when omitted)")
+    p.add_argument("--to", dest="target", choices=formats, metavar="FMT",
+                   help="format of OUT (guessed from its name when omitted)")
+    p.add_argument("--pattern", default=None,
+                   help="pre-tokenizer for IN formats that store none (.tiktoken, gpt2 files): gpt2, cl100k, o200k or a regex")
+    p.add_argument("--special", action="append", metavar="TEXT=ID",
+                   help="a special token and its id, replacing IN's (for .tiktoken files, which hold none); repeatable")
+    p.set_defaults(run=cmd_convert)

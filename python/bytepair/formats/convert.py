@@ -1,0 +1,178 @@
+"""Helpers shared by the format modules: a tokenizer's vocabulary as the
+other tools need it, and GPT-2's byte-to-unicode map.
+
+>>> BYTE_TO_UNICODE[ord(" ")], BYTE_TO_UNICODE[ord("a")]
+('Ġ', 'a')
+>>> unicode_to_bytes("Ġhello", "f", 1)
+b' hello'
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
+
+from bytepair.errors import FormatError
+
+
+def _bytes_to_unicode() -> Dict[int, str]:
+    """GPT-2's map (``encoder.py``'s ``bytes_to_unicode``): printable Latin-1
+    bytes stand for themselves, the other 68 bytes get code points from 256 up
+    in byte order."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    out = {b: chr(b) for b in keep}
+    n = 0
+    for b in range(256):
+        if b not in out:
+            out[b] = chr(256 + n)
+            n += 1
+    return out
+
+
+BYTE_TO_UNICODE: Dict[int, str] = _bytes_to_unicode()
+UNICODE_TO_BYTE: Dict[str, int] = {c: b for b, c in BYTE_TO_UNICODE.items()}
+
+
+def bytes_to_unicode(token: bytes) -> str:
+    """A token's bytes in GPT-2's printable form."""
+    return "".join(BYTE_TO_UNICODE[b] for b in token)
+
+
+def unicode_to_bytes(text: str, path: str, where: Any) -> bytes:
+    """The bytes of a token written in GPT-2's printable form; a character
+    outside the map is a ``FormatError`` naming ``path`` and ``where``."""
+    try:
+        return bytes(UNICODE_TO_BYTE[c] for c in text)
+    except KeyError as e:
+        raise FormatError(
+            f"{path}: {where}: token {text!r} has the character {e.args[0]!r} (U+{ord(e.args[0]):04X}), "
+            "which is not in GPT-2's byte-to-unicode map"
+        ) from None
+
+
+def require_byte_model(tok: Any, what: str) -> None:
+    if tok.model != "byte":
+        raise FormatError(f"{what} holds byte-model tokenizers only; this one is a {tok.model}-model tokenizer")
+
+
+def byte_vocab(tok: Any, what: str) -> Dict[int, bytes]:
+    """``{id: bytes}`` of a byte model's mergeable tokens (special tokens
+    left out). Two ids with the same bytes cannot be written to a format that
+    maps tokens to ids: that is a ``FormatError`` naming both."""
+    special_ids = set(tok.special_tokens.values())
+    out: Dict[int, bytes] = {}
+    seen: Dict[bytes, int] = {}
+    for id_, token in tok.vocab().items():
+        if id_ in special_ids:
+            continue
+        if token in seen:
+            raise FormatError(
+                f"{what} cannot hold this tokenizer: ids {seen[token]} and {id_} are the same token {token!r} "
+                "(two merges made the same bytes)"
+            )
+        seen[token] = id_
+        out[id_] = token
+    return out
+
+
+def char_vocab(tok: Any, what: str) -> Dict[int, str]:
+    """``{id: str}`` of a char model's tokens, special tokens left out;
+    duplicates are a ``FormatError`` as in :func:`byte_vocab`."""
+    special_ids = set(tok.special_tokens.values())
+    out: Dict[int, str] = {}
+    seen: Dict[str, int] = {}
+    for id_, token in tok.vocab().items():
+        if id_ in special_ids:
+            continue
+        if token in seen:
+            raise FormatError(
+                f"{what} cannot hold this tokenizer: ids {seen[token]} and {id_} are the same token {token!r} "
+                "(two merges made the same string)"
+            )
+        seen[token] = id_
+        out[id_] = token
+    return out
+
+
+def merges_as_ids(tok: Any) -> List[Tuple[int, int]]:
+    """The merges as pairs of ids (derived for vocabularies loaded as ranks)."""
+    return [(l, r) for l, r, _ in tok._merge_triples()]
+
+
+def byte_ranks(
+    vocab: Mapping[str, int],
+    specials: Mapping[str, int],
+    merges: Sequence[Tuple[str, str]],
+    vocab_where: str,
+    merge_where: Callable[[int], str],
+    ignore_merges: bool,
+) -> Dict[int, bytes]:
+    """The ``{id: bytes}`` of a byte-level vocabulary with merges (Hugging
+    Face's ``model.vocab`` + ``model.merges``, GPT-2's ``vocab.json`` +
+    ``merges.txt``), for ``Tokenizer._from_byte_vocab``, after checking that
+    bytepair's rule (tiktoken's: merge the pair making the token with the
+    lowest id) gives the same ids as the merge list's rule (merge the pair
+    listed first):
+
+    - every merge makes a token of the vocab from two tokens of the vocab;
+    - no two merges make the same token;
+    - the ids of the tokens made grow with the merge order.
+
+    Entries of ``specials`` (added tokens) leave the vocabulary. Multi-byte
+    tokens that no merge makes can never come out of the merge rule: they
+    are left out (or, with ``ignore_merges``, refused, as the whole-piece
+    rule would give them). Errors are ``FormatError`` naming the place.
+    """
+    ids: Dict[int, bytes] = {}
+    for token, id_ in vocab.items():
+        if token in specials and specials[token] == id_:
+            continue  # an added token also listed in the vocab
+        ids[id_] = unicode_to_bytes(token, vocab_where.split(": ")[0], vocab_where.split(": ", 1)[-1])
+    for text, id_ in specials.items():
+        if id_ in ids:
+            raise FormatError(
+                f"{vocab_where}: the special token {text!r} has the id {id_}, which is also the id of "
+                f"{bytes_to_unicode(ids[id_])!r}"
+            )
+    rank: Dict[bytes, int] = {}
+    for id_, token in ids.items():
+        if token in rank:
+            raise FormatError(
+                f"{vocab_where}: {bytes_to_unicode(token)!r} has two ids, {rank[token]} and {id_}"
+            )
+        rank[token] = id_
+    made: Dict[bytes, int] = {}
+    last = -1
+    for k, (l, r) in enumerate(merges):
+        where = merge_where(k)
+        file, _, place = where.partition(": ")
+        lb = unicode_to_bytes(l, file, place)
+        rb = unicode_to_bytes(r, file, place)
+        for part in (lb, rb):
+            if part not in rank:
+                raise FormatError(f"{where}: the merge ({l!r}, {r!r}) uses {bytes_to_unicode(part)!r}, which is not in the vocabulary")
+        merged = lb + rb
+        if merged not in rank:
+            raise FormatError(f"{where}: the merge ({l!r}, {r!r}) makes {l + r!r}, which is not in the vocabulary")
+        if merged in made:
+            raise FormatError(
+                f"{where}: the merge ({l!r}, {r!r}) makes {l + r!r}, which {merge_where(made[merged])} makes "
+                "already; a merge list ranks pairs, bytepair (like tiktoken) ranks the tokens they make, "
+                "and the two disagree on such lists"
+            )
+        made[merged] = k
+        if rank[merged] <= last:
+            raise FormatError(
+                f"{where}: the merge ({l!r}, {r!r}) makes {l + r!r} (id {rank[merged]}), whose id is lower "
+                "than that of the token an earlier merge makes; bytepair ranks merges by the id of the "
+                "token they make, so the ids must grow with the merge order"
+            )
+        last = rank[merged]
+    for id_, token in list(ids.items()):
+        if len(token) > 1 and token not in made:
+            if ignore_merges:
+                raise FormatError(
+                    f"{vocab_where}: {bytes_to_unicode(token)!r} (id {id_}) is made by no merge; with "
+                    "ignore_merges=true Hugging Face gives it only for a whole piece, bytepair also inside one"
+                )
+            del ids[id_]  # the merge rule can never produce it; nor will bytepair
+    return ids

@@ -1,0 +1,606 @@
+"""Hugging Face ``tokenizer.json``: export and import.
+
+**Export.** A byte model becomes GPT-2's layout: tokens written with the
+byte-to-unicode map, pre-tokenizer ``Sequence[Split(regex, "Isolated"),
+ByteLevel(use_regex=false)]`` (or ``ByteLevel(use_regex=true)`` alone when
+the pattern is Hugging Face's own GPT-2 regex), a ``BPE`` model with the same
+ids as bytepair, the merges as pairs and ``ignore_merges=true`` (a piece that
+is a token is that token, tiktoken's rule), special tokens as added tokens,
+and a ``ByteLevel`` decoder. A char model with a fused end-of-word marker (or
+none) becomes a ``BPE`` model with ``end_of_word_suffix`` and a pre-tokenizer
+that splits exactly as ``str.split()`` does. Patterns are translated to
+Oniguruma's dialect (:mod:`bytepair.formats.regex_dialects`) so that Hugging
+Face splits text exactly as bytepair does.
+
+**Import.** Byte-level BPE files (GPT-2, RoBERTa-like, Llama 3-like, and
+files ``tokenizers`` trained itself), including merges written as ``"a b"``.
+Ids are kept. Whatever would make bytepair's ids differ from Hugging Face's
+is refused with a ``FormatError`` that says why: ``add_prefix_space=true``,
+normalizers, dropout, added tokens that strip whitespace, pre-tokenizers
+other than ``ByteLevel`` and one ``Split``, and merge lists whose order does
+not match the ids of the tokens they make. Post-processors, truncation and
+padding are not applied by bytepair: a warning says so, and bytepair's ids
+are then those of ``encode(text, add_special_tokens=False)``.
+
+>>> import bytepair, json
+>>> tok = bytepair.Tokenizer.train("hello hello world", vocab_size=260, pattern="gpt2")
+>>> d = json.loads(dumps(tok))
+>>> d["model"]["type"], d["model"]["merges"][0]
+('BPE', ['h', 'e'])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from bytepair._io import atomic_write_text, decode_utf8, read_bytes
+from bytepair.errors import BytepairError, FormatError
+from bytepair.formats.convert import (
+    bytes_to_unicode,
+    byte_ranks,
+    byte_vocab,
+    char_vocab,
+    merges_as_ids,
+)
+from bytepair.formats.regex_dialects import from_onig, to_onig
+from bytepair.patterns import PRESETS
+
+# Hugging Face's ByteLevel(use_regex=true) pattern (pre_tokenizers/byte_level.rs)
+HF_GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+
+# the characters of Python's str.isspace(), as a class: Hugging Face's
+# WhitespaceSplit uses Rust's char::is_whitespace, which lacks U+001C..U+001F
+# (the same in every Python version bytepair supports; tests check it)
+_PY_SPACES = [chr(c) for c in [*range(0x09, 0x0E), *range(0x1C, 0x21), 0x85, 0xA0, 0x1680,
+                               *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000]]
+
+
+def _class_of(chars: List[str]) -> str:
+    out = []
+    i = 0
+    while i < len(chars):
+        j = i
+        while j + 1 < len(chars) and ord(chars[j + 1]) == ord(chars[j]) + 1:
+            j += 1
+        lo, hi = ord(chars[i]), ord(chars[j])
+        out.append(f"\\x{{{lo:X}}}" if lo == hi else f"\\x{{{lo:X}}}-\\x{{{hi:X}}}")
+        i = j + 1
+    return "[" + "".join(out) + "]"
+
+
+PY_WHITESPACE_RUN = _class_of(_PY_SPACES) + "+"
+
+BYTE_LEVEL_DECODER = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+WHAT = "a Hugging Face tokenizer.json"
+
+
+# ---------------------------------------------------------------------------- export
+
+
+def _added_tokens(tok: Any) -> List[Dict[str, Any]]:
+    return [
+        {
+            "id": id_,
+            "content": text,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for text, id_ in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
+    ]
+
+
+def _with_specials(tok: Any, vocab: Dict[str, int]) -> Dict[str, int]:
+    """The model's vocab with the special tokens added: Hugging Face ignores
+    the ids of ``added_tokens`` when it loads a file and numbers them after
+    the model's vocab, unless their text is in the model's vocab."""
+    out = dict(vocab)
+    for text, id_ in sorted(tok.special_tokens.items(), key=lambda kv: kv[1]):
+        if text in out:
+            raise FormatError(
+                f"{WHAT} cannot hold this tokenizer: the special token {text!r} is written as the token "
+                f"with id {out[text]} is, and Hugging Face finds special tokens by their text"
+            )
+        out[text] = id_
+    return out
+
+
+def _preset_of(pattern: Optional[str]) -> Optional[str]:
+    for name, regex in PRESETS.items():
+        if regex == pattern:
+            return name
+    return None
+
+
+def _split(pattern: str, exact_findall: bool) -> Dict[str, Any]:
+    """A ``Split`` pre-tokenizer giving the pieces ``regex.findall`` gives.
+
+    ``Isolated`` keeps the text between matches as pieces too, so it equals
+    findall only for patterns that match every character (the presets);
+    otherwise ``Removed`` with ``invert=true`` keeps the matches only."""
+    try:
+        onig = to_onig(pattern)
+    except ValueError as e:
+        raise FormatError(f"{WHAT} cannot hold the pattern {pattern!r}: {e}") from None
+    if exact_findall:
+        return {"type": "Split", "pattern": {"Regex": onig}, "behavior": "Removed", "invert": True}
+    return {"type": "Split", "pattern": {"Regex": onig}, "behavior": "Isolated", "invert": False}
+
+
+def _byte_json(tok: Any) -> Dict[str, Any]:
+    tokens = byte_vocab(tok, WHAT)
+    ranks = {b: i for i, b in tokens.items()}
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise FormatError(
+            f"{WHAT} cannot hold this tokenizer exactly: it has no token for byte 0x{missing[0]:02X}, "
+            "which Hugging Face would silently drop where bytepair raises an error"
+        )
+    merges = []
+    made = set()
+    for left, right in merges_as_ids(tok):
+        merged = tokens[left] + tokens[right]
+        merges.append((ranks[merged], tokens[left], tokens[right]))
+        made.add(merged)
+    merges.sort(key=lambda m: m[0])  # Hugging Face ranks merges by their order
+    for token in tokens.values():
+        if len(token) > 1 and token not in made:
+            raise FormatError(
+                f"{WHAT} cannot hold this tokenizer exactly: the token {token!r} is not made by any merge"
+            )
+    if tok.pattern == HF_GPT2_PATTERN:
+        pre: Dict[str, Any] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    else:
+        pre = {
+            "type": "Sequence",
+            "pretokenizers": [
+                _split(tok.pattern, exact_findall=_preset_of(tok.pattern) is None),
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+            ],
+        }
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": _added_tokens(tok),
+        "normalizer": None,
+        "pre_tokenizer": pre,
+        "post_processor": None,
+        "decoder": dict(BYTE_LEVEL_DECODER),
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": True,
+            "vocab": _with_specials(tok, {bytes_to_unicode(b): i for i, b in sorted(tokens.items())}),
+            "merges": [[bytes_to_unicode(l), bytes_to_unicode(r)] for _, l, r in merges],
+        },
+    }
+
+
+def _char_json(tok: Any) -> Dict[str, Any]:
+    if tok.end_of_word is not None and not tok.end_of_word_fused:
+        raise FormatError(
+            f"{WHAT} can hold char models whose end-of-word marker is fused to the last character "
+            f"(end_of_word_fused=True, Hugging Face's end_of_word_suffix) or absent; this one's marker "
+            f"{tok.end_of_word!r} is a separate symbol"
+        )
+    if tok.byte_fallback:
+        raise FormatError(f"{WHAT} cannot hold char models with byte_fallback exactly")
+    if tok.unk_token is not None:
+        raise FormatError(f"{WHAT} cannot hold char models with an unk_token exactly")
+    vocab = char_vocab(tok, WHAT)
+    merges = [[vocab[l], vocab[r]] for l, r in merges_as_ids(tok)]  # pairs: spaces in tokens are fine
+    if tok.pattern is None:
+        pre = {"type": "Split", "pattern": {"Regex": PY_WHITESPACE_RUN}, "behavior": "Removed", "invert": False}
+    else:
+        pre = _split(tok.pattern, exact_findall=True)
+    eow = tok.end_of_word
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": _added_tokens(tok),
+        "normalizer": None,
+        "pre_tokenizer": pre,
+        "post_processor": None,
+        "decoder": {"type": "BPEDecoder", "suffix": eow} if eow else None,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": eow,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": _with_specials(tok, {t: i for i, t in sorted(vocab.items())}),
+            "merges": merges,
+        },
+    }
+
+
+def to_json(tok: Any) -> Dict[str, Any]:
+    """The ``tokenizer.json`` content of ``tok`` as a dict."""
+    return _byte_json(tok) if tok.model == "byte" else _char_json(tok)
+
+
+def dumps(tok: Any) -> str:
+    """The ``tokenizer.json`` text of ``tok``."""
+    return json.dumps(to_json(tok), ensure_ascii=False, indent=2) + "\n"
+
+
+def save(tok: Any, path: str) -> None:
+    """Write ``tok`` as a Hugging Face ``tokenizer.json`` (atomically)."""
+    atomic_write_text(path, dumps(tok))
+
+
+# ---------------------------------------------------------------------------- import
+
+
+class _Fail:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __call__(self, what: str) -> FormatError:
+        return FormatError(f"{self.path}: not a tokenizer.json bytepair can load exactly: {what}")
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 2**32 - 2
+
+
+def _merges(model: Dict[str, Any], fail: _Fail) -> List[Tuple[str, str]]:
+    raw = model.get("merges", [])
+    if not isinstance(raw, list):
+        raise fail("field 'model.merges' must be a list")
+    out = []
+    for k, m in enumerate(raw):
+        if isinstance(m, str):  # legacy form "left right"
+            parts = m.split(" ")
+            if len(parts) != 2 or not all(parts):
+                raise fail(f"model.merges[{k}] must be \"left right\" (one space), got {m!r}")
+            out.append((parts[0], parts[1]))
+        elif isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) and x for x in m):
+            out.append((m[0], m[1]))
+        else:
+            raise fail(f"model.merges[{k}] must be a pair of non-empty strings, got {m!r}")
+    return out
+
+
+def _vocab(model: Dict[str, Any], fail: _Fail) -> Dict[str, int]:
+    vocab = model.get("vocab")
+    if not isinstance(vocab, dict):
+        raise fail("field 'model.vocab' must be an object mapping tokens to ids")
+    seen: Dict[int, str] = {}
+    for token, id_ in vocab.items():
+        if not _is_int(id_):
+            raise fail(f"model.vocab[{token!r}] must be an id (a non-negative integer), got {id_!r}")
+        if id_ in seen:
+            raise fail(f"model.vocab gives the id {id_} to both {seen[id_]!r} and {token!r}")
+        if not token:
+            raise fail("model.vocab has an empty token")
+        seen[id_] = token
+    return vocab
+
+
+def _added(d: Dict[str, Any], vocab: Dict[str, int], fail: _Fail) -> Dict[str, int]:
+    """The added tokens with the ids Hugging Face gives them when it loads
+    the file: the id of the same text in the model's vocab, else the next id
+    after the model's vocab (``AddedVocabulary::add_tokens``); the ids
+    written in ``added_tokens`` are not used. A written id that differs is
+    reported with a warning."""
+    raw = d.get("added_tokens") or []
+    if not isinstance(raw, list):
+        raise fail("field 'added_tokens' must be a list")
+    out: Dict[str, int] = {}
+    size = len(vocab)
+    for k, t in enumerate(raw):
+        if not isinstance(t, dict) or not isinstance(t.get("content"), str) or not _is_int(t.get("id")):
+            raise fail(f"added_tokens[{k}] must be an object with a 'content' string and an 'id'")
+        if not t["content"]:
+            continue  # Hugging Face ignores it
+        for opt in ("single_word", "lstrip", "rstrip"):
+            if t.get(opt):
+                raise fail(
+                    f"added_tokens[{k}] ({t['content']!r}) has {opt}=true; bytepair's special tokens "
+                    "never absorb surrounding whitespace, so the ids would differ"
+                )
+        if t["content"] in out:
+            continue
+        if t["content"] in vocab:
+            id_ = vocab[t["content"]]
+        elif out and max(out.values()) >= size:
+            id_ = max(out.values()) + 1
+        else:
+            id_ = size
+        if id_ != t["id"]:
+            warnings.warn(
+                f"{fail.path}: added_tokens[{k}] ({t['content']!r}) says id {t['id']}, but Hugging Face "
+                f"gives it the id {id_} (the next id after model.vocab); bytepair does as Hugging Face does",
+                stacklevel=5,
+            )
+        out[t["content"]] = id_
+    return out
+
+
+def _unsupported(kind: str, value: Any, why: str, fail: _Fail) -> FormatError:
+    name = value.get("type") if isinstance(value, dict) else value
+    return fail(f"{kind} {name!r} is not supported: {why}")
+
+
+def _byte_level_opts(pre: Dict[str, Any], where: str, fail: _Fail) -> bool:
+    """Checks a ByteLevel pre-tokenizer; returns its use_regex."""
+    if pre.get("add_prefix_space", True):
+        raise fail(
+            f"{where} has add_prefix_space=true: Hugging Face then puts a space before every text "
+            "(and every segment between added tokens) that does not start with one; bytepair does not, "
+            "so the ids would differ. Re-save it with add_prefix_space=false, or prepend the space yourself"
+        )
+    return bool(pre.get("use_regex", True))
+
+
+def _split_pattern(split: Dict[str, Any], where: str, fail: _Fail) -> Tuple[str, bool]:
+    """(pattern for bytepair, is an Isolated split) of a Split pre-tokenizer."""
+    pat = split.get("pattern")
+    if isinstance(pat, dict) and isinstance(pat.get("Regex"), str):
+        onig = pat["Regex"]
+        for name, regex in PRESETS.items():
+            if to_onig(regex) == onig:
+                fancy = regex
+                break
+        else:
+            try:
+                fancy = from_onig(onig)
+            except ValueError as e:
+                raise fail(f"{where}: the regex {onig!r} cannot be translated exactly: {e}") from None
+    elif isinstance(pat, dict) and isinstance(pat.get("String"), str) and pat["String"]:
+        fancy = re.escape(pat["String"])
+    else:
+        raise fail(f"{where}.pattern must be {{\"Regex\": ...}} or {{\"String\": ...}}, got {pat!r}")
+    behavior = split.get("behavior")
+    invert = bool(split.get("invert", False))
+    if behavior == "Isolated" and not invert:
+        return fancy, True
+    if behavior == "Removed" and invert:
+        return fancy, False
+    if behavior == "Removed" and not invert:
+        return fancy, False  # caller decides (only the whitespace split is supported this way)
+    raise fail(f"{where}: Split with behavior {behavior!r} and invert={invert} is not supported")
+
+
+def _covering(pattern: str) -> str:
+    """A pattern whose findall equals Hugging Face's ``Isolated`` split with
+    ``pattern``: the text between two matches is a piece too."""
+    if pattern in PRESETS.values() or pattern == HF_GPT2_PATTERN:
+        return pattern  # these match every character already
+    return f"(?:{pattern})|(?:(?!(?:{pattern}))[\\s\\S])+"
+
+
+def _byte_pattern(pre: Any, fail: _Fail) -> str:
+    if not isinstance(pre, dict):
+        raise fail("a byte-level tokenizer needs a ByteLevel pre-tokenizer")
+    if pre.get("type") == "ByteLevel":
+        if _byte_level_opts(pre, "pre_tokenizer", fail):
+            return HF_GPT2_PATTERN
+        return r"[\s\S]+"  # no split: every text is one piece
+    if pre.get("type") != "Sequence":
+        raise _unsupported("pre_tokenizer", pre, "use ByteLevel or Sequence[Split, ByteLevel]", fail)
+    seq = pre.get("pretokenizers")
+    if not isinstance(seq, list) or not seq or not all(isinstance(p, dict) for p in seq):
+        raise fail("field 'pre_tokenizer.pretokenizers' must be a non-empty list of objects")
+    if seq[-1].get("type") != "ByteLevel":
+        raise fail("the last pre-tokenizer of a byte-level tokenizer must be ByteLevel")
+    use_regex = _byte_level_opts(seq[-1], f"pre_tokenizer.pretokenizers[{len(seq) - 1}]", fail)
+    if len(seq) == 1:
+        return HF_GPT2_PATTERN if use_regex else r"[\s\S]+"
+    if len(seq) > 2 or seq[0].get("type") != "Split":
+        raise fail(
+            "pre_tokenizer must be ByteLevel or Sequence[Split, ByteLevel]; got Sequence["
+            + ", ".join(str(p.get("type")) for p in seq)
+            + "]"
+        )
+    if use_regex:
+        raise fail(
+            "pre_tokenizer is Sequence[Split, ByteLevel(use_regex=true)]: two regex splits in a row "
+            "cannot be written as one pattern; use_regex must be false"
+        )
+    pattern, isolated = _split_pattern(seq[0], "pre_tokenizer.pretokenizers[0]", fail)
+    if isolated:
+        return _covering(pattern)
+    if seq[0].get("behavior") == "Removed" and not seq[0].get("invert"):
+        raise fail("pre_tokenizer.pretokenizers[0]: Split with behavior 'Removed' and invert=false is not supported")
+    return pattern
+
+
+def _check_common(d: Dict[str, Any], fail: _Fail) -> Dict[str, Any]:
+    if not isinstance(d, dict):
+        raise fail("the top level must be a JSON object")
+    model = d.get("model")
+    if not isinstance(model, dict):
+        raise fail("it has no 'model' object")
+    if model.get("type", "BPE") != "BPE":
+        raise fail(f"model.type is {model.get('type')!r}; only BPE models can be loaded")
+    if model.get("dropout") not in (None, 0, 0.0):
+        raise fail(f"model.dropout is {model.get('dropout')!r}: BPE dropout is random, bytepair is exact")
+    norm = d.get("normalizer")
+    if norm is not None and not (
+        isinstance(norm, dict) and norm.get("type") == "Sequence" and not norm.get("normalizers")
+    ):
+        raise _unsupported("normalizer", norm, "bytepair does not normalize text, so the ids would differ", fail)
+    ignored = [k for k in ("truncation", "padding") if d.get(k)]
+    post = d.get("post_processor")
+    if post is not None and not (isinstance(post, dict) and post.get("type") == "ByteLevel"):
+        ignored.append(f"post_processor {post.get('type') if isinstance(post, dict) else post!r}")
+    if ignored:
+        warnings.warn(
+            f"{fail.path}: {', '.join(ignored)} ignored: bytepair gives the ids of Hugging Face's "
+            "encode(text, add_special_tokens=False) without truncation or padding",
+            stacklevel=4,
+        )
+    return model
+
+
+def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: Optional[str],
+               special_tokens: Optional[Mapping[str, int]]) -> Any:
+    from bytepair.tokenizer import Tokenizer
+
+    for key in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if model.get(key):
+            raise fail(f"model.{key} is {model[key]!r}; a byte-level model cannot have one")
+    vocab = _vocab(model, fail)
+    added = _added(d, vocab, fail)
+    merges = _merges(model, fail)
+    ids = byte_ranks(
+        vocab,
+        added,
+        merges,
+        vocab_where=f"{fail.path}: model.vocab",
+        merge_where=lambda k: f"{fail.path}: model.merges[{k}]",
+        ignore_merges=bool(model.get("ignore_merges", False)),
+    )
+    if pattern is None:
+        pattern = _byte_pattern(d.get("pre_tokenizer"), fail)
+    specials = dict(added) if special_tokens is None else dict(special_tokens)
+    try:
+        return Tokenizer._from_byte_vocab(ids, pattern, specials)
+    except BytepairError as e:
+        raise fail(str(e)) from None
+
+
+def _char_pattern(pre: Any, fail: _Fail) -> Optional[str]:
+    if isinstance(pre, dict) and pre.get("type") == "Split":
+        pat = pre.get("pattern")
+        if (
+            isinstance(pat, dict)
+            and pat.get("Regex") == PY_WHITESPACE_RUN
+            and pre.get("behavior") == "Removed"
+            and not pre.get("invert")
+        ):
+            return None  # str.split()
+        pattern, isolated = _split_pattern(pre, "pre_tokenizer", fail)
+        if isolated:
+            return _covering(pattern)
+        if pre.get("behavior") == "Removed" and pre.get("invert"):
+            return pattern
+    if isinstance(pre, dict) and pre.get("type") == "WhitespaceSplit":
+        return r"\S+"  # Rust's char::is_whitespace is fancy-regex's \s
+    raise _unsupported(
+        "pre_tokenizer", pre, "a char-level tokenizer needs WhitespaceSplit or a Split bytepair wrote", fail
+    )
+
+
+def _load_char(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: Optional[str],
+               special_tokens: Optional[Mapping[str, int]]) -> Any:
+    from bytepair.tokenizer import Tokenizer
+
+    if model.get("continuing_subword_prefix"):
+        raise fail("model.continuing_subword_prefix is not supported (bytepair marks word ends, not continuations)")
+    if model.get("byte_fallback") or model.get("unk_token") is not None:
+        raise fail("char-level models with byte_fallback or unk_token are not supported")
+    eow = model.get("end_of_word_suffix") or None
+    if eow is not None and not isinstance(eow, str):
+        raise fail("model.end_of_word_suffix must be a string or null")
+    if pattern is None:
+        pattern = _char_pattern(d.get("pre_tokenizer"), fail)
+    vocab = _vocab(model, fail)
+    added = _added(d, vocab, fail)
+    merges = _merges(model, fail)
+    tokens = {i: t for t, i in vocab.items() if not (t in added and added[t] == i)}
+    for text, id_ in added.items():
+        if id_ in tokens:
+            raise fail(f"added token {text!r} has the id {id_}, which model.vocab gives to {tokens[id_]!r}")
+    made: Dict[str, int] = {}
+    known = set()
+    pairs, results = [], []
+    for k, (left, right) in enumerate(merges):
+        for sym in (left, right):
+            if sym not in vocab:
+                raise fail(f"model.merges[{k}] ({left!r}, {right!r}): {sym!r} is not in model.vocab")
+        merged = left + right
+        if merged not in vocab:
+            raise fail(f"model.merges[{k}] ({left!r}, {right!r}): the merged token {merged!r} is not in model.vocab")
+        if merged in made:
+            raise fail(
+                f"model.merges[{k}] ({left!r}, {right!r}) makes {merged!r}, which model.merges[{made[merged]}] "
+                "makes already: Hugging Face and bytepair can then segment differently"
+            )
+        made[merged] = k
+        pairs.append([vocab[left], vocab[right]])
+        results.append(vocab[merged])
+    base_ids = sorted(i for i, t in tokens.items() if t not in made)
+    if base_ids != list(range(len(base_ids))):
+        raise fail(
+            "the tokens no merge makes (the characters) must have the ids 0, 1, 2, ... for bytepair to keep "
+            f"the ids of a char-level model; here they are {base_ids[:5]}..."
+        )
+    base = [tokens[i] for i in base_ids]
+    for k, (left, right) in enumerate(merges):
+        for sym in (left, right):
+            if sym not in known and sym not in base:
+                raise fail(
+                    f"model.merges[{k}] uses {sym!r} before any merge makes it: bytepair applies each merge "
+                    "in turn, Hugging Face by rank, and the two can then disagree"
+                )
+        known.add(left + right)
+    specials = dict(added) if special_tokens is None else dict(special_tokens)
+    desc = {
+        "bytepair": 1,
+        "model": "char",
+        "pattern": pattern,
+        "end_of_word": eow,
+        "end_of_word_fused": eow is not None,
+        "byte_fallback": False,
+        "unk_token": None,
+        "base": base,
+        "merges": pairs,
+        "merge_ids": None if results == list(range(len(base), len(base) + len(results))) else results,
+        "special_tokens": specials,
+    }
+    try:
+        tok = Tokenizer.from_dict(desc)
+    except BytepairError as e:
+        raise fail(str(e)) from None
+    mine = {t: i for i, t in tok.vocab().items() if i not in set(specials.values())}
+    theirs = {t: i for i, t in tokens.items()}
+    if mine != theirs:
+        diff = sorted(set(mine.items()) ^ set(theirs.items()), key=lambda x: x[1])[:3]
+        raise fail(f"bytepair cannot keep its char-level ids; first differences (token, id): {diff}")
+    return tok
+
+
+def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
+          special_tokens: Optional[Mapping[str, int]] = None) -> Any:
+    """A ``Tokenizer`` from the text of a ``tokenizer.json``."""
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
+    except RecursionError:
+        raise FormatError(f"{path}: invalid JSON: nested too deeply") from None
+    fail = _Fail(path)
+    model = _check_common(d, fail)
+    pre = d.get("pre_tokenizer")
+    pres = [pre] + (pre.get("pretokenizers") or [] if isinstance(pre, dict) and pre.get("type") == "Sequence" else [])
+    byte_level = any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in pres)
+    if byte_level:
+        return _load_byte(d, model, fail, pattern, special_tokens)
+    return _load_char(d, model, fail, pattern, special_tokens)
+
+
+def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:
+    """Read a Hugging Face ``tokenizer.json`` (see the module's doc for what
+    is refused and why). ``pattern`` replaces the pre-tokenizer's regex;
+    ``special_tokens`` the added tokens."""
+    path = os.fspath(path)
+    return loads(decode_utf8(read_bytes(path), path), path, pattern, special_tokens)

@@ -1,0 +1,251 @@
+"""tiktoken's ``.tiktoken`` files: one ``base64(token bytes) rank`` per line.
+
+A ``.tiktoken`` file holds the mergeable tokens of a byte model and nothing
+else: no pre-tokenizer pattern, no special tokens. Loading keeps tiktoken's
+ranks as ids. The pattern and special tokens of the well-known vocabularies
+(cl100k_base, gpt2/r50k_base, p50k_base, o200k_base) are recognised by the
+file's sha256; for any other file ``pattern`` defaults to ``"cl100k"`` and
+there are no special tokens unless given.
+
+>>> import bytepair, tempfile, os
+>>> tok = bytepair.Tokenizer.train("hello hello world", vocab_size=260, pattern="gpt2")
+>>> path = os.path.join(tempfile.mkdtemp(), "tok.tiktoken")
+>>> save(tok, path)
+>>> load(path, pattern="gpt2").encode("hello world") == tok.encode("hello world")
+True
+"""
+
+from __future__ import annotations
+
+import binascii
+import hashlib
+import os
+from typing import Any, Dict, Mapping, NamedTuple, Optional
+
+from bytepair._io import atomic_write_bytes, read_bytes
+from bytepair.errors import BytepairError, FormatError
+from bytepair.formats.convert import byte_vocab, require_byte_model
+
+MAX_RANK = 2**32 - 2
+
+ENDOFTEXT = "<|endoftext|>"
+
+
+class Known(NamedTuple):
+    name: str
+    pattern: str  # a preset name of bytepair.patterns
+    special_tokens: Dict[str, int]
+
+
+# sha256 of the file -> what tiktoken_ext/openai_public.py says about it
+KNOWN: Dict[str, Known] = {
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": Known(
+        "cl100k_base",
+        "cl100k",
+        {
+            ENDOFTEXT: 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
+    ),
+    # r50k_base.tiktoken (also whisper's gpt2.tiktoken): tiktoken's "gpt2" and "r50k_base"
+    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": Known(
+        "gpt2", "gpt2", {ENDOFTEXT: 50256}
+    ),
+    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": Known(
+        "p50k_base", "gpt2", {ENDOFTEXT: 50256}
+    ),
+    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": Known(
+        "o200k_base", "o200k", {ENDOFTEXT: 199999, "<|endofprompt|>": 200018}
+    ),
+}
+
+DEFAULT_PATTERN = "cl100k"
+
+
+def _fail(path: str, line: int, what: str) -> FormatError:
+    return FormatError(f"{path}: line {line}: not a valid .tiktoken file: {what}")
+
+
+def parse(data: bytes, path: str) -> Dict[int, bytes]:
+    """The ``{rank: token bytes}`` of a ``.tiktoken`` file's content.
+
+    Lines are ``base64 rank`` (tiktoken's ``load_tiktoken_bpe``); blank lines
+    are skipped. Every error names the file and the line.
+
+    >>> parse(b"YQ== 0\\nYg== 1\\n", "f")
+    {0: b'a', 1: b'b'}
+    >>> parse(b"YQ== 0\\nYg==\\n", "f")
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.FormatError: f: line 2: not a valid .tiktoken file: expected 'base64 rank', got 'Yg=='
+    """
+    ranks = _parse_fast(data)
+    if ranks is None:
+        ranks = _parse_checked(data, path)
+    if not ranks:
+        raise FormatError(f"{path}: not a valid .tiktoken file: it holds no tokens")
+    return ranks
+
+
+def _b64(text: str) -> Optional[bytes]:
+    """Canonical base64 (what tiktoken writes) to bytes, else None."""
+    if text == "=":
+        return b""  # whisper's multilingual.tiktoken writes its empty token so
+    try:
+        token = binascii.a2b_base64(text)
+    except (binascii.Error, ValueError):
+        return None
+    return token if token and binascii.b2a_base64(token, newline=False).decode("ascii") == text else None
+
+
+def _parse_fast(data: bytes) -> Optional[Dict[int, bytes]]:
+    """The common case of a valid file, or None to rerun the checked parse."""
+    try:
+        text = data.decode("ascii")
+        ranks: Dict[int, bytes] = {}
+        for line in text.splitlines():
+            if not line:
+                continue
+            b64, rank = line.split()
+            token = _b64(b64)
+            if token is None or not rank.isdigit():
+                return None
+            ranks[int(rank)] = token
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if max(ranks, default=0) > MAX_RANK or len(set(ranks.values())) != len(ranks):
+        return None
+    if sum(1 for line in text.splitlines() if line.strip()) != len(ranks):
+        return None  # a repeated rank, or a line of blanks
+    return ranks
+
+
+def _parse_checked(data: bytes, path: str) -> Dict[int, bytes]:
+    ranks: Dict[int, bytes] = {}
+    line_of_rank: Dict[int, int] = {}
+    line_of_token: Dict[bytes, int] = {}
+    for n, raw in enumerate(data.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = raw.decode("ascii")
+        except UnicodeDecodeError as e:
+            raise _fail(path, n, f"non-ASCII byte 0x{raw[e.start]:02X}") from None
+        parts = line.split()
+        if len(parts) != 2:
+            raise _fail(path, n, f"expected 'base64 rank', got {line[:80]!r}")
+        b64, rank_text = parts
+        if not rank_text.isdigit():
+            raise _fail(path, n, f"the rank {rank_text[:40]!r} is not a non-negative integer")
+        rank = int(rank_text)
+        if rank > MAX_RANK:
+            raise _fail(path, n, f"the rank {rank} is too large (ranks are 32-bit)")
+        token = _b64(b64)
+        if token is None:
+            raise _fail(path, n, f"{b64[:40]!r} is not valid base64")
+        if rank in line_of_rank:
+            raise _fail(path, n, f"rank {rank} is already the rank of line {line_of_rank[rank]}")
+        if token in line_of_token:
+            raise _fail(path, n, f"token {token!r} is already on line {line_of_token[token]}")
+        ranks[rank] = token
+        line_of_rank[rank] = n
+        line_of_token[token] = n
+    return ranks
+
+
+def known(data: bytes) -> Optional[Known]:
+    """What tiktoken says about a well-known vocabulary, by content."""
+    return KNOWN.get(hashlib.sha256(data).hexdigest())
+
+
+def from_tiktoken(
+    path: str,
+    pattern: Optional[str] = None,
+    special_tokens: Optional[Mapping[str, int]] = None,
+) -> Any:
+    """A byte-model ``Tokenizer`` from a ``.tiktoken`` file, with tiktoken's
+    ranks as ids.
+
+    ``pattern``: a preset name or a regex; None takes the pattern tiktoken
+    uses with this vocabulary when it is a well-known one (recognised by
+    sha256), else ``"cl100k"``. ``special_tokens``: ``{text: id}``; None takes
+    tiktoken's special tokens of a well-known vocabulary, else none.
+    """
+    from bytepair.tokenizer import Tokenizer
+
+    path = os.fspath(path)
+    data = read_bytes(path)
+    ranks = parse(data, path)
+    info = known(data)
+    if pattern is None:
+        pattern = info.pattern if info else DEFAULT_PATTERN
+    if special_tokens is None:
+        special_tokens = dict(info.special_tokens) if info else {}
+    special_tokens = dict(special_tokens)
+    for text, id_ in special_tokens.items():
+        if isinstance(id_, int) and id_ in ranks:
+            raise BytepairError(
+                f"{path}: special token {text!r} has id {id_}, which is already the rank of token {ranks[id_]!r}"
+            )
+    try:
+        return Tokenizer._from_byte_vocab(ranks, pattern, special_tokens)
+    except FormatError:
+        raise
+    except BytepairError as e:
+        raise FormatError(f"{path}: {e}") from None
+
+
+def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:
+    """``Tokenizer.load(path, format="tiktoken")``: see :func:`from_tiktoken`."""
+    return from_tiktoken(path, pattern=pattern, special_tokens=special_tokens)
+
+
+def dumps(tok: Any) -> bytes:
+    """The ``.tiktoken`` file content of a byte model (ranks = ids, special
+    tokens left out, as tiktoken writes them)."""
+    require_byte_model(tok, "the tiktoken format")
+    tokens = byte_vocab(tok, "the tiktoken format")
+    lines = []
+    for id_, token in sorted(tokens.items()):
+        b64 = binascii.b2a_base64(token, newline=False).decode("ascii") if token else "="
+        lines.append(f"{b64} {id_}\n")
+    return "".join(lines).encode("ascii")
+
+
+def save(tok: Any, path: str) -> None:
+    """Write ``tok`` (a byte model) as a ``.tiktoken`` file. The file holds
+    neither the pattern nor the special tokens: pass them to :func:`load`."""
+    atomic_write_bytes(path, dumps(tok))
+
+
+def to_tiktoken(tok: Any, name: Optional[str] = None) -> Any:
+    """A ``tiktoken.Encoding`` that encodes exactly as ``tok`` (a byte model
+    with every single-byte token; tiktoken itself panics on a byte it has no
+    token for).
+
+    >>> import bytepair
+    >>> tok = bytepair.Tokenizer.train("hello world", vocab_size=262)
+    >>> to_tiktoken(tok).encode("hello") == tok.encode("hello")
+    True
+    """
+    import tiktoken
+
+    require_byte_model(tok, "a tiktoken Encoding")
+    tokens = byte_vocab(tok, "a tiktoken Encoding")
+    ranks = {token: id_ for id_, token in tokens.items()}
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise BytepairError(
+            f"a tiktoken Encoding needs a token for every byte; this vocabulary has none for "
+            + ", ".join(f"0x{b:02X}" for b in missing[:8])
+            + (" ..." if len(missing) > 8 else "")
+        )
+    return tiktoken.Encoding(
+        name or "bytepair",
+        pat_str=tok.pattern,
+        mergeable_ranks=ranks,
+        special_tokens=dict(tok.special_tokens),
+    )
