@@ -5,7 +5,6 @@ subprocess run of the installed entry points."""
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 

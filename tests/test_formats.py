@@ -315,7 +315,7 @@ def test_malformed_subword_nmt(tmp_path, content, where):
 def test_malformed_native(byte_tok, tmp_path):
     text = json.dumps(byte_tok.to_dict(), indent=1)
     cut = text[: len(text) // 3]
-    _fails(_write(tmp_path, "cut.json", cut), rf"line \d+, column \d+: invalid JSON", fmt="bytepair")
+    _fails(_write(tmp_path, "cut.json", cut), r"line \d+, column \d+: invalid JSON", fmt="bytepair")
 
 
 def test_invalid_utf8_in_a_file_names_the_offset(tmp_path):

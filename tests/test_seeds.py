@@ -5,7 +5,6 @@ are parsed from the seed texts themselves (tests/seeds.py)."""
 from __future__ import annotations
 
 import io
-import os
 
 import pytest
 

@@ -12,9 +12,10 @@ into place, so a crash never leaves a half-written file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from typing import Union
+from typing import BinaryIO, Iterator, Union
 
 from bytepair.errors import InputError
 
@@ -29,8 +30,19 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
-def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file and a rename."""
+@contextlib.contextmanager
+def atomic_open(path: Union[str, os.PathLike]) -> Iterator[BinaryIO]:
+    """A binary file to write ``path`` through: it is a temporary file in the
+    same folder, synced and renamed over ``path`` when the block ends
+    without error, and removed otherwise, so ``path`` is never half-written.
+
+    >>> import tempfile, os
+    >>> target = os.path.join(tempfile.mkdtemp(), "out.bin")
+    >>> with atomic_open(target) as f:
+    ...     _ = f.write(b"data")
+    >>> open(target, "rb").read()
+    b'data'
+    """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -38,7 +50,7 @@ def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
             f.flush()
             os.fsync(f.fileno())
         # mkstemp makes the file private (0600); give it the usual mode instead
@@ -50,6 +62,12 @@ def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file and a rename."""
+    with atomic_open(path) as f:
+        f.write(data)
 
 
 def atomic_write_text(path: Union[str, os.PathLike], text: str) -> None:

@@ -45,10 +45,10 @@ import gzip
 import json
 import os
 import re
-import tempfile
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
+from bytepair._io import atomic_open
 from bytepair.corpus import Budget, Part, Source, read_parts, sources as make_sources
 from bytepair.errors import FormatError, InputError, TrainingError
 from bytepair.patterns import preset_name, resolve_pattern
@@ -248,30 +248,16 @@ def save_counts(
     ``path``, atomically; gzip-compressed when ``path`` ends in ``.gz``.
     ``meta`` (e.g. ``documents=``, ``bytes=``) goes into the header."""
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
     items = counts.items()
     header = make_header(counts, pattern, special_tokens, items, **meta)
-    fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            fh = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) if path.endswith(".gz") else raw
-            fh.write((json.dumps(header) + "\n").encode("utf-8"))
-            for start in range(0, len(items), 65536):
-                chunk = items[start : start + 65536]
-                fh.write("".join(f"{c}\t{_escape(w)}\n" for w, c in chunk).encode("utf-8"))
-            if fh is not raw:
-                fh.close()
-            raw.flush()
-            os.fsync(raw.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path) as raw:
+        fh = gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) if path.endswith(".gz") else raw
+        fh.write((json.dumps(header) + "\n").encode("utf-8"))
+        for start in range(0, len(items), 65536):
+            chunk = items[start : start + 65536]
+            fh.write("".join(f"{c}\t{_escape(w)}\n" for w, c in chunk).encode("utf-8"))
+        if fh is not raw:
+            fh.close()
 
 
 def _open_counts(path: str):

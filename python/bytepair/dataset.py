@@ -49,10 +49,10 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
+from bytepair._io import atomic_open, atomic_write_text
 from bytepair.corpus import Source, group_units, read_parts, sources as make_sources
 from bytepair.errors import BytepairError, EncodeError, InputError
 
@@ -106,38 +106,12 @@ def _splittable(pattern: Optional[str]) -> bool:
 
 def _atomic_save(path: str, array: Any) -> None:
     np = _np()
-    folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.lib.format.write_array(fh, np.ascontiguousarray(array), allow_pickle=False)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path) as fh:
+        np.lib.format.write_array(fh, np.ascontiguousarray(array), allow_pickle=False)
 
 
 def _atomic_json(path: str, data: Any) -> None:
-    folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write_text(path, json.dumps(data, indent=1) + "\n")
 
 
 def _read_json(path: str) -> Optional[Dict[str, Any]]:

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Collection, Dict, List, Literal, Optional, Sequence, Tuple, Union

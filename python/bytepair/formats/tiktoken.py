@@ -239,7 +239,7 @@ def to_tiktoken(tok: Any, name: Optional[str] = None) -> Any:
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
         raise BytepairError(
-            f"a tiktoken Encoding needs a token for every byte; this vocabulary has none for "
+            "a tiktoken Encoding needs a token for every byte; this vocabulary has none for "
             + ", ".join(f"0x{b:02X}" for b in missing[:8])
             + (" ..." if len(missing) > 8 else "")
         )
