@@ -40,6 +40,8 @@ def _check(path: str, d: Any) -> None:
         raise _fail(path, f"field 'bytepair' must be {VERSION} (the format version), got {version!r}")
     if d.get("model") not in ("byte", "char"):
         raise _fail(path, f"field 'model' must be 'byte' or 'char', got {d.get('model')!r}")
+    if "pattern" not in d:
+        raise _fail(path, "field 'pattern' is missing (a regex string, or null for str.split())")
     if d.get("pattern") is not None and not isinstance(d.get("pattern"), str):
         raise _fail(path, "field 'pattern' must be a string or null")
 
