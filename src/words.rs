@@ -196,6 +196,26 @@ mod tests {
         assert_eq!(a, b);
     }
 
+    /// Counts `text` in blocks of `block` characters, as a stream reader does.
+    fn streamed(pre: &Pretokenizer, sp: &SpecialTokens, text: &str, block: usize) -> Vec<(String, u64)> {
+        let mut counts = WordCounts::new();
+        let mut carry = String::new();
+        let chars: Vec<char> = text.chars().collect();
+        for chunk in chars.chunks(block) {
+            carry.extend(chunk);
+            let used = counts.add_text_prefix(pre, sp, &carry).unwrap();
+            carry.drain(..used);
+        }
+        counts.add_text(pre, sp, &carry).unwrap();
+        counts.iter().map(|(w, c)| (w.to_owned(), c)).collect()
+    }
+
+    fn whole(pre: &Pretokenizer, sp: &SpecialTokens, text: &str) -> Vec<(String, u64)> {
+        let mut counts = WordCounts::new();
+        counts.add_text(pre, sp, text).unwrap();
+        counts.iter().map(|(w, c)| (w.to_owned(), c)).collect()
+    }
+
     #[test]
     fn streaming_blocks_count_like_the_whole_document() {
         use crate::pretokenize::{CL100K, GPT2};
@@ -203,24 +223,8 @@ mod tests {
         let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9)]);
         for pattern in [None, Some(CL100K), Some(GPT2), Some(r"\S+|\s+")] {
             let pre = Pretokenizer::new(pattern).unwrap();
-            let mut whole = WordCounts::new();
-            whole.add_text(&pre, &sp, &text).unwrap();
             for block in [1, 2, 3, 7, 16, 100] {
-                let mut streamed = WordCounts::new();
-                let mut carry = String::new();
-                let chars: Vec<char> = text.chars().collect();
-                for chunk in chars.chunks(block) {
-                    carry.extend(chunk);
-                    let used = streamed.add_text_prefix(&pre, &sp, &carry).unwrap();
-                    carry.drain(..used);
-                }
-                streamed.add_text(&pre, &sp, &carry).unwrap();
-                let a: Vec<_> = whole.iter().collect();
-                let b: Vec<_> = streamed.iter().collect();
-                if a != b {
-                    let diff: Vec<_> = a.iter().zip(&b).filter(|(x, y)| x != y).take(3).collect();
-                    panic!("pattern {pattern:?}, block {block}: {diff:?} lens {} {}", a.len(), b.len());
-                }
+                assert_eq!(whole(&pre, &sp, &text), streamed(&pre, &sp, &text, block), "pattern {pattern:?}, block {block}");
             }
         }
     }
@@ -242,21 +246,12 @@ mod tests {
             let text: String = (0..n).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
             for pattern in [None, Some(CL100K), Some(GPT2)] {
                 let pre = Pretokenizer::new(pattern).unwrap();
-                let mut whole = WordCounts::new();
-                whole.add_text(&pre, &sp, &text).unwrap();
                 let block = 1 + (next() % 9) as usize;
-                let mut streamed = WordCounts::new();
-                let mut carry = String::new();
-                let chars: Vec<char> = text.chars().collect();
-                for chunk in chars.chunks(block) {
-                    carry.extend(chunk);
-                    let used = streamed.add_text_prefix(&pre, &sp, &carry).unwrap();
-                    carry.drain(..used);
-                }
-                streamed.add_text(&pre, &sp, &carry).unwrap();
-                let a: Vec<_> = whole.iter().collect();
-                let b: Vec<_> = streamed.iter().collect();
-                assert_eq!(a, b, "pattern {pattern:?}, block {block}, text {text:?}");
+                assert_eq!(
+                    whole(&pre, &sp, &text),
+                    streamed(&pre, &sp, &text, block),
+                    "pattern {pattern:?}, block {block}, text {text:?}"
+                );
             }
         }
     }

@@ -54,39 +54,21 @@ def require_byte_model(tok: Any, what: str) -> None:
         raise FormatError(f"{what} holds byte-model tokenizers only; this one is a {tok.model}-model tokenizer")
 
 
-def byte_vocab(tok: Any, what: str) -> Dict[int, bytes]:
-    """``{id: bytes}`` of a byte model's mergeable tokens (special tokens
-    left out). Two ids with the same bytes cannot be written to a format that
-    maps tokens to ids: that is a ``FormatError`` naming both."""
+def unique_vocab(tok: Any, what: str) -> Dict[int, Any]:
+    """``{id: token}`` of a tokenizer's regular tokens (special tokens left
+    out). Two ids with the same token cannot be written to a format that maps
+    tokens to ids: that is a ``FormatError`` naming both."""
     special_ids = set(tok.special_tokens.values())
-    out: Dict[int, bytes] = {}
-    seen: Dict[bytes, int] = {}
+    made = "bytes" if tok.model == "byte" else "string"
+    out: Dict[int, Any] = {}
+    seen: Dict[Any, int] = {}
     for id_, token in tok.vocab().items():
         if id_ in special_ids:
             continue
         if token in seen:
             raise FormatError(
                 f"{what} cannot hold this tokenizer: ids {seen[token]} and {id_} are the same token {token!r} "
-                "(two merges made the same bytes)"
-            )
-        seen[token] = id_
-        out[id_] = token
-    return out
-
-
-def char_vocab(tok: Any, what: str) -> Dict[int, str]:
-    """``{id: str}`` of a char model's tokens, special tokens left out;
-    duplicates are a ``FormatError`` as in :func:`byte_vocab`."""
-    special_ids = set(tok.special_tokens.values())
-    out: Dict[int, str] = {}
-    seen: Dict[str, int] = {}
-    for id_, token in tok.vocab().items():
-        if id_ in special_ids:
-            continue
-        if token in seen:
-            raise FormatError(
-                f"{what} cannot hold this tokenizer: ids {seen[token]} and {id_} are the same token {token!r} "
-                "(two merges made the same string)"
+                f"(two merges made the same {made})"
             )
         seen[token] = id_
         out[id_] = token

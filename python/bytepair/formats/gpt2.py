@@ -32,7 +32,7 @@ from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import (
     bytes_to_unicode,
     byte_ranks,
-    byte_vocab,
+    unique_vocab,
     merges_as_ids,
     require_byte_model,
 )
@@ -53,7 +53,7 @@ def files(path: str) -> Tuple[str, str]:
 def dumps(tok: Any) -> Tuple[str, str]:
     """The texts of ``vocab.json`` and ``merges.txt`` for a byte model."""
     require_byte_model(tok, "GPT-2's vocab.json + merges.txt")
-    tokens = byte_vocab(tok, "GPT-2's vocab.json + merges.txt")
+    tokens = unique_vocab(tok, "GPT-2's vocab.json + merges.txt")
     ranks = {b: i for i, b in tokens.items()}
     vocab = {bytes_to_unicode(b): i for i, b in sorted(tokens.items())}
     for text, id_ in sorted(tok.special_tokens.items(), key=lambda kv: kv[1]):

@@ -42,8 +42,7 @@ from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import (
     bytes_to_unicode,
     byte_ranks,
-    byte_vocab,
-    char_vocab,
+    unique_vocab,
     merges_as_ids,
 )
 from bytepair.formats.regex_dialects import from_onig, to_onig
@@ -134,7 +133,7 @@ def _split(pattern: str, exact_findall: bool) -> Dict[str, Any]:
 
 
 def _byte_json(tok: Any) -> Dict[str, Any]:
-    tokens = byte_vocab(tok, WHAT)
+    tokens = unique_vocab(tok, WHAT)
     ranks = {b: i for i, b in tokens.items()}
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
@@ -199,7 +198,7 @@ def _char_json(tok: Any) -> Dict[str, Any]:
         raise FormatError(f"{WHAT} cannot hold char models with byte_fallback exactly")
     if tok.unk_token is not None:
         raise FormatError(f"{WHAT} cannot hold char models with an unk_token exactly")
-    vocab = char_vocab(tok, WHAT)
+    vocab = unique_vocab(tok, WHAT)
     merges = [[vocab[l], vocab[r]] for l, r in merges_as_ids(tok)]  # pairs: spaces in tokens are fine
     if tok.pattern is None:
         pre = {"type": "Split", "pattern": {"Regex": PY_WHITESPACE_RUN}, "behavior": "Removed", "invert": False}

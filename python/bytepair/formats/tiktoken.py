@@ -24,7 +24,7 @@ from typing import Any, Dict, Mapping, NamedTuple, Optional
 
 from bytepair._io import atomic_write_bytes, read_bytes
 from bytepair.errors import BytepairError, FormatError
-from bytepair.formats.convert import byte_vocab, require_byte_model
+from bytepair.formats.convert import require_byte_model, unique_vocab
 
 MAX_RANK = 2**32 - 2
 
@@ -207,7 +207,7 @@ def dumps(tok: Any) -> bytes:
     """The ``.tiktoken`` file content of a byte model (ranks = ids, special
     tokens left out, as tiktoken writes them)."""
     require_byte_model(tok, "the tiktoken format")
-    tokens = byte_vocab(tok, "the tiktoken format")
+    tokens = unique_vocab(tok, "the tiktoken format")
     lines = []
     for id_, token in sorted(tokens.items()):
         b64 = binascii.b2a_base64(token, newline=False).decode("ascii") if token else "="
@@ -234,7 +234,7 @@ def to_tiktoken(tok: Any, name: Optional[str] = None) -> Any:
     import tiktoken
 
     require_byte_model(tok, "a tiktoken Encoding")
-    tokens = byte_vocab(tok, "a tiktoken Encoding")
+    tokens = unique_vocab(tok, "a tiktoken Encoding")
     ranks = {token: id_ for id_, token in tokens.items()}
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
