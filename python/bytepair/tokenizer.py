@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
 from collections.abc import Iterable, Mapping
@@ -52,6 +53,22 @@ def _special_ids(special_tokens: Optional[SpecialTokens], first_id: int) -> Dict
         if text not in out:
             out[text] = first_id + len(out)
     return out
+
+
+def _special_names(special_tokens: Optional[SpecialTokens], unk_token: Optional[str], error: type) -> List[str]:
+    """The special tokens' texts in order; ``unk_token`` is one of them,
+    added first when a sequence lacks it (an explicit mapping must hold it)."""
+    if not special_tokens:
+        names: List[str] = []
+    elif isinstance(special_tokens, str):
+        names = [special_tokens]
+    else:
+        names = list(special_tokens)
+    if unk_token is not None and unk_token not in names:
+        if isinstance(special_tokens, Mapping):
+            raise error(f"unk_token {unk_token!r} must be one of the explicit special tokens")
+        names = [unk_token] + names
+    return names
 
 
 def _count_words(
@@ -212,13 +229,7 @@ class Tokenizer:
             num_merges = min(num_merges, 2**32 - 1)
 
         explicit = isinstance(special_tokens, Mapping)
-        special_names = list(special_tokens) if special_tokens else []
-        if isinstance(special_tokens, str):
-            special_names = [special_tokens]
-        if unk_token is not None and unk_token not in special_names:
-            special_names = [unk_token] + special_names
-            if explicit:
-                raise TrainingError(f"unk_token {unk_token!r} must be one of the explicit special tokens")
+        special_names = _special_names(special_tokens, unk_token, TrainingError)
         report = make_reporter(progress)
         if init is not None:
             return init._continue_training(
@@ -355,11 +366,7 @@ class Tokenizer:
                 sym_ids.setdefault(left + right, next_id + k)
             tok._merge_ids = merge_ids
             n_fixed = next_id + len(merges)
-        names = list(special_tokens) if special_tokens and not isinstance(special_tokens, str) else (
-            [special_tokens] if isinstance(special_tokens, str) else []
-        )
-        if unk_token is not None and unk_token not in names and model == "char":
-            names = [unk_token] + names
+        names = _special_names(special_tokens, unk_token if model == "char" else None, BytepairError)
         tok.special_tokens = _special_ids(special_tokens if isinstance(special_tokens, Mapping) else names, n_fixed)
         tok._build()
         return tok
@@ -880,15 +887,7 @@ def _dropout_args(dropout: float, seed: int) -> Tuple[float, int]:
 def _check_ids(ids: Iterable[int]) -> List[int]:
     out = []
     for i, id_ in enumerate(ids):
-        if isinstance(id_, bool) or not isinstance(id_, int):
-            try:
-                import numbers
-
-                if isinstance(id_, numbers.Integral):
-                    out.append(int(id_))
-                    continue
-            except Exception:  # pragma: no cover
-                pass
+        if isinstance(id_, bool) or not isinstance(id_, numbers.Integral):
             raise UnknownTokenError(f"token id {id_!r} at position {i} is not an integer")
-        out.append(id_)
+        out.append(int(id_))
     return out
