@@ -245,6 +245,9 @@ impl ByteRanks {
 #[derive(Debug, Clone, Default)]
 pub struct CharMerges {
     rules: FxHashMap<(u32, u32), Vec<(u32, u32)>>,
+    /// subword-nmt's rule instead of the sequential one: merge the pair of
+    /// lowest rank again and again, earlier ranks included.
+    lowest_rank: bool,
 }
 
 impl CharMerges {
@@ -253,7 +256,25 @@ impl CharMerges {
         for (rank, &(l, r, id)) in merges.iter().enumerate() {
             rules.entry((l, r)).or_default().push((rank as u32, id));
         }
-        CharMerges { rules }
+        CharMerges { rules, lowest_rank: false }
+    }
+
+    /// Switches to subword-nmt's `apply-bpe` rule: at each step the adjacent
+    /// pair of lowest rank (its first rank) is merged at all its
+    /// non-overlapping occurrences, left to right. It differs from the
+    /// sequential rule only when a merge makes a symbol an earlier merge uses.
+    pub fn with_lowest_rank(mut self, on: bool) -> Self {
+        self.lowest_rank = on;
+        self
+    }
+
+    /// The lowest rank a pair formed by a merge of rank `rank` may take.
+    fn floor_after(&self, rank: u32) -> u32 {
+        if self.lowest_rank {
+            0
+        } else {
+            rank + 1
+        }
     }
 
     /// The first rule for this pair at or after `min_rank`.
@@ -267,10 +288,10 @@ impl CharMerges {
     /// carries the length of the text it came from (summed on merging).
     /// With `dropout`, each occurrence is skipped with its probability.
     pub fn apply(&self, symbols: &mut Vec<Sym>, dropout: Option<&mut Dropout>) {
-        if symbols.len() > LONG_WORD {
-            self.apply_long(symbols, dropout);
-        } else {
-            self.apply_short(symbols, dropout);
+        match dropout {
+            Some(rng) if self.lowest_rank => self.apply_lowest_rank_dropout(symbols, rng),
+            dropout if symbols.len() > LONG_WORD => self.apply_long(symbols, dropout),
+            dropout => self.apply_short(symbols, dropout),
         }
     }
 
@@ -305,7 +326,39 @@ impl CharMerges {
                 }
             }
             std::mem::swap(symbols, &mut scratch);
-            min_rank = rank + 1;
+            min_rank = self.floor_after(rank);
+        }
+    }
+
+    /// subword-nmt's rule with BPE-dropout, as `apply-bpe --dropout` does
+    /// it: at each step every pair that has a rule is dropped or kept (left
+    /// to right); the kept pair of lowest rank is merged where it was kept;
+    /// when every pair is dropped, the word is done.
+    fn apply_lowest_rank_dropout(&self, symbols: &mut Vec<Sym>, rng: &mut Dropout) {
+        let mut kept: Vec<(u32, usize, u32)> = Vec::new();
+        let mut scratch: Vec<Sym> = Vec::with_capacity(symbols.len());
+        loop {
+            kept.clear();
+            for (i, w) in symbols.windows(2).enumerate() {
+                if let Some((rank, id)) = self.rule((w[0].id, w[1].id), 0) {
+                    if !rng.drop_merge() {
+                        kept.push((rank, i, id));
+                    }
+                }
+            }
+            let Some(&(best, _, id)) = kept.iter().min_by_key(|k| k.0) else { break };
+            scratch.clear();
+            let mut i = 0;
+            for &(_, j, _) in kept.iter().filter(|k| k.0 == best) {
+                if j < i {
+                    continue; // overlaps the occurrence just merged
+                }
+                scratch.extend_from_slice(&symbols[i..j]);
+                scratch.push(Sym { id, len: symbols[j].len + symbols[j + 1].len });
+                i = j + 2;
+            }
+            scratch.extend_from_slice(&symbols[i..]);
+            std::mem::swap(symbols, &mut scratch);
         }
     }
 }
@@ -314,12 +367,13 @@ impl CharMerges {
 const LONG_WORD: usize = 32;
 
 impl CharMerges {
-    /// `apply` with a heap of (rank, position) over a linked list, n log n:
-    /// popping in (rank, position) order applies each merge to the whole
-    /// word left to right before the next one, as the sequential rule
-    /// does; a pair formed by a merge of rank r is only eligible for ranks
-    /// after r. Each position's version is bumped when the pair starting
-    /// there changes, which makes stale heap entries easy to skip.
+    /// `apply` with a heap of (rank, position) over a linked list, n log n.
+    /// The occurrences of the lowest rank are taken from the heap together
+    /// and merged left to right before any pair they form is queued: that
+    /// is one step of both rules (under the sequential rule, a pair formed
+    /// by a merge of rank r is only eligible for ranks after r). Each
+    /// position's version is bumped when the pair starting there changes,
+    /// which makes stale heap entries easy to skip.
     fn apply_long(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
         const END: usize = usize::MAX;
         let n = symbols.len();
@@ -327,6 +381,7 @@ impl CharMerges {
         next[n - 1] = END;
         let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
         let mut version: Vec<u32> = vec![0; n];
+        let mut alive: Vec<bool> = vec![true; n];
         let mut syms = symbols.clone();
         let mut heap: BinaryHeap<Reverse<(u32, usize, u32)>> = BinaryHeap::new();
         let push = |heap: &mut BinaryHeap<Reverse<(u32, usize, u32)>>, syms: &[Sym], next: &[usize], version: &[u32], i: usize, min_rank: u32| {
@@ -340,32 +395,52 @@ impl CharMerges {
         for i in 0..n {
             push(&mut heap, &syms, &next, &version, i, 0);
         }
-        while let Some(Reverse((rank, i, v))) = heap.pop() {
-            if version[i] != v {
-                continue;
+        let mut step: Vec<(usize, u32)> = Vec::new();
+        let mut touched: Vec<usize> = Vec::new();
+        while let Some(&Reverse((rank, _, _))) = heap.peek() {
+            step.clear();
+            while let Some(&Reverse((r, i, v))) = heap.peek() {
+                if r != rank {
+                    break;
+                }
+                heap.pop();
+                step.push((i, v));
             }
-            let j = next[i];
-            let Some((r, id)) = self.rule((syms[i].id, syms[j].id), rank) else { continue };
-            debug_assert_eq!(r, rank);
-            if dropout.as_deref_mut().is_some_and(Dropout::drop_merge) {
-                // skipped: the pair may still apply at a later rank of the same pair
+            touched.clear();
+            for &(i, v) in &step {
+                if version[i] != v {
+                    continue; // stale, or overlapping an occurrence merged in this step
+                }
+                let j = next[i];
+                let Some((r, id)) = self.rule((syms[i].id, syms[j].id), rank) else { continue };
+                debug_assert_eq!(r, rank);
                 version[i] = version[i].wrapping_add(1);
-                push(&mut heap, &syms, &next, &version, i, rank + 1);
-                continue;
+                if dropout.as_deref_mut().is_some_and(Dropout::drop_merge) {
+                    // skipped: the pair may still apply at a later rank of the same pair
+                    push(&mut heap, &syms, &next, &version, i, rank + 1);
+                    continue;
+                }
+                syms[i] = Sym { id, len: syms[i].len + syms[j].len };
+                version[j] = version[j].wrapping_add(1);
+                alive[j] = false;
+                let k = next[j];
+                next[i] = k;
+                if k != END {
+                    prev[k] = i;
+                }
+                touched.push(i);
+                let p = prev[i];
+                if p != END {
+                    version[p] = version[p].wrapping_add(1);
+                    touched.push(p);
+                }
             }
-            syms[i] = Sym { id, len: syms[i].len + syms[j].len };
-            version[j] = version[j].wrapping_add(1);
-            let k = next[j];
-            next[i] = k;
-            if k != END {
-                prev[k] = i;
-            }
-            version[i] = version[i].wrapping_add(1);
-            push(&mut heap, &syms, &next, &version, i, rank + 1);
-            let p = prev[i];
-            if p != END {
-                version[p] = version[p].wrapping_add(1);
-                push(&mut heap, &syms, &next, &version, p, rank + 1);
+            let floor = self.floor_after(rank);
+            for &i in &touched {
+                if alive[i] {
+                    version[i] = version[i].wrapping_add(1);
+                    push(&mut heap, &syms, &next, &version, i, floor);
+                }
             }
         }
         symbols.clear();
@@ -439,6 +514,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn long_and_short_lowest_rank_merging_agree() {
+        // (4,0) uses symbol 4 before merge 5 makes it again from (0,5)
+        let rules = [(0, 1, 4), (1, 2, 5), (4, 0, 6), (4, 2, 7), (6, 5, 8), (0, 5, 7), (7, 7, 9), (2, 2, 10)];
+        let m = CharMerges::new(&rules).with_lowest_rank(true);
+        let mut state = 0x9E3779B97F4A7C15u64;
+        for n in 1..200 {
+            for _ in 0..20 {
+                let word: Vec<Sym> = (0..n)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        Sym { id: (state % 3) as u32, len: 1 }
+                    })
+                    .collect();
+                let (mut a, mut b) = (word.clone(), word.clone());
+                m.apply_short(&mut a, None);
+                m.apply_long(&mut b, None);
+                assert_eq!(a, b, "word {word:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn lowest_rank_goes_back_to_earlier_merges() {
+        // subword-nmt codes "c c", "c cc", "ccc b</w>", "cc c": a=c b=b</w>
+        let (c, b, cc, ccc, cccb) = (0, 1, 2, 3, 4);
+        let rules = [(c, c, cc), (c, cc, ccc), (ccc, b, cccb), (cc, c, ccc)];
+        let word = || [c, c, c, b].iter().map(|&id| Sym { id, len: 1 }).collect::<Vec<_>>();
+        let (mut sequential, mut lowest) = (word(), word());
+        CharMerges::new(&rules).apply(&mut sequential, None);
+        CharMerges::new(&rules).with_lowest_rank(true).apply(&mut lowest, None);
+        assert_eq!(sequential.iter().map(|s| s.id).collect::<Vec<_>>(), [ccc, b]);
+        assert_eq!(lowest.iter().map(|s| s.id).collect::<Vec<_>>(), [cccb]);
     }
 
     #[test]

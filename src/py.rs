@@ -205,14 +205,21 @@ pub struct CoreTokenizer {
 impl CoreTokenizer {
     /// Byte model from `tokens[id]` (bytes, or None for an unused id).
     #[staticmethod]
-    #[pyo3(signature = (tokens, pattern, special_tokens))]
-    fn byte(tokens: Vec<Option<Vec<u8>>>, pattern: Option<&str>, special_tokens: Vec<(String, u32)>) -> PyResult<Self> {
-        Ok(CoreTokenizer { inner: Tokenizer::byte(tokens, pattern, special_tokens).py()? })
+    #[pyo3(signature = (tokens, pattern, special_tokens, *, add_prefix_space=false))]
+    fn byte(
+        tokens: Vec<Option<Vec<u8>>>,
+        pattern: Option<&str>,
+        special_tokens: Vec<(String, u32)>,
+        add_prefix_space: bool,
+    ) -> PyResult<Self> {
+        let mut inner = Tokenizer::byte(tokens, pattern, special_tokens).py()?;
+        inner.set_add_prefix_space(add_prefix_space).py()?;
+        Ok(CoreTokenizer { inner })
     }
 
     /// Char model from its base symbols and merges (pairs of ids).
     #[staticmethod]
-    #[pyo3(signature = (base, merges, *, end_of_word, end_of_word_fused, byte_fallback_start, unk_id, pattern, special_tokens, merge_ids=None))]
+    #[pyo3(signature = (base, merges, *, end_of_word, end_of_word_fused, byte_fallback_start, unk_id, pattern, special_tokens, merge_ids=None, lowest_rank=false))]
     #[allow(clippy::too_many_arguments)]
     fn char(
         base: Vec<String>,
@@ -224,8 +231,9 @@ impl CoreTokenizer {
         pattern: Option<&str>,
         special_tokens: Vec<(String, u32)>,
         merge_ids: Option<Vec<u32>>,
+        lowest_rank: bool,
     ) -> PyResult<Self> {
-        let options = CharOptions { end_of_word, fused: end_of_word_fused, byte_fallback_start, unk_id };
+        let options = CharOptions { end_of_word, fused: end_of_word_fused, byte_fallback_start, unk_id, lowest_rank };
         let inner = Tokenizer::char(base, &merges, merge_ids.as_deref(), options, pattern, special_tokens).py()?;
         Ok(CoreTokenizer { inner })
     }

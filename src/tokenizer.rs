@@ -16,6 +16,8 @@ pub struct CharOptions {
     /// Id of `<0x00>` when byte fallback is on (the 256 byte tokens follow).
     pub byte_fallback_start: Option<u32>,
     pub unk_id: Option<u32>,
+    /// subword-nmt's rule for applying merges (see `CharMerges::with_lowest_rank`).
+    pub lowest_rank: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -61,6 +63,10 @@ pub struct Tokenizer {
     specials: SpecialTokens,
     /// Token text by id, specials included; None for unused ids.
     tokens: Vec<Option<Vec<u8>>>,
+    /// Hugging Face's `ByteLevel(add_prefix_space=true)`: every non-empty
+    /// stretch of text between special tokens that does not start with a
+    /// space is encoded as if it did (byte model only).
+    add_prefix_space: bool,
 }
 
 impl Tokenizer {
@@ -123,7 +129,8 @@ impl Tokenizer {
             tokens.push(Some(t));
             rules.push((l, r, canonical));
         }
-        let model = Model::Char { options, symbol_ids, spec, merges: CharMerges::new(&rules) };
+        let lowest_rank = options.lowest_rank;
+        let model = Model::Char { options, symbol_ids, spec, merges: CharMerges::new(&rules).with_lowest_rank(lowest_rank) };
         Self::assemble(model, tokens, pattern, specials)
     }
 
@@ -143,7 +150,27 @@ impl Tokenizer {
             }
             tokens[id] = Some(text.clone().into_bytes());
         }
-        Ok(Tokenizer { model, pre: Pretokenizer::new(pattern)?, specials: SpecialTokens::new(specials), tokens })
+        Ok(Tokenizer {
+            model,
+            pre: Pretokenizer::new(pattern)?,
+            specials: SpecialTokens::new(specials),
+            tokens,
+            add_prefix_space: false,
+        })
+    }
+
+    /// Turns Hugging Face's `add_prefix_space` on or off (byte model only).
+    pub fn set_add_prefix_space(&mut self, on: bool) -> Result<()> {
+        if on && !matches!(self.model, Model::Byte(_)) {
+            return Err(Error::Format("add_prefix_space is only supported for byte-level models".into()));
+        }
+        self.add_prefix_space = on;
+        Ok(())
+    }
+
+    /// Whether a space is put before each stretch of text (see `set_add_prefix_space`).
+    pub fn add_prefix_space(&self) -> bool {
+        self.add_prefix_space
     }
 
     /// Number of ids: the largest id plus one (tiktoken's `n_vocab`).
@@ -225,6 +252,15 @@ impl Tokenizer {
     ) -> Result<()> {
         match &self.model {
             Model::Byte(ranks) => {
+                // HF's prefix space: encode " " + text; the added space covers no
+                // byte of the caller's text, so offsets shift back by one
+                let prefixed;
+                let (text, shift) = if self.add_prefix_space && !text.is_empty() && !text.starts_with(' ') {
+                    prefixed = format!(" {text}");
+                    (prefixed.as_str(), 1)
+                } else {
+                    (text, 0)
+                };
                 let mut err = None;
                 let mut scratch = Vec::new();
                 self.pre.for_each_word(text, |w| {
@@ -240,10 +276,11 @@ impl Tokenizer {
                         err = Some(e);
                         return;
                     }
-                    let mut at = base + offset_in(text, w);
+                    let mut at = offset_in(text, w);
                     for &id in &scratch {
                         let len = self.tokens[id as usize].as_ref().map_or(0, Vec::len);
-                        sink.push(id, at, at + len);
+                        let (start, end) = (at.max(shift) - shift, (at + len).max(shift) - shift);
+                        sink.push(id, base + start, base + end);
                         at += len;
                     }
                 })?;

@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
-from bytepair import FormatError, Tokenizer
+from bytepair import FormatError, Tokenizer, TrainingError
 from bytepair.formats import hf
 from bytepair.formats.convert import unicode_to_bytes
 
@@ -235,6 +235,12 @@ def _hf_train(texts, pre_tokenizer, vocab_size=3000, alphabet=True, specials=SPE
 HF_TRAINED = {
     # HF's default byte-level setup (use_regex=true: HF's GPT-2 regex), without the prefix space
     "bytelevel": lambda texts: _hf_train(texts, pre_tokenizers.ByteLevel(add_prefix_space=False)),
+    # HF's plain default, ByteLevel(): add_prefix_space=true, a space before each stretch of text
+    "bytelevel-default": lambda texts: _hf_train(texts, pre_tokenizers.ByteLevel()),
+    # the same without the regex: each stretch between added tokens, with its space, is one piece
+    "bytelevel-prefix-no-regex": lambda texts: _hf_train(
+        texts, pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=False), vocab_size=1500
+    ),
     # trained without the 256-byte initial alphabet: only the bytes seen get tokens
     "bytelevel-seen-bytes": lambda texts: _hf_train(
         texts, pre_tokenizers.ByteLevel(add_prefix_space=False), alphabet=False
@@ -329,15 +335,58 @@ def _variant(imported, tmp_path, change, name="variant"):
     return str(path)
 
 
-def test_add_prefix_space_is_refused(imported, tmp_path):
+def test_add_prefix_space_is_kept(imported, tmp_path, real_texts):
     """Hugging Face's default ByteLevel() has add_prefix_space=true: a space
-    goes before every text that does not start with one. bytepair would give
-    other ids, so the file is refused (saying how to fix it)."""
-    path = _variant(imported, tmp_path, lambda d: d["pre_tokenizer"].update(add_prefix_space=True))
-    theirs = tokenizers.Tokenizer.from_file(path)
-    bp_ids = Tokenizer.load(_variant(imported, tmp_path, lambda d: None, "unchanged")).encode("hello")
-    assert theirs.encode("hello").ids != bp_ids  # the difference is real
+    goes before every stretch of text that does not start with one. The
+    import keeps it (the ids differ without it), the native format stores
+    it, and an export gives Hugging Face the same ids again."""
+    bp, theirs = imported["bytelevel-default"]
+    assert bp.add_prefix_space
+    specials = set(bp.special_tokens.values())
+    plain = Tokenizer._from_byte_vocab(
+        {i: t for i, t in bp.vocab().items() if i not in specials}, bp.pattern, bp.special_tokens
+    )
+    assert plain.encode("hello") != bp.encode("hello") == theirs.encode("hello").ids  # the difference is real
+    native = tmp_path / "native.json"
+    bp.save(str(native))
+    again = Tokenizer.load(str(native))
+    assert again.add_prefix_space
+    docs = real_texts[-20:] + ["", "<pad>", "<pad><pad>x", "x<pad> y", "\tz"]
+    assert again.encode_batch(docs, allowed_special="all") == bp.encode_batch(docs, allowed_special="all")
+    exported = tokenizers.Tokenizer.from_file(_export(bp, str(tmp_path), "exported"))
+    _same_docs(bp, exported, docs)
+
+
+def test_add_prefix_space_offsets_cover_the_text(imported):
+    """The added space is no part of the caller's text: its span is empty."""
+    bp, theirs = imported["bytelevel-default"]
+    for text in ["hello world", "x<pad>y", "\nnew line"]:
+        ids, spans = bp.encode_with_offsets(text, allowed_special="all")
+        assert ids == theirs.encode(text, add_special_tokens=False).ids
+        assert "".join(text[a:b] for a, b in spans) == text
+
+
+def test_add_prefix_space_cannot_be_written_where_it_has_no_place(imported, tmp_path):
+    bp, _ = imported["bytelevel-default"]
+    for fmt in ("tiktoken", "gpt2"):
+        with pytest.raises(FormatError, match="add_prefix_space"):
+            bp.save(str(tmp_path / f"out.{fmt}"), format=fmt)
     with pytest.raises(FormatError, match="add_prefix_space"):
+        bp.to_tiktoken()
+    with pytest.raises(TrainingError, match="add_prefix_space"):
+        Tokenizer.train("more text", init=bp, num_merges=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_add_prefix_space_after_a_split_is_refused(imported, tmp_path):
+    """After a Split, Hugging Face puts the space before every piece: bytepair
+    does not, so such a file is refused, saying why."""
+    def change(d):
+        d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "\\s+"}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": False}]}
+    path = _variant(imported, tmp_path, change)
+    with pytest.raises(FormatError, match="before every piece"):
         Tokenizer.load(path)
 
 

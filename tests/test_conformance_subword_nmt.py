@@ -9,12 +9,14 @@ What is true, and what these tests prove:
   repeatedly merges the pair of lowest rank; bytepair's char model applies
   each merge in turn over the whole word. They agree whenever no merge makes
   a symbol that an earlier merge uses (``reapplied_merges(codes) == []``),
-  which can only happen when two merges make the same string; a hypothesis
-  property checks the agreement on random codes of that kind, and the
-  smallest counterexample found is pinned below.
-- ``apply-bpe`` splits a line on spaces only; bytepair's default word split
-  is ``str.split()``. Words are compared one by one, and whole lines where
-  spaces are the only whitespace.
+  which can only happen when two merges make the same string. Codes where
+  that happens load with apply-bpe's rule (``merge_rule="lowest-rank"``):
+  a hypothesis property checks that imported codes of every kind segment
+  exactly as apply-bpe, and the smallest case where the rules differ is
+  pinned below.
+- ``apply-bpe`` splits a line on spaces only (a tab or a no-break space is
+  part of a word); imported codes split the same way, checked on whole
+  lines with every kind of whitespace.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from hypothesis import strategies as st
 from subword_nmt.apply_bpe import BPE, encode
 from subword_nmt.learn_bpe import learn_bpe
 
-from bytepair import FormatError, Tokenizer
+from bytepair import FormatError, Tokenizer, TrainingError
 from bytepair.formats import subword_nmt as sn
 
 EXAMPLES = int(os.environ.get("BYTEPAIR_CONFORMANCE_EXAMPLES", "250"))
@@ -75,7 +77,7 @@ def learned(real_texts):
 def test_learned_codes_are_version_0_2_and_plain(learned):
     codes, _, tok = learned
     assert codes.startswith("#version: 0.2\n")
-    assert tok.end_of_word == "</w>" and tok.end_of_word_fused and tok.pattern is None
+    assert tok.end_of_word == "</w>" and tok.end_of_word_fused and tok.pattern == sn.APPLY_BPE_WORDS
     merges = sn.parse(codes, "x")[1]
     assert len(tok.merges) == len(merges) > 2000
     assert sn.reapplied_merges(merges) == []
@@ -91,6 +93,38 @@ def test_learned_codes_segment_lines_as_apply_bpe(learned, real_texts):
     _, bpe, tok = learned
     for line in _lines(real_texts[45:])[:3000]:
         assert " ".join(_mine(tok, line.split())) == bpe.process_line(line)
+
+
+def _mine_line(tok, line):
+    """bytepair's segmentation of a whole line, written as apply-bpe's
+    ``segment`` writes it."""
+    out = []
+    for piece in tok.tokenize(line):
+        out.append(piece[: -len(sn.MARKER)] + " " if piece.endswith(sn.MARKER) else piece + "@@ ")
+    return "".join(out).rstrip(" ")
+
+
+WHITESPACE = [" ", "  ", "\t", "\xa0", "\u3000", "\x0c", "\x1c", "\u2009", " \t "]
+
+
+def test_learned_codes_split_lines_as_apply_bpe(learned, real_texts):
+    """Lines whose words are separated by any whitespace: apply-bpe splits
+    on spaces only, and so do imported codes."""
+    _, bpe, tok = learned
+    for k, line in enumerate(_lines(real_texts[45:])[:1500]):
+        words = line.split(" ")
+        mixed = "".join(w + WHITESPACE[(k + i) % len(WHITESPACE)] for i, w in enumerate(words))
+        assert _mine_line(tok, mixed) == bpe.segment(mixed), mixed
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(line=st.lists(st.sampled_from(list("theandis") + WHITESPACE + ["\u00e9", "\r", "\n"]), max_size=40).map("".join))
+def test_learned_codes_split_hypothesis_lines_as_apply_bpe(learned, line):
+    """apply-bpe reads lines with universal newlines: '\\r' and '\\n' end a
+    line (and a word); compared line by line."""
+    _, bpe, tok = learned
+    lines = line.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    assert _mine_line(tok, line) == " ".join(x for x in (bpe.segment(x) for x in lines) if x)
 
 
 def test_bytepair_codes_are_applied_by_subword_nmt(real_texts, tmp_path):
@@ -129,38 +163,53 @@ MINIMAL = "#version: 0.2\nc c\nc cc\nccc b</w>\ncc c\n"
 
 def test_the_smallest_difference():
     """'cccb': c c c b</w> -> (rank 0) cc c b</w> -> (rank 3) ccc b</w>.
-    apply-bpe then merges (ccc, b</w>), whose rank 2 is lower than 3;
-    bytepair has passed merge 2 already and stops."""
+    apply-bpe then merges (ccc, b</w>), whose rank 2 is lower than 3; the
+    in-order rule has passed merge 2 already and stops. Imported codes use
+    apply-bpe's rule."""
     merges = sn.parse(MINIMAL, "x")[1]
     assert sn.reapplied_merges(merges) == [(3, 2)]
-    tok = sn.loads(MINIMAL)
     bpe = BPE(io.StringIO(MINIMAL))
     assert _apply(bpe, ["cccb"]) == ["cccb"]
-    assert _mine(tok, ["cccb"]) == ["ccc@@", "b"]
+    in_order = Tokenizer.from_merges(merges, model="char", end_of_word="</w>", end_of_word_fused=True, alphabet="bc")
+    assert _mine(in_order, ["cccb"]) == ["ccc@@", "b"]
+    tok = sn.loads(MINIMAL)
+    assert tok.merge_rule == "lowest-rank"
+    assert _mine(tok, ["cccb"]) == ["cccb"]
 
 
 @st.composite
 def codes_and_words(draw):
     """Random codes over a small alphabet (every symbol a character or made
-    earlier, as learn-bpe's are), and random words."""
+    earlier, as learn-bpe's are), often with a string made a second time
+    from other parts after a merge has used it; and random words."""
     alphabet = "abc"
     symbols = list(alphabet) + [c + "</w>" for c in alphabet]
     merges = []
-    for _ in range(draw(st.integers(1, 8))):
+
+    def add(pair):
+        if pair not in merges:
+            merges.append(pair)
+            symbols.append(pair[0] + pair[1])
+
+    for _ in range(draw(st.integers(1, 10))):
         left = draw(st.sampled_from([s for s in symbols if not s.endswith("</w>")]))
-        right = draw(st.sampled_from(symbols))
-        if (left, right) not in merges:
-            merges.append((left, right))
-            symbols.append(left + right)
-    words = draw(st.lists(st.text(alphabet=alphabet, min_size=1, max_size=9), min_size=1, max_size=20))
+        add((left, draw(st.sampled_from(symbols))))
+        remakes = [(s[:k], s[k:]) for s in symbols for k in range(1, len(s) - 1)
+                   if s[:k] in symbols and s[k:] in symbols and not s[:k].endswith("</w>")
+                   and (s[:k], s[k:]) not in merges]
+        if remakes and draw(st.booleans()):
+            left, right = draw(st.sampled_from(remakes))
+            if not right.endswith("</w>"):
+                add((left + right, draw(st.sampled_from(symbols))))
+            add((left, right))
+    words = draw(st.lists(st.text(alphabet=alphabet, min_size=1, max_size=40), min_size=1, max_size=20))
     return merges, words
 
 
 @settings(max_examples=EXAMPLES * 4, deadline=None)
 @given(case=codes_and_words())
-def test_same_segmentation_when_no_merge_is_reapplied(case):
+def test_imported_codes_segment_as_apply_bpe(case):
     merges, words = case
-    assume(not sn.reapplied_merges(merges))
     codes = "#version: 0.2\n" + "".join(f"{l} {r}\n" for l, r in merges)
     tok = sn.loads(codes)
     ranks = {pair: i for i, pair in reversed(list(enumerate(merges)))}
@@ -172,21 +221,42 @@ def test_same_segmentation_when_no_merge_is_reapplied(case):
 
 
 def test_exhaustive_small_words_for_the_minimal_codes():
-    """Every word of up to 7 letters from {b, c}: the segmentations differ
-    exactly for the words ending in b after a run of 3 or 5 c's (the run's
-    pairs leave 'cc c', merge 3 makes 'ccc' and apply-bpe goes back to
-    merge 2)."""
+    """Every word of up to 7 letters from {b, c}: imported codes segment each
+    as apply-bpe does, and the in-order rule differs exactly for the words
+    ending in b after a run of 3 or 5 c's (the run's pairs leave 'cc c',
+    merge 3 makes 'ccc' and apply-bpe goes back to merge 2)."""
     tok = sn.loads(MINIMAL)
+    in_order = Tokenizer.from_merges(sn.parse(MINIMAL, "x")[1], model="char", end_of_word="</w>",
+                                     end_of_word_fused=True, alphabet="bc")
     bpe = BPE(io.StringIO(MINIMAL))
     differing = 0
     for n in range(1, 8):
         for letters in itertools.product("bc", repeat=n):
             word = "".join(letters)
+            assert _mine(tok, [word]) == _apply(bpe, [word]), word
             run = re.search(r"(?<!c)(c*)b$", word)
             expected_same = not (run and len(run.group(1)) in (3, 5))
-            assert (_mine(tok, [word]) == _apply(bpe, [word])) == expected_same, word
+            assert (_mine(in_order, [word]) == _apply(bpe, [word])) == expected_same, word
             differing += not expected_same
     assert differing == 10
+
+
+def test_codes_with_reapplied_merges_round_trip_and_warn(tmp_path):
+    """The lowest-rank rule is kept by the native format; writing codes from
+    an in-order tokenizer whose merges differ under apply-bpe warns."""
+    tok = sn.loads(MINIMAL)
+    tok.save(str(tmp_path / "native.json"))
+    back = Tokenizer.load(str(tmp_path / "native.json"))
+    assert back.merge_rule == "lowest-rank" and back.tokenize("cccb cccccb") == tok.tokenize("cccb cccccb")
+    assert sn.dumps(tok) == MINIMAL  # apply-bpe's own rule: nothing to warn about
+    in_order = Tokenizer.from_merges(sn.parse(MINIMAL, "x")[1], model="char", end_of_word="</w>",
+                                     end_of_word_fused=True, alphabet="bc")
+    with pytest.warns(UserWarning, match="merge 4 makes a symbol that merge 3 uses"):
+        sn.dumps(in_order)
+    with pytest.raises(FormatError, match="merge 4 makes a symbol that merge 3 uses"):
+        tok.save(str(tmp_path / "tokenizer.json"), format="hf")
+    with pytest.raises(TrainingError, match="lowest-rank"):
+        Tokenizer.train("cccb", init=tok, num_merges=1)
 
 
 # ---------------------------------------------------------------- what cannot be written or read

@@ -174,14 +174,59 @@ def test_word_count_mappings_and_large_counts(counts, tie_break, model):
 @SETTINGS
 @given(
     merges=st.lists(st.tuples(st.sampled_from(["a", "b", "ab", "ba", "aa", "bab"]), st.sampled_from(["a", "b", "ab", "b_"])), max_size=10),
-    text=st.text(alphabet="ab _", max_size=30),
+    text=st.text(alphabet="ab _", max_size=30) | st.text(alphabet="ab", min_size=33, max_size=90),
     fused=st.booleans(),
+    rule=st.sampled_from(["in-order", "lowest-rank"]),
 )
-def test_from_merges(merges, text, fused):
+def test_from_merges(merges, text, fused, rule):
+    """Also under subword-nmt's lowest-rank rule, and with words long enough
+    for the core's heap (more than 32 symbols)."""
     r, c = run_both("from_merges", merges, model="char", end_of_word="_", end_of_word_fused=fused, alphabet="ab")
     if r is None:
         return
+    r.merge_rule = c.merge_rule = rule
+    c._build()
     assert c.vocab() == r.vocab
+    same_encoding(r, c, text)
+
+
+@st.composite
+def growing_merges(draw):
+    """Merges over a, b where every symbol is a character or made by an
+    earlier merge (as learned codes are), often with a string that one merge
+    makes, a later one uses and a still later one makes again from other
+    parts: the case where the two rules differ."""
+    symbols = ["a", "b"]
+    merges = []
+
+    def add(pair):
+        if pair not in merges:
+            merges.append(pair)
+            symbols.append(pair[0] + pair[1])
+
+    for _ in range(draw(st.integers(1, 14))):
+        add((draw(st.sampled_from(symbols)), draw(st.sampled_from(symbols))))
+        remakes = [(s[:k], s[k:]) for s in symbols for k in range(1, len(s))
+                   if s[:k] in symbols and s[k:] in symbols and (s[:k], s[k:]) not in merges]
+        if remakes and draw(st.booleans()):
+            left, right = draw(st.sampled_from(remakes))
+            add((left + right, draw(st.sampled_from(symbols))))  # uses the string...
+            add((left, right))  # ...which a later merge makes again
+    return merges
+
+
+@SETTINGS
+@given(
+    merges=growing_merges(),
+    text=st.text(alphabet="ab ", max_size=40) | st.text(alphabet="ab", min_size=33, max_size=120),
+    rule=st.sampled_from(["in-order", "lowest-rank"]),
+)
+def test_merge_rules(merges, text, rule):
+    """Both rules of applying char merges (subword-nmt's lowest-rank one
+    included), with dropout and with words long enough for the core's heap."""
+    r, c = run_both("from_merges", merges, model="char", end_of_word=None, alphabet="ab")
+    r.merge_rule = c.merge_rule = rule
+    c._build()
     same_encoding(r, c, text)
 
 

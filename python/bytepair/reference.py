@@ -173,6 +173,31 @@ def get_pair_counts(words):
     return counts
 
 
+def merge_lowest_rank(symbols, ranks, dropout=None):
+    """
+    subword-nmt's apply-bpe rule: again and again, merge the adjacent pair of
+    lowest rank (ranks: pair -> its first index) at all its occurrences, left
+    to right without overlap, e.g. with codes "c c", "c cc", "ccc b", "cc c":
+    merge_lowest_rank(list("cccb"), {("c","c"): 0, ("c","cc"): 1, ("ccc","b"): 2, ("cc","c"): 3}) -> ["cccb"]
+    (the in-order rule stops at ["ccc", "b"]: merge 2 came before merge 3 made "ccc").
+    with dropout, at each step each pair that has a rank is dropped when
+    dropout.drop() says so (left to right); when all are dropped, the word is done.
+    """
+    while True:
+        pairs = [(ranks[p], i) for i, p in enumerate(zip(symbols, symbols[1:]))
+                 if p in ranks and not (dropout and dropout.drop())]
+        if not pairs:
+            return symbols
+        best = min(pairs)[0]
+        out, i = [], 0
+        for rank, j in pairs:
+            if rank != best or j < i:
+                continue
+            out += symbols[i:j] + [symbols[j] + symbols[j + 1]]
+            i = j + 2
+        symbols = out + symbols[i:]
+
+
 def merge(symbols, pair, dropout=None):
     """
     replace every occurrence of pair in symbols, left to right without overlap, e.g.
@@ -538,8 +563,9 @@ class Model:
 
     def __init__(self, model, base, merges, merge_counts=(), words=(), special_tokens=(),
                  pattern=None, end_of_word=None, end_of_word_fused=False, byte_fallback=False,
-                 unk_token=None, error=BytepairError, merge_ids=None):
+                 unk_token=None, error=BytepairError, merge_ids=None, merge_rule="in-order"):
         self.model = model
+        self.merge_rule = merge_rule
         self.merges = list(merges)
         self.merge_counts = list(merge_counts)
         self.words = list(words)
@@ -623,8 +649,14 @@ class Model:
         return _word_spans(text, self.pattern)
 
     def _segment(self, word, dropout=None):
-        """char model: apply the merges in training order, each over the whole word"""
+        """char model: apply the merges in training order, each over the whole word
+        (or by subword-nmt's rule, merge_rule="lowest-rank")"""
         symbols = initial_symbols(word, "char", self.end_of_word, self.end_of_word_fused)
+        if self.merge_rule == "lowest-rank":
+            ranks = {}
+            for k, pair in enumerate(self.merges):
+                ranks.setdefault(pair, k)
+            return merge_lowest_rank(symbols, ranks, dropout)
         for pair in self.merges:
             symbols = merge(symbols, pair, dropout)
         return symbols

@@ -152,6 +152,10 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ building
 
+        # Hugging Face's ByteLevel(add_prefix_space=True): byte model only, set on import
+        self.add_prefix_space = False
+        # char model: "in-order" (each merge in turn) or "lowest-rank" (subword-nmt's apply-bpe)
+        self.merge_rule = "in-order"
     @classmethod
     def train(
         cls,
@@ -207,6 +211,16 @@ class Tokenizer:
             raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
         for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            if init.merge_rule != "in-order":
+                raise TrainingError(
+                    f"init= applies its merges by the {init.merge_rule!r} rule (subword-nmt codes in which a "
+                    "merge makes a symbol an earlier merge uses); continued training needs the in-order rule"
+                )
+            if init.add_prefix_space:
+                raise TrainingError(
+                    "init= has add_prefix_space (a Hugging Face ByteLevel option); continued training counts "
+                    "the corpus without that space, so it cannot continue such a tokenizer"
+                )
                 raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
         if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
             raise TrainingError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
@@ -380,12 +394,14 @@ class Tokenizer:
     ) -> "Tokenizer":
         """A byte model from a vocabulary of ranks ``{id: bytes}`` (tiktoken's
         ``mergeable_ranks`` inverted); ids are kept as they are and merges
-        are derived on demand."""
+        are derived on demand. ``add_prefix_space``: Hugging Face's option of
+        that name (see the ``hf`` format)."""
         tok = cls()
         tok.model = "byte"
         tok.pattern = resolve_pattern(pattern)
         if tok.pattern is None:
             raise BytepairError("a byte-level vocabulary needs a pattern (a preset name or a regex)")
+        add_prefix_space: bool = False,
         size = max(tokens, default=-1) + 1
         table: List[Optional[bytes]] = [None] * size
         for id_, b in tokens.items():
@@ -402,6 +418,7 @@ class Tokenizer:
         path: str,
         pattern: Optional[str] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
+        tok.add_prefix_space = add_prefix_space
     ) -> "Tokenizer":
         """A byte model from a ``.tiktoken`` file, tiktoken's ranks as ids.
         With ``pattern=None``/``special_tokens=None``, a well-known vocabulary
@@ -532,7 +549,9 @@ class Tokenizer:
                     table.extend([None] * (id_ - len(table)))
                     table.append(table[l] + table[r])  # type: ignore[operator]
                 self._tokens = table
-            self._core = _core.CoreTokenizer.byte(self._tokens, self.pattern, specials)
+            self._core = _core.CoreTokenizer.byte(
+                self._tokens, self.pattern, specials, add_prefix_space=self.add_prefix_space
+            )
         else:
             fallback = len(self._base) if self.byte_fallback else None
             unk_id = self.special_tokens.get(self.unk_token) if self.unk_token is not None else None
@@ -555,6 +574,7 @@ class Tokenizer:
         """Number of ids (largest id + 1), special tokens included."""
         return int(self._core.n_vocab)
 
+                lowest_rank=self.merge_rule == "lowest-rank",
     @property
     def special_tokens_set(self) -> set:
         """The special tokens' texts (as tiktoken's ``special_tokens_set``)."""
@@ -825,6 +845,10 @@ class Tokenizer:
         tok.model = d["model"]
         tok.pattern = d["pattern"]
         tok.special_tokens = dict(d.get("special_tokens") or {})
+        if self.add_prefix_space:
+            d["add_prefix_space"] = True
+        if self.merge_rule != "in-order":
+            d["merge_rule"] = self.merge_rule
         if tok.model == "char":
             tok.end_of_word = d.get("end_of_word")
             tok.end_of_word_fused = bool(d.get("end_of_word_fused", False))
@@ -834,6 +858,8 @@ class Tokenizer:
         if "merges" in d:
             tok._merge_ids = [(int(l), int(r)) for l, r in d["merges"]]
             tok.merge_counts = list(d.get("merge_counts") or [])
+        tok.add_prefix_space = bool(d.get("add_prefix_space", False))
+        tok.merge_rule = d.get("merge_rule", "in-order")
             tok._merge_results = list(d["merge_ids"]) if d.get("merge_ids") is not None else None
         else:
             import base64

@@ -50,8 +50,16 @@ def unicode_to_bytes(text: str, path: str, where: Any) -> bytes:
 
 
 def require_byte_model(tok: Any, what: str) -> None:
+    """A ``FormatError`` unless ``tok`` is a byte model that ``what`` (a
+    format that has no place for a prefix space) can hold exactly."""
     if tok.model != "byte":
         raise FormatError(f"{what} holds byte-model tokenizers only; this one is a {tok.model}-model tokenizer")
+    if tok.add_prefix_space:
+        raise FormatError(
+            f"{what} cannot hold this tokenizer exactly: it puts a space before each text "
+            "(add_prefix_space, from a Hugging Face file), and the ids would differ without it; "
+            "save it as 'hf' or 'bytepair' instead"
+        )
 
 
 def unique_vocab(tok: Any, what: str) -> Dict[int, Any]:

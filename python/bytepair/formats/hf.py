@@ -15,8 +15,9 @@ Face splits text exactly as bytepair does.
 **Import.** Byte-level BPE files (GPT-2, RoBERTa-like, Llama 3-like, and
 files ``tokenizers`` trained itself), including merges written as ``"a b"``.
 Ids are kept. Whatever would make bytepair's ids differ from Hugging Face's
-is refused with a ``FormatError`` that says why: ``add_prefix_space=true``,
-normalizers, dropout, added tokens that strip whitespace, pre-tokenizers
+is refused with a ``FormatError`` that says why: ``add_prefix_space=true``
+after a ``Split`` (alone, the default ``ByteLevel()``, it is kept: bytepair's
+``add_prefix_space``), normalizers, dropout, added tokens that strip whitespace, pre-tokenizers
 other than ``ByteLevel`` and one ``Split``, and merge lists whose order does
 not match the ids of the tokens they make. Post-processors, truncation and
 padding are not applied by bytepair: a warning says so, and bytepair's ids
@@ -153,8 +154,19 @@ def _byte_json(tok: Any) -> Dict[str, Any]:
             raise FormatError(
                 f"{WHAT} cannot hold this tokenizer exactly: the token {token!r} is not made by any merge"
             )
-    if tok.pattern == HF_GPT2_PATTERN:
-        pre: Dict[str, Any] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    if tok.add_prefix_space and tok.pattern not in (HF_GPT2_PATTERN, _NO_SPLIT):
+        raise FormatError(
+            f"{WHAT} cannot hold this tokenizer exactly: it puts a space before each text (add_prefix_space), "
+            "which Hugging Face does only with its own GPT-2 regex (ByteLevel(use_regex=true)) or no split; "
+            f"this pattern is {tok.pattern!r}"
+        )
+    if tok.pattern in (HF_GPT2_PATTERN, _NO_SPLIT) and (tok.add_prefix_space or tok.pattern == HF_GPT2_PATTERN):
+        pre: Dict[str, Any] = {
+            "type": "ByteLevel",
+            "add_prefix_space": tok.add_prefix_space,
+            "trim_offsets": True,
+            "use_regex": tok.pattern == HF_GPT2_PATTERN,
+        }
     else:
         pre = {
             "type": "Sequence",
@@ -198,6 +210,15 @@ def _char_json(tok: Any) -> Dict[str, Any]:
         raise FormatError(f"{WHAT} cannot hold char models with byte_fallback exactly")
     if tok.unk_token is not None:
         raise FormatError(f"{WHAT} cannot hold char models with an unk_token exactly")
+    from bytepair.formats.subword_nmt import reapplied_merges
+
+    reapplied = reapplied_merges(tok.merges)
+    if reapplied:
+        k, j = reapplied[0]
+        raise FormatError(
+            f"{WHAT} cannot hold this tokenizer exactly: merge {k + 1} makes a symbol that merge {j + 1} uses, "
+            "and Hugging Face, which merges by rank, would segment some words differently"
+        )
     vocab = unique_vocab(tok, WHAT)
     merges = [[vocab[l], vocab[r]] for l, r in merges_as_ids(tok)]  # pairs: spaces in tokens are fine
     if tok.pattern is None:
@@ -338,15 +359,10 @@ def _unsupported(kind: str, value: Any, why: str, fail: _Fail) -> FormatError:
     return fail(f"{kind} {name!r} is not supported: {why}")
 
 
-def _byte_level_opts(pre: Dict[str, Any], where: str, fail: _Fail) -> bool:
-    """Checks a ByteLevel pre-tokenizer; returns its use_regex."""
-    if pre.get("add_prefix_space", True):
-        raise fail(
-            f"{where} has add_prefix_space=true: Hugging Face then puts a space before every text "
-            "(and every segment between added tokens) that does not start with one; bytepair does not, "
-            "so the ids would differ. Re-save it with add_prefix_space=false, or prepend the space yourself"
-        )
-    return bool(pre.get("use_regex", True))
+def _byte_level_opts(pre: Dict[str, Any]) -> Tuple[bool, bool]:
+    """(use_regex, add_prefix_space) of a ByteLevel pre-tokenizer, with
+    Hugging Face's defaults (both true)."""
+    return bool(pre.get("use_regex", True)), bool(pre.get("add_prefix_space", True))
 
 
 def _split_pattern(split: Dict[str, Any], where: str, fail: _Fail) -> Tuple[str, bool]:
@@ -386,13 +402,21 @@ def _covering(pattern: str) -> str:
     return f"(?:{pattern})|(?:(?!(?:{pattern}))[\\s\\S])+"
 
 
-def _byte_pattern(pre: Any, fail: _Fail) -> str:
+_NO_SPLIT = r"[\s\S]+"  # ByteLevel(use_regex=false) alone: every text is one piece
+
+
+def _byte_pre(pre: Any, fail: _Fail) -> Tuple[str, bool]:
+    """(pattern, add_prefix_space) of a byte-level tokenizer's pre-tokenizer.
+
+    ``ByteLevel(add_prefix_space=true)`` alone is Hugging Face's default: a
+    space goes before each stretch of text between added tokens, then the
+    regex splits it; bytepair's ``add_prefix_space`` does the same. After a
+    ``Split`` it would go before every piece, which bytepair does not do."""
     if not isinstance(pre, dict):
         raise fail("a byte-level tokenizer needs a ByteLevel pre-tokenizer")
     if pre.get("type") == "ByteLevel":
-        if _byte_level_opts(pre, "pre_tokenizer", fail):
-            return HF_GPT2_PATTERN
-        return r"[\s\S]+"  # no split: every text is one piece
+        use_regex, prefix = _byte_level_opts(pre)
+        return (HF_GPT2_PATTERN if use_regex else _NO_SPLIT), prefix
     if pre.get("type") != "Sequence":
         raise _unsupported("pre_tokenizer", pre, "use ByteLevel or Sequence[Split, ByteLevel]", fail)
     seq = pre.get("pretokenizers")
@@ -400,14 +424,20 @@ def _byte_pattern(pre: Any, fail: _Fail) -> str:
         raise fail("field 'pre_tokenizer.pretokenizers' must be a non-empty list of objects")
     if seq[-1].get("type") != "ByteLevel":
         raise fail("the last pre-tokenizer of a byte-level tokenizer must be ByteLevel")
-    use_regex = _byte_level_opts(seq[-1], f"pre_tokenizer.pretokenizers[{len(seq) - 1}]", fail)
     if len(seq) == 1:
-        return HF_GPT2_PATTERN if use_regex else r"[\s\S]+"
+        return _byte_pre(seq[0], fail)
     if len(seq) > 2 or seq[0].get("type") != "Split":
         raise fail(
             "pre_tokenizer must be ByteLevel or Sequence[Split, ByteLevel]; got Sequence["
             + ", ".join(str(p.get("type")) for p in seq)
             + "]"
+        )
+    use_regex, prefix = _byte_level_opts(seq[-1])
+    if prefix:
+        raise fail(
+            "pre_tokenizer.pretokenizers[1] is ByteLevel(add_prefix_space=true) after a Split: Hugging Face "
+            "then puts a space before every piece that does not start with one; bytepair does not, so the ids "
+            "would differ. Re-save it with add_prefix_space=false"
         )
     if use_regex:
         raise fail(
@@ -416,10 +446,18 @@ def _byte_pattern(pre: Any, fail: _Fail) -> str:
         )
     pattern, isolated = _split_pattern(seq[0], "pre_tokenizer.pretokenizers[0]", fail)
     if isolated:
-        return _covering(pattern)
+        return _covering(pattern), False
     if seq[0].get("behavior") == "Removed" and not seq[0].get("invert"):
         raise fail("pre_tokenizer.pretokenizers[0]: Split with behavior 'Removed' and invert=false is not supported")
-    return pattern
+    return pattern, False
+
+
+def _lone_byte_level(pre: Any) -> Optional[Dict[str, Any]]:
+    """The ByteLevel pre-tokenizer when it is the only one, else None."""
+    if isinstance(pre, dict) and pre.get("type") == "Sequence":
+        seq = pre.get("pretokenizers")
+        pre = seq[0] if isinstance(seq, list) and len(seq) == 1 else None
+    return pre if isinstance(pre, dict) and pre.get("type") == "ByteLevel" else None
 
 
 def _check_common(d: Dict[str, Any], fail: _Fail) -> Dict[str, Any]:
@@ -469,10 +507,13 @@ def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
         ignore_merges=bool(model.get("ignore_merges", False)),
     )
     if pattern is None:
-        pattern = _byte_pattern(d.get("pre_tokenizer"), fail)
+        pattern, prefix = _byte_pre(d.get("pre_tokenizer"), fail)
+    else:  # the caller's pattern replaces the pre-tokenizer's split; a lone ByteLevel's prefix space stays
+        lone = _lone_byte_level(d.get("pre_tokenizer"))
+        prefix = lone is not None and _byte_level_opts(lone)[1]
     specials = dict(added) if special_tokens is None else dict(special_tokens)
     try:
-        return Tokenizer._from_byte_vocab(ids, pattern, specials)
+        return Tokenizer._from_byte_vocab(ids, pattern, specials, add_prefix_space=prefix)
     except BytepairError as e:
         raise fail(str(e)) from None
 

@@ -79,6 +79,14 @@ def _check(path: str, d: Any) -> None:
         for key in ("end_of_word_fused", "byte_fallback"):
             if not isinstance(d.get(key, False), bool):
                 raise _fail(path, f"field {key!r} must be true or false")
+    if d.get("merge_rule", "in-order") not in ("in-order", "lowest-rank"):
+        raise _fail(path, f"field 'merge_rule' must be 'in-order' or 'lowest-rank', got {d.get('merge_rule')!r}")
+    if d.get("merge_rule", "in-order") != "in-order" and d["model"] != "char":
+        raise _fail(path, "field 'merge_rule' is only allowed for char models")
+    if not isinstance(d.get("add_prefix_space", False), bool):
+        raise _fail(path, "field 'add_prefix_space' must be true or false")
+    if d.get("add_prefix_space") and d["model"] != "byte":
+        raise _fail(path, "field 'add_prefix_space' is only allowed for byte models")
     specials = d.get("special_tokens", {})
     if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
         raise _fail(path, "field 'special_tokens' must map non-empty strings to ids")

@@ -4,16 +4,23 @@ last character of a word (``e s</w>``). A file without the header is
 subword-nmt's version 0.1, where ``</w>`` is a separate symbol.
 
 Loading gives a char model (``end_of_word="</w>"``, fused for 0.2) whose
-alphabet is the characters found in the merges; saving needs such a model
-(no pattern: subword-nmt splits words on spaces; no special tokens, byte
-fallback or unk token: codes cannot hold them). Codes carry no ids: ids
-after loading are bytepair's (alphabet, then merges in order).
+alphabet is the characters found in the merges, and whose words are split
+as ``apply-bpe`` splits them: on spaces and line breaks only
+(:data:`APPLY_BPE_WORDS`; a tab or a no-break space is part of a word).
+Saving needs such a model, or one splitting with ``str.split()`` (no other
+pattern; no special tokens, byte fallback or unk token: codes cannot hold
+them). Codes carry no ids: ids after loading are bytepair's (alphabet, then
+merges in order).
 
 How the codes are applied: subword-nmt's ``apply-bpe`` repeatedly merges
 the pair with the lowest rank (all its occurrences, left to right); bytepair
 applies each merge in turn over the whole word. The two agree unless a
 merge makes a symbol that an *earlier* merge uses, which happens only when
-two merges make the same string (:func:`reapplied_merges` lists them).
+two merges make the same string (:func:`reapplied_merges` lists them). For
+such codes the loaded tokenizer uses apply-bpe's rule
+(``merge_rule="lowest-rank"``), so it segments exactly as apply-bpe does;
+saving a tokenizer with such merges under the in-order rule warns that
+apply-bpe will segment some words differently.
 
 >>> import bytepair, tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "codes")
@@ -25,6 +32,7 @@ two merges make the same string (:func:`reapplied_merges` lists them).
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from bytepair._io import atomic_write_text, decode_utf8, read_bytes
@@ -32,6 +40,10 @@ from bytepair.errors import BytepairError, FormatError
 
 MARKER = "</w>"
 HEADER = "#version: 0.2"
+
+# apply-bpe's words: it reads lines with Python's universal newlines (\n, \r,
+# \r\n), strips '\r\n ' at both ends, and splits on ' ' dropping empty words
+APPLY_BPE_WORDS = r"[^ \n\r]+"
 
 
 def _fail(path: str, line: int, what: str) -> FormatError:
@@ -131,9 +143,11 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
 
     version, merges, numbers = parse(text, path)
     fused = version == (0, 2)
+    if pattern is None:
+        pattern = APPLY_BPE_WORDS
     alphabet = _check_symbols(merges, numbers, fused, path)
     try:
-        return Tokenizer.from_merges(
+        tok = Tokenizer.from_merges(
             merges,
             model="char",
             end_of_word=MARKER,
@@ -144,10 +158,15 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
         )
     except BytepairError as e:
         raise FormatError(f"{path}: {e}") from None
+    if reapplied_merges(merges):
+        tok.merge_rule = "lowest-rank"
+        tok._build()
+    return tok
 
 
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:
-    """Read subword-nmt codes (``pattern``: None is ``str.split()``)."""
+    """Read subword-nmt codes; words are split as apply-bpe splits them
+    unless ``pattern`` says otherwise."""
     path = os.fspath(path)
     return loads(decode_utf8(read_bytes(path), path), path, pattern, special_tokens)
 
@@ -159,10 +178,20 @@ def dumps(tok: Any) -> str:
         raise FormatError(f"{what} hold char-model tokenizers only; this one is a {tok.model}-model tokenizer")
     if tok.end_of_word != MARKER:
         raise FormatError(f"{what} always mark word ends with {MARKER!r}; this tokenizer's marker is {tok.end_of_word!r}")
-    if tok.pattern is not None:
-        raise FormatError(f"{what} split words on whitespace; this tokenizer splits with the pattern {tok.pattern!r}")
+    if tok.pattern not in (None, APPLY_BPE_WORDS):
+        raise FormatError(
+            f"{what} split words on spaces; this tokenizer splits with the pattern {tok.pattern!r}"
+        )
     if tok.special_tokens or tok.byte_fallback or tok.unk_token is not None:
         raise FormatError(f"{what} cannot hold special tokens, byte_fallback or an unk_token")
+    reapplied = reapplied_merges(tok.merges)
+    if reapplied and tok.merge_rule == "in-order":
+        k, j = reapplied[0]
+        warnings.warn(
+            f"merge {k + 1} makes a symbol that merge {j + 1} uses ({len(reapplied)} such cases): apply-bpe "
+            "merges by lowest rank and will segment some words differently from this tokenizer",
+            stacklevel=3,
+        )
     lines = [HEADER] if tok.end_of_word_fused else []
     for k, (left, right) in enumerate(tok.merges):
         for sym in (left, right):
