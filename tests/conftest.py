@@ -58,3 +58,25 @@ def real_texts():
     docs += [topics[k] for k in sorted(topics)]
     docs += _stdlib_sources()
     return docs
+
+
+# ---------------------------------------------------------------- fuzzing
+# The fuzz tests record how many inputs each loader got
+# (record_property("fuzz_inputs", {loader: n})); the summary adds them up.
+
+
+def pytest_terminal_summary(terminalreporter):
+    totals = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for name, value in getattr(report, "user_properties", ()):
+                if name == "fuzz_inputs":
+                    for loader, n in value.items():
+                        totals[loader] = totals.get(loader, 0) + n
+    if totals:
+        terminalreporter.write_sep("-", "fuzz inputs per loader")
+        terminalreporter.write_line(
+            ", ".join(f"{loader} {n}" for loader, n in sorted(totals.items())) + f"; total {sum(totals.values())}"
+        )

@@ -2,7 +2,9 @@
 (truncation, bit flips, inserted and deleted bytes), either loads or raises a
 ``BytepairError`` (FormatError/InputError); never another exception.
 
-The number of inputs per format is FUZZ_EXAMPLES (default 200)."""
+The number of inputs per format is FUZZ_EXAMPLES (default 200); the test
+summary says how many each loader got. The structure-aware mutations are in
+test_fuzz_structural.py."""
 
 from __future__ import annotations
 
@@ -100,13 +102,15 @@ _VALID: dict = {}
 
 
 @pytest.mark.parametrize("name", ["bytepair", "tiktoken", "hf", "subword-nmt", "gpt2-vocab", "gpt2-merges", "counts"])
-def test_mutated_files_load_or_fail_cleanly(name, valid, tmp_path_factory):
+def test_mutated_files_load_or_fail_cleanly(name, valid, tmp_path_factory, record_property):
     _VALID.update(valid)
     folder = tmp_path_factory.mktemp(name)
+    ran = []
 
     @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(m=mutation)
     def check(m):
+        ran.append(1)
         data = mutate(valid[name], m)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -119,3 +123,5 @@ def test_mutated_files_load_or_fail_cleanly(name, valid, tmp_path_factory):
                 return
 
     check()
+    # the summary adds these up per loader (tests/conftest.py)
+    record_property("fuzz_inputs", {name.split("-")[0] if name.startswith("gpt2") else name: len(ran)})

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
-from typing import BinaryIO, Iterator, Union
+from typing import Any, BinaryIO, Iterator, Optional, Union
 
-from bytepair.errors import InputError
+from bytepair.errors import FormatError, InputError
 
 
 def _current_umask() -> int:
@@ -47,6 +48,8 @@ def atomic_open(path: Union[str, os.PathLike]) -> Iterator[BinaryIO]:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise InputError(f"cannot write {path}: it is a folder")
     fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -95,13 +98,14 @@ def decode_utf8(data: bytes, name: str, errors: str = "strict") -> str:
     >>> decode_utf8(b"ok\\xff", "f.txt")
     Traceback (most recent call last):
     ...
-    bytepair.errors.InputError: f.txt: invalid UTF-8 at byte offset 2 (byte 0xFF) (use errors='replace', or --errors replace on the command line, to replace invalid bytes)
+    bytepair.errors.InputError: f.txt: invalid UTF-8 at byte offset 2 (line 1, byte 0xFF) (use errors='replace', or --errors replace on the command line, to replace invalid bytes)
     """
     try:
         return data.decode("utf-8", errors)
     except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
         raise InputError(
-            f"{name}: invalid UTF-8 at byte offset {e.start} (byte 0x{data[e.start]:02X}) "
+            f"{name}: invalid UTF-8 at byte offset {e.start} (line {line}, byte 0x{data[e.start]:02X}) "
             "(use errors='replace', or --errors replace on the command line, to replace invalid bytes)"
         ) from None
 
@@ -109,3 +113,60 @@ def decode_utf8(data: bytes, name: str, errors: str = "strict") -> str:
 def read_text(path: Union[str, os.PathLike], errors: str = "strict") -> str:
     """A UTF-8 text file (see :func:`decode_utf8` for invalid bytes)."""
     return decode_utf8(read_bytes(path), os.fspath(path), errors)
+
+
+# a \uXXXX escape of a high surrogate not followed by a low one, or of a low one not after a high one
+# (every branch starts with the literal \u, so a search skips quickly over text without one)
+_LONE_SURROGATE_ESCAPE = re.compile(
+    r"\\u[dD](?:[89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|[c-fC-F][0-9a-fA-F]{2}(?<!\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}))"
+)
+
+
+def _is_text(s: str) -> bool:
+    if s.isascii():
+        return True
+    try:
+        s.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def json_lone_surrogate(text: str, value: Any) -> Optional[str]:
+    r"""The field (``model.vocab``, ``merges[3]``) of ``value``, parsed from
+    the JSON ``text``, whose string (or key) holds a lone surrogate: JSON can
+    escape one (``"\ud800"``) but it is not text, and the core cannot take
+    it. None when there is none (found without a walk for most files).
+
+    >>> json_lone_surrogate('{"a": ["x", "\\ud800"]}', {"a": ["x", "\ud800"]})
+    'a[1]'
+    >>> json_lone_surrogate('["\\ud83d\\ude42"]', ["\U0001f642"]) is None
+    True
+    """
+    if not _LONE_SURROGATE_ESCAPE.search(text):
+        return None
+    stack = [("", value)]
+    while stack:  # no recursion: the document may be nested as deeply as json allows
+        where, v = stack.pop()
+        if isinstance(v, str) and not _is_text(v):
+            return where or "the top level"
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if not _is_text(k):
+                    return f"a key in {where or 'the top level'}"
+                stack.append((f"{where}.{k}" if where else k, x))
+        elif isinstance(v, list):
+            stack.extend((f"{where}[{i}]", x) for i, x in enumerate(v))
+    return None
+
+
+def check_json_text(text: str, value: Any, path: str) -> None:
+    """``FormatError`` naming ``path`` and the field when the JSON ``value``
+    (parsed from ``text``) holds a lone surrogate (see :func:`json_lone_surrogate`)."""
+    where = json_lone_surrogate(text, value)
+    if where is not None:
+        raise FormatError(
+            f"{path}: {where} holds a lone surrogate (a \\ud800-\\udfff escape that is not half of a pair), "
+            "which is not text"
+        )

@@ -35,13 +35,19 @@ def _read_input(path: str, errors: str) -> str:
 def _text_arg(args: argparse.Namespace) -> str:
     """The TEXT argument, or standard input when it is absent."""
     if args.text is not None:
-        return args.text
+        try:
+            # invalid UTF-8 in the command line arrives as lone surrogates (surrogateescape):
+            # checked like a file's bytes, with --errors
+            raw = args.text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return args.text
+        return decode_utf8(raw, "TEXT argument", args.errors)
     return _read_input("-", args.errors)
 
 
 def _load(args: argparse.Namespace) -> Tokenizer:
     """The tokenizer named by ``-t`` (any supported format)."""
-    if not os.path.exists(args.tokenizer):
+    if not os.path.lexists(args.tokenizer):
         raise CliError(f"{args.tokenizer}: no such tokenizer file")
     return Tokenizer.load(args.tokenizer, format=args.format, pattern=args.pattern)
 
@@ -63,7 +69,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
 
     init = None
     if args.init:
-        if not os.path.exists(args.init):
+        if not os.path.lexists(args.init):
             raise CliError(f"{args.init}: no such tokenizer file")
         init = Tokenizer.load(args.init)
     with warnings.catch_warnings(record=True) as caught:
@@ -125,8 +131,15 @@ def _parse_ids(words: Sequence[str]) -> List[int]:
 
 def cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
     tok = _load(args)
-    words = args.ids if args.ids else _read_input("-", "strict").split()
-    text = tok.decode(_parse_ids(words), errors=args.decode_errors)
+    words = args.ids if args.ids else _read_input("-", args.errors).split()
+    ids = _parse_ids(words)
+    try:
+        text = tok.decode(ids, errors=args.decode_errors)
+    except UnicodeDecodeError as e:
+        raise CliError(
+            f"the tokens' bytes are not valid UTF-8 at byte offset {e.start} (byte 0x{e.object[e.start]:02X}): "
+            "use --decode-errors replace (the default), backslashreplace or ignore"
+        ) from None
     out.write(text + ("" if args.no_newline else "\n"))
     return 0
 

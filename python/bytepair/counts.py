@@ -45,12 +45,13 @@ import gzip
 import json
 import os
 import re
+import zlib
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
-from bytepair._io import atomic_open
+from bytepair._io import atomic_open, check_json_text
 from bytepair.corpus import Budget, Part, Source, read_parts, sources as make_sources
-from bytepair.errors import FormatError, InputError, TrainingError
+from bytepair.errors import BytepairError, FormatError, InputError, TrainingError
 from bytepair.patterns import preset_name, resolve_pattern
 
 FORMAT_VERSION = 1
@@ -278,11 +279,13 @@ def _open_counts(path: str):
 
 def _parse_header(line: bytes, path: str) -> Dict[str, Any]:
     try:
-        header = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        text = line.decode("utf-8")
+        header = json.loads(text)
+    except (ValueError, RecursionError):  # bad UTF-8 or JSON, or an integer of over 4300 digits
         header = None
     if not isinstance(header, dict) or "bytepair_counts" not in header:
         raise FormatError(f"{path}: line 1: not a bytepair counts file (no JSON header with 'bytepair_counts')")
+    check_json_text(text, header, f"{path}: line 1")
     if header["bytepair_counts"] != FORMAT_VERSION:
         raise FormatError(f"{path}: line 1: counts format version {header['bytepair_counts']!r} is not supported "
                           f"(this bytepair reads version {FORMAT_VERSION})")
@@ -292,6 +295,12 @@ def _parse_header(line: bytes, path: str) -> Dict[str, Any]:
         raise FormatError(f"{path}: line 1: 'pattern' must be a string or null")
     if not isinstance(specials, list) or not all(isinstance(t, str) and t for t in specials):
         raise FormatError(f"{path}: line 1: 'special_tokens' must be a list of non-empty strings")
+    from bytepair.tokenizer import _check_text_limits
+
+    try:
+        _check_text_limits(pattern, specials)
+    except BytepairError as e:
+        raise FormatError(f"{path}: line 1: {e}") from None
     for key in ("words", "total"):
         if key in header and (isinstance(header[key], bool) or not isinstance(header[key], int) or header[key] < 0):
             raise FormatError(f"{path}: line 1: {key!r} must be a non-negative integer")
@@ -304,7 +313,7 @@ def read_header(path: PathLike) -> Dict[str, Any]:
     fh = _open_counts(path)
     try:
         line = fh.readline()
-    except (OSError, EOFError) as e:
+    except (OSError, EOFError, zlib.error) as e:  # damaged gzip data is a zlib.error
         raise FormatError(f"{path}: line 1: cannot read: {e}") from None
     finally:
         fh.close()
@@ -317,9 +326,13 @@ def read_counts(path: PathLike, into: Optional["_core.WordCounts"] = None) -> Tu
     line raises ``FormatError`` naming the file and line."""
     path = os.fspath(path)
     fh = _open_counts(path)
+    lineno = 0
     try:
         header = _parse_header(fh.readline(), path)
-        table = _core.WordCounts(header.get("pattern"), list(header.get("special_tokens", [])))
+        try:
+            table = _core.WordCounts(header.get("pattern"), list(header.get("special_tokens", [])))
+        except BytepairError as e:  # the pattern is not a valid regex
+            raise FormatError(f"{path}: line 1: {e}") from None
         n = total = 0
         lineno = 1
         for lineno, line in enumerate(fh, 2):
@@ -331,7 +344,7 @@ def read_counts(path: PathLike, into: Optional["_core.WordCounts"] = None) -> Tu
                 raise FormatError(f"{path}: line {lineno}: expected 'count<TAB>word'")
             if not count_text.isdigit() or count_text.startswith(b"0"):
                 raise FormatError(f"{path}: line {lineno}: the count {count_text[:20]!r} is not a positive integer")
-            count = int(count_text)
+            count = int(count_text) if len(count_text) <= 20 else 2**64  # no leading zeros: over 20 digits is >= 2**64
             if count >= 2**64:
                 raise FormatError(f"{path}: line {lineno}: the count does not fit in 64 bits")
             try:
@@ -343,12 +356,15 @@ def read_counts(path: PathLike, into: Optional["_core.WordCounts"] = None) -> Tu
             if not word:
                 raise FormatError(f"{path}: line {lineno}: empty word")
             before = len(table)
-            table.add_word(word, count)
+            try:
+                table.add_word(word, count)
+            except BytepairError:  # only a repeated word's counts can overflow 64 bits: reported next
+                pass
             if len(table) == before:
                 raise FormatError(f"{path}: line {lineno}: the word {word[:40]!r} appears twice")
             n += 1
             total += count
-    except (OSError, EOFError) as e:
+    except (OSError, EOFError, zlib.error) as e:
         raise FormatError(f"{path}: line {lineno + 1}: cannot read: {e}") from None
     finally:
         fh.close()
@@ -358,7 +374,10 @@ def read_counts(path: PathLike, into: Optional["_core.WordCounts"] = None) -> Tu
     if "total" in header and header["total"] != total:
         raise FormatError(f"{path}: line {lineno + 1}: the counts add up to {total} but the header says {header['total']}")
     if into is not None:
-        into.merge(table)
+        try:
+            into.merge(table)
+        except BytepairError as e:  # a word's count over the files merged overflows 64 bits
+            raise type(e)(f"{path}: {e} (added to the files before it)") from None
         return header, into
     return header, table
 

@@ -40,7 +40,9 @@ renamed to ``OUTDIR``: ``OUTDIR`` appears complete or not at all. Rerunning
 the same command after an interruption (a crash, Ctrl-C, a lost worker)
 continues from the finished shards and pieces: nothing finished is encoded
 or written again. A run with other inputs, tokenizer or shard size refuses
-to touch another run's ``OUTDIR.partial``.
+to touch another run's ``OUTDIR.partial``. A run stopped by bad input (a
+``BytepairError``: invalid UTF-8, an unknown character) removes the
+``OUTDIR.partial`` it began, since no rerun could resume it (not with Dask).
 """
 
 from __future__ import annotations
@@ -527,6 +529,7 @@ def encode_dataset(
     parent = os.path.dirname(final)
     if not os.path.isdir(parent):
         raise InputError(f"cannot write {outdir}: folder {parent} does not exist")
+    fresh = False
     if os.path.exists(partial):
         done = _read_json(os.path.join(partial, "manifest.json"))
         if done is not None and done.get("plan") == plan:  # stopped while publishing
@@ -538,96 +541,105 @@ def encode_dataset(
                              "remove it to start again")
     else:
         os.makedirs(os.path.join(partial, "parts"))
+        fresh = True
         _atomic_json(os.path.join(partial, "plan.json"), plan)
 
-    units = group_units(srcs, unit_bytes)
-    firsts = [unit[0] for unit in units]
-    asm = _Assembler(partial, S, dtype)
-    total = sum(s.size() or 0 for s in srcs)
-    done_bytes = [0]
+    try:
+        units = group_units(srcs, unit_bytes)
+        firsts = [unit[0] for unit in units]
+        asm = _Assembler(partial, S, dtype)
+        total = sum(s.size() or 0 for s in srcs)
+        done_bytes = [0]
 
-    def progressed(u: int) -> None:
-        done_bytes[0] += sum(srcs[i].size() or 0 for i in units[u])
-        if report:
-            report("encode", done_bytes[0], total)
+        def progressed(u: int) -> None:
+            done_bytes[0] += sum(srcs[i].size() or 0 for i in units[u])
+            if report:
+                report("encode", done_bytes[0], total)
 
-    def feed_unit_from_disk(u: int, summary: Dict[str, Any]) -> None:
-        for j in range(summary["pieces"]):
-            asm.feed_from_disk(u, j)
+        def feed_unit_from_disk(u: int, summary: Dict[str, Any]) -> None:
+            for j in range(summary["pieces"]):
+                asm.feed_from_disk(u, j)
 
-    if client is None:
-        for u, unit in enumerate(units):
-            summary = _read_json(os.path.join(_unit_dir(partial, u), "done.json"))
-            if summary is None:
-                # pieces finished before an interruption go first, then the new ones as they come
-                j = 0
-                while _read_json(_piece_base(partial, u, j) + ".json") is not None:
-                    asm.feed_from_disk(u, j)
-                    j += 1
-                summary = encode_unit(tok, [srcs[i] for i in unit], firsts[u], u, partial, eot=eot, dtype=dtype,
-                                      errors=errors, piece_tokens=piece_tokens, on_piece=asm.feed)
-            else:
-                feed_unit_from_disk(u, summary)
-            progressed(u)
-    else:
-        from bytepair.distributed import _check_sources, _import_distributed
-
-        _import_distributed()
-        abs_srcs = _check_sources(srcs)
-        tok_future = client.scatter(tok, broadcast=True)
-        futures: Dict[int, Any] = {}
-        for u, unit in enumerate(units):
-            if not os.path.exists(os.path.join(_unit_dir(partial, u), "done.json")):
-                futures[u] = client.submit(
-                    encode_unit, tok_future, [abs_srcs[i] for i in unit], firsts[u], u, partial,
-                    eot=eot, dtype=dtype, errors=errors, piece_tokens=piece_tokens, pure=False,
-                )
-        try:
-            for u in range(len(units)):
-                if u in futures:
-                    summary = futures.pop(u).result()
+        if client is None:
+            for u, unit in enumerate(units):
+                summary = _read_json(os.path.join(_unit_dir(partial, u), "done.json"))
+                if summary is None:
+                    # pieces finished before an interruption go first, then the new ones as they come
+                    j = 0
+                    while _read_json(_piece_base(partial, u, j) + ".json") is not None:
+                        asm.feed_from_disk(u, j)
+                        j += 1
+                    summary = encode_unit(tok, [srcs[i] for i in unit], firsts[u], u, partial, eot=eot, dtype=dtype,
+                                          errors=errors, piece_tokens=piece_tokens, on_piece=asm.feed)
                 else:
-                    summary = _read_json(os.path.join(_unit_dir(partial, u), "done.json")) or {}
-                feed_unit_from_disk(u, summary)
+                    feed_unit_from_disk(u, summary)
                 progressed(u)
-        finally:
-            for fut in futures.values():
-                fut.cancel()
-    asm.finish()
+        else:
+            from bytepair.distributed import _check_sources, _import_distributed
 
-    # the manifest, then the folder appears whole
-    shards = []
-    docs = tokens = 0
-    for k in range(asm.k):
-        side = _read_json(_shard_base(partial, k) + ".json") or {}
-        shards.append({
-            "file": f"shard_{k:06d}.npy",
-            "index": f"shard_{k:06d}.idx.npy",
-            "tokens": side["tokens"],
-            "documents": side["docs"],
-            "first_document": side["docs_before"],
-            "first_token": side["tokens_before"],
-            "sha256": side["sha256"],
-        })
-        docs += side["docs"]
-        tokens += side["tokens"]
-    manifest = {
-        "bytepair_dataset": FORMAT_VERSION,
-        "tokenizer_sha256": plan["tokenizer_sha256"],
-        "n_vocab": tok.n_vocab,
-        "dtype": dtype,
-        "eot_token": eot,
-        "shard_tokens": S,
-        "inputs": [{"path": s.path, "size": s.size()} for s in srcs],
-        "documents": docs,
-        "tokens": tokens,
-        "n_shards": len(shards),
-        "shards": shards,
-        "plan": plan,
-    }
-    _atomic_json(os.path.join(partial, "manifest.json"), manifest)
-    _publish(partial, final)
-    return manifest
+            _import_distributed()
+            abs_srcs = _check_sources(srcs)
+            tok_future = client.scatter(tok, broadcast=True)
+            futures: Dict[int, Any] = {}
+            for u, unit in enumerate(units):
+                if not os.path.exists(os.path.join(_unit_dir(partial, u), "done.json")):
+                    futures[u] = client.submit(
+                        encode_unit, tok_future, [abs_srcs[i] for i in unit], firsts[u], u, partial,
+                        eot=eot, dtype=dtype, errors=errors, piece_tokens=piece_tokens, pure=False,
+                    )
+            try:
+                for u in range(len(units)):
+                    if u in futures:
+                        summary = futures.pop(u).result()
+                    else:
+                        summary = _read_json(os.path.join(_unit_dir(partial, u), "done.json")) or {}
+                    feed_unit_from_disk(u, summary)
+                    progressed(u)
+            finally:
+                for fut in futures.values():
+                    fut.cancel()
+        asm.finish()
+
+        # the manifest, then the folder appears whole
+        shards = []
+        docs = tokens = 0
+        for k in range(asm.k):
+            side = _read_json(_shard_base(partial, k) + ".json") or {}
+            shards.append({
+                "file": f"shard_{k:06d}.npy",
+                "index": f"shard_{k:06d}.idx.npy",
+                "tokens": side["tokens"],
+                "documents": side["docs"],
+                "first_document": side["docs_before"],
+                "first_token": side["tokens_before"],
+                "sha256": side["sha256"],
+            })
+            docs += side["docs"]
+            tokens += side["tokens"]
+        manifest = {
+            "bytepair_dataset": FORMAT_VERSION,
+            "tokenizer_sha256": plan["tokenizer_sha256"],
+            "n_vocab": tok.n_vocab,
+            "dtype": dtype,
+            "eot_token": eot,
+            "shard_tokens": S,
+            "inputs": [{"path": s.path, "size": s.size()} for s in srcs],
+            "documents": docs,
+            "tokens": tokens,
+            "n_shards": len(shards),
+            "shards": shards,
+            "plan": plan,
+        }
+        _atomic_json(os.path.join(partial, "manifest.json"), manifest)
+        _publish(partial, final)
+        return manifest
+    except BytepairError:
+        # bad input (invalid UTF-8, an unknown character...): the same command fails again and
+        # one with other inputs or settings cannot resume, so a folder this run began is of no use
+        # (with Dask, tasks already running may still write into it: it is left alone)
+        if fresh and client is None:
+            shutil.rmtree(partial, ignore_errors=True)
+        raise
 
 
 def _publish(partial: str, final: str) -> None:

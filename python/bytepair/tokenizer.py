@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Collection, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
-from bytepair.errors import BytepairError, FormatError, TrainingError, TrainingWarning, UnknownTokenError
+from bytepair.errors import BytepairError, FormatError, PatternError, TrainingError, TrainingWarning, UnknownTokenError
 from bytepair.patterns import preset_name, resolve_pattern
 from bytepair.progress import Reporter, make_reporter
 
@@ -55,6 +55,41 @@ def _special_ids(special_tokens: Optional[SpecialTokens], first_id: int) -> Dict
     return out
 
 
+# ids index dense tables (here and in the core): a few unused ids are fine,
+# ids far above the number of tokens would allocate from what a file declares
+MAX_UNUSED_IDS = 2**20
+
+
+def _check_unused_ids(used: int, largest: int) -> None:
+    """``BytepairError`` when ``used`` ids whose largest is ``largest`` leave
+    more than ``MAX_UNUSED_IDS`` ids unused."""
+    if largest + 1 - used > MAX_UNUSED_IDS:
+        raise BytepairError(
+            f"the id {largest} is far above the {used} ids in use: it leaves {largest + 1 - used} ids unused, "
+            f"and at most {MAX_UNUSED_IDS} may be (ids index a table)"
+        )
+
+
+# what the core is given to compile: its regex engine needs ~350 bytes per
+# character of a pattern, and its special-token matcher is built in time
+# quadratic in the length of a repetitive special token ("aaa...")
+MAX_PATTERN_CHARS = 2**16
+MAX_SPECIAL_TOKEN_BYTES = 4096
+
+
+def _check_text_limits(pattern: Optional[str], special_tokens: Iterable[str]) -> None:
+    """``BytepairError`` for a pattern or a special token far longer than any real one."""
+    if isinstance(pattern, str) and len(pattern) > MAX_PATTERN_CHARS:
+        raise PatternError(f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN_CHARS} may be")
+    for text in special_tokens:
+        if isinstance(text, str) and len(text) * 4 > MAX_SPECIAL_TOKEN_BYTES:
+            size = len(text.encode("utf-8", "surrogatepass"))
+            if size > MAX_SPECIAL_TOKEN_BYTES:
+                raise BytepairError(
+                    f"the special token {text[:40]!r}... is {size} bytes long; at most {MAX_SPECIAL_TOKEN_BYTES} may be"
+                )
+
+
 def _special_names(special_tokens: Optional[SpecialTokens], unk_token: Optional[str], error: type) -> List[str]:
     """The special tokens' texts in order; ``unk_token`` is one of them,
     added first when a sequence lacks it (an explicit mapping must hold it)."""
@@ -78,7 +113,7 @@ def _count_words(
     ``report("count", characters done, total or None)`` follows progress."""
     counts = _core.WordCounts(pattern, list(specials))
     if isinstance(corpus, str):
-        counts.add_documents([corpus])
+        _add_documents(counts, [corpus])
     elif isinstance(corpus, _core.WordCounts):
         counts.merge(corpus)
     elif isinstance(corpus, Mapping):
@@ -89,7 +124,7 @@ def _count_words(
                 raise TrainingError(f"the count of word {word!r} must be a positive integer, got {n!r}")
             if n >= 2**64:
                 raise TrainingError(f"the count of word {word!r} does not fit in 64 bits")
-            counts.add_word(word, n)
+            _surrogate_safe(counts.add_word, word, n)
     elif isinstance(corpus, (bytes, bytearray)):
         raise TrainingError("the corpus must be text (str), not bytes: decode it first")
     else:
@@ -102,17 +137,25 @@ def _count_words(
             block.append(doc)
             size += len(doc)
             if size >= _BATCH_BYTES:
-                counts.add_documents(block)
+                _add_documents(counts, block)
                 done += size
                 block, size = [], 0
                 if report:
                     report("count", done, total)
         if block:
-            counts.add_documents(block)
+            _add_documents(counts, block)
             done += size
         if report:
             report("count", done, total if total is not None else done)
     return counts
+
+
+def _add_documents(counts: "_core.WordCounts", docs: List[str]) -> None:
+    """Count ``docs``; lone surrogates become U+FFFD, as when encoding."""
+    try:
+        counts.add_documents(docs)
+    except UnicodeEncodeError:  # raised before anything is counted
+        counts.add_documents([_replace_surrogates(d) for d in docs])
 
 
 def _fmt_token(token: Union[str, bytes]) -> str:
@@ -144,6 +187,10 @@ class Tokenizer:
         self.end_of_word_fused = False
         self.byte_fallback = False
         self.unk_token: Optional[str] = None
+        # Hugging Face's ByteLevel(add_prefix_space=True): byte model only, set on import
+        self.add_prefix_space = False
+        # char model: "in-order" (each merge in turn) or "lowest-rank" (subword-nmt's apply-bpe)
+        self.merge_rule = "in-order"
         self._base: List[Any] = []  # char: base symbol strings; byte: None (bytes 0-255)
         self._tokens: List[Optional[bytes]] = []  # byte model, non-standard ids only
         self._merge_ids: Optional[List[Tuple[int, int]]] = []  # None: derive from _tokens
@@ -152,10 +199,6 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ building
 
-        # Hugging Face's ByteLevel(add_prefix_space=True): byte model only, set on import
-        self.add_prefix_space = False
-        # char model: "in-order" (each merge in turn) or "lowest-rank" (subword-nmt's apply-bpe)
-        self.merge_rule = "in-order"
     @classmethod
     def train(
         cls,
@@ -203,14 +246,6 @@ class Tokenizer:
         if init is not None:
             if special_tokens or unk_token is not None or byte_fallback:
                 raise TrainingError("with init=, special tokens and fallback settings come from the initial tokenizer")
-            model, pattern = init.model, init.pattern
-            end_of_word, end_of_word_fused = init.end_of_word, init.end_of_word_fused
-        if model not in MODELS:
-            raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
-        if tie_break not in TIE_BREAKS:
-            raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
-        for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             if init.merge_rule != "in-order":
                 raise TrainingError(
                     f"init= applies its merges by the {init.merge_rule!r} rule (subword-nmt codes in which a "
@@ -221,6 +256,14 @@ class Tokenizer:
                     "init= has add_prefix_space (a Hugging Face ByteLevel option); continued training counts "
                     "the corpus without that space, so it cannot continue such a tokenizer"
                 )
+            model, pattern = init.model, init.pattern
+            end_of_word, end_of_word_fused = init.end_of_word, init.end_of_word_fused
+        if model not in MODELS:
+            raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
+        if tie_break not in TIE_BREAKS:
+            raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
+        for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
         if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
             raise TrainingError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
@@ -237,8 +280,9 @@ class Tokenizer:
         regex = resolve_pattern(pattern)
         if model == "byte" and regex is None:
             raise TrainingError("the byte model needs a pattern (a preset name or a regex)")
-        if vocab_size is not None and vocab_size >= 2**32 - 1:
-            raise TrainingError(f"vocab_size {vocab_size} is too large (ids are 32-bit)")
+        # ids are 32-bit: larger targets cannot be reached, so training stops when pairs run out (with a warning)
+        if vocab_size is not None:
+            vocab_size = min(vocab_size, 2**32 - 1)
         if num_merges is not None:
             num_merges = min(num_merges, 2**32 - 1)
 
@@ -391,6 +435,7 @@ class Tokenizer:
         tokens: Mapping[int, bytes],
         pattern: Optional[str],
         special_tokens: Optional[Mapping[str, int]] = None,
+        add_prefix_space: bool = False,
     ) -> "Tokenizer":
         """A byte model from a vocabulary of ranks ``{id: bytes}`` (tiktoken's
         ``mergeable_ranks`` inverted); ids are kept as they are and merges
@@ -401,7 +446,8 @@ class Tokenizer:
         tok.pattern = resolve_pattern(pattern)
         if tok.pattern is None:
             raise BytepairError("a byte-level vocabulary needs a pattern (a preset name or a regex)")
-        add_prefix_space: bool = False,
+        _check_unused_ids(len(tokens) + len(special_tokens or {}),
+                          max([*tokens, *(special_tokens or {}).values()], default=-1))
         size = max(tokens, default=-1) + 1
         table: List[Optional[bytes]] = [None] * size
         for id_, b in tokens.items():
@@ -409,6 +455,7 @@ class Tokenizer:
         tok._tokens = table
         tok._merge_ids = None
         tok.special_tokens = dict(special_tokens or {})
+        tok.add_prefix_space = add_prefix_space
         tok._build()
         return tok
 
@@ -418,7 +465,6 @@ class Tokenizer:
         path: str,
         pattern: Optional[str] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
-        tok.add_prefix_space = add_prefix_space
     ) -> "Tokenizer":
         """A byte model from a ``.tiktoken`` file, tiktoken's ranks as ids.
         With ``pattern=None``/``special_tokens=None``, a well-known vocabulary
@@ -534,6 +580,18 @@ class Tokenizer:
     def _build(self) -> None:
         """(Re)create the core tokenizer from the Python-side description."""
         specials = sorted(self.special_tokens.items(), key=lambda kv: kv[1])
+        if self.model == "byte" and self.pattern is None:  # str.split() would drop the whitespace bytes
+            raise BytepairError("the byte model needs a pattern (a preset name or a regex)")
+        # the ids given one by one (bytes or base symbols and merges, or a table of ranks), then the
+        # largest id, which merge ids and special tokens may put far above them
+        merges = len(self._merge_ids or [])
+        if self.model == "byte":
+            given = len(self._tokens) if self._merge_ids is None else 256 + merges
+        else:
+            given = len(self._base) + (256 if self.byte_fallback else 0) + merges
+        ids = [given - 1, *(self._merge_results or []), *self.special_tokens.values()]
+        _check_unused_ids(given + len(specials), max(i for i in ids if isinstance(i, int)))
+        _check_text_limits(self.pattern, self.special_tokens)
         if self.model == "byte":
             if self._merge_ids is not None:
                 table: List[Optional[bytes]] = [bytes([b]) for b in range(256)]
@@ -565,6 +623,7 @@ class Tokenizer:
                 pattern=self.pattern,
                 special_tokens=specials,
                 merge_ids=self._merge_results,
+                lowest_rank=self.merge_rule == "lowest-rank",
             )
 
     # ------------------------------------------------------------------ vocabulary
@@ -574,7 +633,6 @@ class Tokenizer:
         """Number of ids (largest id + 1), special tokens included."""
         return int(self._core.n_vocab)
 
-                lowest_rank=self.merge_rule == "lowest-rank",
     @property
     def special_tokens_set(self) -> set:
         """The special tokens' texts (as tiktoken's ``special_tokens_set``)."""
@@ -836,6 +894,10 @@ class Tokenizer:
 
             d["tokens_base64"] = [None if t is None else base64.b64encode(t).decode("ascii") for t in self._tokens]
         d["special_tokens"] = dict(self.special_tokens)
+        if self.add_prefix_space:
+            d["add_prefix_space"] = True
+        if self.merge_rule != "in-order":
+            d["merge_rule"] = self.merge_rule
         return d
 
     @classmethod
@@ -845,10 +907,8 @@ class Tokenizer:
         tok.model = d["model"]
         tok.pattern = d["pattern"]
         tok.special_tokens = dict(d.get("special_tokens") or {})
-        if self.add_prefix_space:
-            d["add_prefix_space"] = True
-        if self.merge_rule != "in-order":
-            d["merge_rule"] = self.merge_rule
+        tok.add_prefix_space = bool(d.get("add_prefix_space", False))
+        tok.merge_rule = d.get("merge_rule", "in-order")
         if tok.model == "char":
             tok.end_of_word = d.get("end_of_word")
             tok.end_of_word_fused = bool(d.get("end_of_word_fused", False))
@@ -858,8 +918,6 @@ class Tokenizer:
         if "merges" in d:
             tok._merge_ids = [(int(l), int(r)) for l, r in d["merges"]]
             tok.merge_counts = list(d.get("merge_counts") or [])
-        tok.add_prefix_space = bool(d.get("add_prefix_space", False))
-        tok.merge_rule = d.get("merge_rule", "in-order")
             tok._merge_results = list(d["merge_ids"]) if d.get("merge_ids") is not None else None
         else:
             import base64

@@ -60,7 +60,7 @@ def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     from bytepair.formats import FORMATS, detect
     from bytepair.tokenizer import Tokenizer
 
-    if not os.path.exists(args.input):
+    if not os.path.lexists(args.input):
         raise CliError(f"{args.input}: no such tokenizer file")
     source = args.source or detect(args.input)
     target = args.target or guess_format(args.output)

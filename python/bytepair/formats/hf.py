@@ -38,7 +38,7 @@ import re
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, decode_utf8, read_bytes
+from bytepair._io import atomic_write_text, check_json_text, decode_utf8, read_bytes
 from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import (
     bytes_to_unicode,
@@ -325,6 +325,7 @@ def _added(d: Dict[str, Any], vocab: Dict[str, int], fail: _Fail) -> Dict[str, i
         raise fail("field 'added_tokens' must be a list")
     out: Dict[str, int] = {}
     size = len(vocab)
+    top = -1  # max(out.values()), kept as it grows (recomputing it made many added tokens quadratic)
     for k, t in enumerate(raw):
         if not isinstance(t, dict) or not isinstance(t.get("content"), str) or not _is_int(t.get("id")):
             raise fail(f"added_tokens[{k}] must be an object with a 'content' string and an 'id'")
@@ -340,8 +341,8 @@ def _added(d: Dict[str, Any], vocab: Dict[str, int], fail: _Fail) -> Dict[str, i
             continue
         if t["content"] in vocab:
             id_ = vocab[t["content"]]
-        elif out and max(out.values()) >= size:
-            id_ = max(out.values()) + 1
+        elif top >= size:
+            id_ = top + 1
         else:
             id_ = size
         if id_ != t["id"]:
@@ -351,6 +352,7 @@ def _added(d: Dict[str, Any], vocab: Dict[str, int], fail: _Fail) -> Dict[str, i
                 stacklevel=5,
             )
         out[t["content"]] = id_
+        top = max(top, id_)
     return out
 
 
@@ -386,12 +388,36 @@ def _split_pattern(split: Dict[str, Any], where: str, fail: _Fail) -> Tuple[str,
     behavior = split.get("behavior")
     invert = bool(split.get("invert", False))
     if behavior == "Isolated" and not invert:
+        if _drops_text(_covering(fancy)):
+            raise fail(
+                f"{where}: the regex {pat.get('Regex', pat.get('String'))!r} can match the empty string; "
+                "Hugging Face then also cuts the text at every empty match, which bytepair's pattern cannot do"
+            )
         return fancy, True
     if behavior == "Removed" and invert:
         return fancy, False
     if behavior == "Removed" and not invert:
         return fancy, False  # caller decides (only the whitespace split is supported this way)
     raise fail(f"{where}: Split with behavior {behavior!r} and invert={invert} is not supported")
+
+
+# a text with a bit of everything, to see whether a pattern's pieces cover it
+_PROBE = "Hello, World! 12 3.5\n\t  naïve café 🙂 x_y-z'\"()<|endoftext|>\r\n "
+
+
+def _drops_text(pattern: str) -> bool:
+    """Whether the pieces ``pattern`` cuts (with the core's regex engine)
+    leave out some of a probe text: a covering pattern does when its regex
+    can match the empty string. False for a pattern that does not compile
+    (the error comes when the tokenizer is built)."""
+    from bytepair import _core
+
+    try:
+        counts = _core.WordCounts(pattern, [])
+        counts.add_documents([_PROBE])
+    except BytepairError:
+        return False
+    return sum(len(word) * n for word, n in counts.items()) != len(_PROBE)
 
 
 def _covering(pattern: str) -> str:
@@ -628,10 +654,14 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
         raise FormatError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
     except RecursionError:
         raise FormatError(f"{path}: invalid JSON: nested too deeply") from None
+    except ValueError:  # Python reads integers of at most 4300 digits
+        raise FormatError(f"{path}: invalid JSON: a number has too many digits") from None
+    check_json_text(text, d, path)
     fail = _Fail(path)
     model = _check_common(d, fail)
     pre = d.get("pre_tokenizer")
-    pres = [pre] + (pre.get("pretokenizers") or [] if isinstance(pre, dict) and pre.get("type") == "Sequence" else [])
+    seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
+    pres = [pre] + (seq if isinstance(seq, list) else [])
     byte_level = any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in pres)
     if byte_level:
         return _load_byte(d, model, fail, pattern, special_tokens)

@@ -11,10 +11,11 @@ True
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any, Mapping, Optional
 
-from bytepair._io import atomic_write_text, decode_utf8, read_bytes
+from bytepair._io import atomic_write_text, check_json_text, decode_utf8, read_bytes
 from bytepair.errors import BytepairError, FormatError
 
 VERSION = 1
@@ -67,6 +68,12 @@ def _check(path: str, d: Any) -> None:
         toks = d["tokens_base64"]
         if not isinstance(toks, list) or not all(t is None or isinstance(t, str) for t in toks):
             raise _fail(path, "field 'tokens_base64' must be a list of base64 strings or nulls")
+        for i, t in enumerate(toks):
+            try:
+                if t is not None:
+                    base64.b64decode(t, validate=True)
+            except ValueError:  # binascii.Error, or a non-ASCII string
+                raise _fail(path, f"tokens_base64[{i}] is not valid base64: {t[:40]!r}") from None
     else:
         raise _fail(path, "it has neither 'merges' nor 'tokens_base64'")
     if d["model"] == "char":
@@ -104,6 +111,9 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
         raise _fail(path, f"line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
     except RecursionError:
         raise _fail(path, "invalid JSON: nested too deeply") from None
+    except ValueError:  # Python reads integers of at most 4300 digits
+        raise _fail(path, "invalid JSON: a number has too many digits") from None
+    check_json_text(text, d, path)
     _check(path, d)
     if pattern is not None:
         from bytepair.patterns import resolve_pattern

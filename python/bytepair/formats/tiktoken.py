@@ -82,11 +82,19 @@ def parse(data: bytes, path: str) -> Dict[int, bytes]:
     ...
     bytepair.errors.FormatError: f: line 2: not a valid .tiktoken file: expected 'base64 rank', got 'Yg=='
     """
+    from bytepair.tokenizer import MAX_UNUSED_IDS
+
     ranks = _parse_fast(data)
     if ranks is None:
         ranks = _parse_checked(data, path)
     if not ranks:
         raise FormatError(f"{path}: not a valid .tiktoken file: it holds no tokens")
+    largest = max(ranks)
+    if largest + 1 - len(ranks) > MAX_UNUSED_IDS:  # ranks index a table: refuse one far above the others
+        line = next(n for n, raw in enumerate(data.splitlines(), 1)
+                    if any(f.isdigit() and int(f) == largest for f in raw.decode("ascii", "replace").split()[1:]))
+        raise _fail(path, line, f"the rank {largest} is far above the file's {len(ranks)} tokens "
+                                f"(at most {MAX_UNUSED_IDS} ranks may be unused)")
     return ranks
 
 
@@ -140,9 +148,10 @@ def _parse_checked(data: bytes, path: str) -> Dict[int, bytes]:
         b64, rank_text = parts
         if not rank_text.isdigit():
             raise _fail(path, n, f"the rank {rank_text[:40]!r} is not a non-negative integer")
-        rank = int(rank_text)
+        digits = rank_text.lstrip("0")
+        rank = int(digits or "0") if len(digits) <= 20 else MAX_RANK + 1  # int() reads at most 4300 digits
         if rank > MAX_RANK:
-            raise _fail(path, n, f"the rank {rank} is too large (ranks are 32-bit)")
+            raise _fail(path, n, f"the rank {rank_text[:40]} is too large (ranks are 32-bit)")
         token = _b64(b64)
         if token is None:
             raise _fail(path, n, f"{b64[:40]!r} is not valid base64")
