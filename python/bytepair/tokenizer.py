@@ -12,7 +12,7 @@ import numbers
 import os
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any, Collection, Dict, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Collection, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
 from bytepair.errors import BytepairError, FormatError, TrainingError, TrainingWarning, UnknownTokenError
@@ -660,6 +660,73 @@ class Tokenizer:
         if not dropout:
             return _surrogate_safe(self._core.encode, text, allowed, disallowed)
         return _surrogate_safe(self._core.encode_full, text, allowed, disallowed, _dropout_args(dropout, seed))[0]
+
+    def encode_stream(
+        self,
+        blocks: Iterable[str],
+        *,
+        allowed_special: AllOr = frozenset(),
+        disallowed_special: AllOr = "all",
+        dropout: Optional[float] = None,
+        seed: int = 0,
+    ) -> Iterator[List[int]]:
+        """The ids of one long text given as consecutive pieces ``blocks``
+        (any sizes, cut anywhere), list by list as soon as more text can no
+        longer change them: together exactly ``encode("".join(blocks), ...)``
+        with the same options, errors included (disallowed special-token
+        text raises when it is reached, any other error at the end). Memory
+        stays at about one block plus the longest word.
+
+        >>> tok = Tokenizer.train("hello world " * 10, num_merges=8)
+        >>> [i for ids in tok.encode_stream(["hel", "lo wo", "rld"]) for i in ids] == tok.encode("hello world")
+        True
+        """
+        from bytepair.stream import encode_stream
+
+        allowed, disallowed = self._special_args(allowed_special, disallowed_special)
+        return encode_stream(self, blocks, allowed, disallowed, _dropout_args(dropout, seed) if dropout else None)
+
+    def encode_file(
+        self,
+        input: Any,
+        output: Any,
+        *,
+        allowed_special: AllOr = frozenset(),
+        disallowed_special: AllOr = "all",
+        dropout: Optional[float] = None,
+        seed: int = 0,
+        errors: str = "strict",
+        format: Optional[str] = None,
+        block_bytes: Optional[int] = None,
+        progress: Union[None, bool, str, Reporter] = None,
+    ) -> int:
+        """Encodes the file ``input`` (a path, ``"-"`` for stdin, or an open
+        binary file; ``.gz``/``.zst`` paths are decompressed) as one text,
+        reading ``block_bytes`` (1 MB) at a time, and writes its ids to
+        ``output`` as it goes: a path is written atomically (a temporary file
+        renamed when complete, removed on error), or an open binary file.
+        ``format``: ``"npy"`` (uint16 when ``n_vocab <= 65536``, else uint32,
+        like ``encode-dataset`` shards) or ``"text"`` (ids separated by
+        spaces, one line); by default npy when ``output`` ends in ``.npy``.
+        Returns the number of ids. The ids equal ``encode`` of the whole text
+        with the same options; invalid UTF-8 raises ``InputError`` naming the
+        byte offset unless ``errors="replace"``. Memory stays bounded
+        whatever the file's size (about a block plus the longest word).
+
+        >>> import io
+        >>> tok = Tokenizer.train("hello world " * 10, num_merges=8)
+        >>> out = io.BytesIO()
+        >>> tok.encode_file(io.BytesIO(b"hello world"), out, format="text") == len(tok.encode("hello world"))
+        True
+        """
+        from bytepair.stream import file_blocks, write_ids
+
+        if errors not in ("strict", "replace"):
+            raise BytepairError(f"errors must be 'strict' or 'replace', got {errors!r}")
+        report = make_reporter(progress)
+        chunks = self.encode_stream(file_blocks(input, errors, block_bytes, report), allowed_special=allowed_special,
+                                    disallowed_special=disallowed_special, dropout=dropout, seed=seed)
+        return write_ids(output, chunks, format, self.n_vocab)
 
     def encode_with_offsets(
         self,
