@@ -253,3 +253,210 @@ def test_uint32_when_the_vocabulary_is_large():
     tok.encode_file(io.BytesIO(text.encode()), out, format="npy", block_bytes=100)
     a = np.load(io.BytesIO(out.getvalue()))
     assert a.dtype == np.uint32 and a.tolist() == tok.encode(text) and max(a) >= 65536
+
+
+# ---------------------------------------------------------------- max_memory
+
+import bytepair.limits as limits  # noqa: E402
+from bytepair.errors import ResourceError  # noqa: E402
+
+CORPUS = " ".join(f"word{i} the cat sat on mat{i % 97}" for i in range(3000))
+
+
+def test_estimate_follows_the_table_sizes():
+    """256 bytes a distinct word + 20 an initial symbol, the sizes counted
+    here independently of the core."""
+    from bytepair.counts import count_words  # noqa: F401
+    from bytepair.tokenizer import _count_words
+    from bytepair.patterns import resolve_pattern
+
+    words = CORPUS.split() + ["naïve", "你好"]
+    text = " ".join(words)
+    distinct = list(dict.fromkeys(words))
+    char_counts = _count_words(text, None, [])
+    n_chars = sum(len(w) for w in distinct)
+    assert limits.estimate_training_bytes(char_counts, "char", "</w>", False) == \
+        256 * len(distinct) + 20 * (n_chars + len(distinct))
+    assert limits.estimate_training_bytes(char_counts, "char", "</w>", True) == 256 * len(distinct) + 20 * n_chars
+    byte_counts = _count_words(text, resolve_pattern("cl100k"), [])
+    pieces = list(dict.fromkeys(w for w, _ in byte_counts.items()))
+    assert limits.estimate_training_bytes(byte_counts, "byte") == \
+        256 * len(pieces) + 20 * sum(len(p.encode()) for p in pieces)
+
+
+@pytest.mark.parametrize("model", ["byte", "char"])
+def test_tiny_max_memory_is_a_resource_error(model):
+    with pytest.raises(ResourceError) as e:
+        Tokenizer.train(CORPUS, model=model, num_merges=50, max_memory=10_000)
+    message = str(e.value)
+    assert "needs about" in message and "max_memory is 10.0 KB" in message and "--max-bytes" in message
+    assert "from-counts" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("model", ["byte", "char"])
+def test_generous_max_memory_trains_normally(model):
+    reference = Tokenizer.train(CORPUS, model=model, num_merges=50)
+    assert Tokenizer.train(CORPUS, model=model, num_merges=50, max_memory="64G").merges == reference.merges
+    assert Tokenizer.train(CORPUS, model=model, num_merges=50, max_memory="none").merges == reference.merges
+
+
+def test_default_limit_is_the_available_memory(monkeypatch):
+    monkeypatch.setattr(limits, "available_memory", lambda: 1000)
+    with pytest.raises(ResourceError, match=r"only 1\.0 KB is available \(MemAvailable\)"):
+        Tokenizer.train(CORPUS, num_merges=5)
+    monkeypatch.setattr(limits, "available_memory", lambda: None)  # unreadable: no check
+    assert len(Tokenizer.train(CORPUS, num_merges=5).merges) == 5
+
+
+def test_continued_training_is_checked_too():
+    tok = Tokenizer.train(CORPUS, num_merges=5)
+    with pytest.raises(ResourceError):
+        Tokenizer.train(CORPUS, init=tok, num_merges=5, max_memory=1000)
+
+
+@pytest.mark.parametrize("bad", ["lots", "-5G", 0, -1, True, 1.5])
+def test_bad_max_memory_values(bad):
+    with pytest.raises(ResourceError):
+        Tokenizer.train({"ab": 1}, max_memory=bad)
+
+
+def test_parse_memory():
+    assert limits.parse_memory("2GiB") == 2 * 2**30 and limits.parse_memory("1.5g") == 1_500_000_000
+    assert limits.parse_memory("100MB") == 100_000_000 and limits.parse_memory("OFF") is None
+
+
+def test_counting_stops_early_when_the_words_so_far_do_not_fit(tmp_path, monkeypatch):
+    """train_from_files checks while counting: it stops long before the end."""
+    import bytepair.counts as counts
+
+    monkeypatch.setattr(counts, "_CHECK_EVERY", 10_000)
+    path = tmp_path / "c.jsonl"
+    with open(path, "w") as fh:
+        for i in range(20_000):
+            letters = "".join(chr(97 + (i // 26**k) % 26) for k in range(4))
+            fh.write('{"text": "%s and some more words %s"}\n' % (letters, letters[::-1].upper()))
+    with pytest.raises(ResourceError, match="words counted so far") as e:
+        Tokenizer.train_from_files([str(path)], num_merges=10, max_memory=limits.process_memory() + 1_000_000)
+    import re
+
+    so_far = int(re.search(r"\(([\d,]+) distinct words", str(e.value)).group(1).replace(",", ""))
+    total = len(Tokenizer.train_from_files([str(path)], num_merges=10, max_memory="none").merges) and \
+        len(counts.count_words([str(path)], "cl100k"))
+    assert 0 < so_far < total / 4
+
+
+def test_cli_max_memory(tmp_path, capsys):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    out = tmp_path / "tok.json"
+    out.write_bytes(b"previous")
+    assert main(["train", str(corpus), "--merges", "20", "--max-memory", "10K", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("bytepair train: error: training needs about") and len(err.strip().splitlines()) == 1
+    assert out.read_bytes() == b"previous" and sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "tok.json"]
+    assert main(["train", str(corpus), "--merges", "20", "--max-memory", "nonsense", "-o", str(out)]) == 1
+    assert "not a size" in capsys.readouterr().err
+    assert main(["train", str(corpus), "--merges", "20", "--max-memory", "8G", "-o", str(out)]) == 0
+    assert Tokenizer.load(str(out)).merges == Tokenizer.train([CORPUS], num_merges=20).merges
+
+
+# ---------------------------------------------------------------- kill safety
+
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+
+def random_words(n: int, seed: int = 0) -> str:
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return " ".join("".join(rng.choice(letters) for _ in range(rng.randint(3, 12))) for _ in range(n))
+
+
+@pytest.fixture(scope="module")
+def big_corpus(tmp_path_factory):
+    """~3 MB of random words: merging to 150k tokens takes many seconds."""
+    path = tmp_path_factory.mktemp("big") / "big.txt"
+    path.write_text(random_words(400_000), encoding="utf-8")
+    return path
+
+
+def listing(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+def interrupt_at(argv, stage, sig, timeout=120):
+    """Runs ``python -m bytepair ARGV --progress json``, sends ``sig`` when
+    the first JSON progress line of ``stage`` appears, returns the exit
+    status (the run must not have finished by itself)."""
+    proc = subprocess.Popen([sys.executable, "-m", "bytepair", *map(str, argv), "--progress", "json"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        for line in proc.stderr:
+            if line.startswith("{") and f'"stage": "{stage}"' in line:
+                break
+        proc.send_signal(sig)
+        rest = proc.stderr.read()
+        proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    expected = -signal.SIGKILL if sig == signal.SIGKILL else 130
+    assert proc.returncode == expected, f"exit status {proc.returncode}: the run was not interrupted mid-way\n{rest}"
+    assert "Traceback" not in rest
+    return proc.returncode
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_kill_during_training_keeps_the_previous_tokenizer(tmp_path, big_corpus, sig):
+    out = tmp_path / "tok.json"
+    Tokenizer.train(random_words(500, seed=1), num_merges=20).save(str(out))
+    before, names = out.read_bytes(), listing(tmp_path)
+    interrupt_at(["train", big_corpus, "--vocab-size", 150_000, "-o", out], "merge", sig)
+    assert out.read_bytes() == before
+    assert listing(tmp_path) == names  # no temporary file
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_kill_during_count_words_keeps_the_previous_counts(tmp_path, big_corpus, sig):
+    from bytepair.counts import count_words, save_counts
+
+    out = tmp_path / "c.counts"
+    save_counts(out, count_words([str(big_corpus)], "cl100k", max_bytes=10_000), "cl100k")
+    before, names = out.read_bytes(), listing(tmp_path)
+    # 15 x 3 MB: the first progress line comes after 4 MB, long before the end
+    interrupt_at(["count-words", *[big_corpus] * 15, "-o", out], "count", sig)
+    assert out.read_bytes() == before
+    assert listing(tmp_path) == names
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_kill_during_encode_dataset_then_resume(tmp_path, big_corpus, sig):
+    """Killed once shards are being written: no OUTDIR appears; a temporary
+    file left by the kill (planted here, as a SIGKILL in the middle of a
+    write leaves one) is gone after the resumed run, whose shards equal an
+    uninterrupted run's."""
+    tok_path = tmp_path / "tok.json"
+    Tokenizer.train(random_words(5000, seed=2), num_merges=200, special_tokens=["<|endoftext|>"]).save(str(tok_path))
+    out = tmp_path / "out"
+    argv = ["encode-dataset", "-t", tok_path, *[big_corpus] * 2, "-o", out, "--shard-mb", "0.2", "--append-eot"]
+    proc = subprocess.Popen([sys.executable, "-m", "bytepair", *map(str, argv)], stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL)
+    marker = tmp_path / "out.partial" / "shard_000002.json"
+    deadline = time.monotonic() + 120
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    assert proc.returncode == (-signal.SIGKILL if sig == signal.SIGKILL else 130), proc.stderr.read()
+    assert not out.exists()
+    (tmp_path / "out.partial" / ".bytepair-stale.tmp").write_bytes(b"half a shard")
+    assert main([str(a) for a in argv]) == 0
+    ref = tmp_path / "ref"
+    assert main([str(a) for a in argv[:-5]] + ["-o", str(ref), "--shard-mb", "0.2", "--append-eot"]) == 0
+    assert listing(out) == listing(ref) and not [n for n in listing(out) if n.startswith(".bytepair-")]
+    for name in listing(ref):
+        if name.endswith(".npy"):
+            assert (out / name).read_bytes() == (ref / name).read_bytes()

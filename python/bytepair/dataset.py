@@ -634,7 +634,9 @@ def _publish(partial: str, final: str) -> None:
     """Removes the work files of a finished run and renames the folder."""
     shutil.rmtree(os.path.join(partial, "parts"), ignore_errors=True)
     for name in os.listdir(partial):
-        if name == "plan.json" or (name.startswith("shard_") and name.endswith(".json")):
+        # a temporary file left by a run killed while writing (SIGKILL cannot clean up)
+        stale = name.startswith(".bytepair-") and name.endswith(".tmp")
+        if stale or name == "plan.json" or (name.startswith("shard_") and name.endswith(".json")):
             os.unlink(os.path.join(partial, name))
     os.replace(partial, final)
 

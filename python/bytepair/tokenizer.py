@@ -16,6 +16,7 @@ from typing import Any, Collection, Dict, Iterator, List, Literal, Optional, Seq
 
 from bytepair import _core
 from bytepair.errors import BytepairError, FormatError, TrainingError, TrainingWarning, UnknownTokenError
+from bytepair.limits import check_training_memory, parse_memory
 from bytepair.patterns import preset_name, resolve_pattern
 from bytepair.progress import Reporter, make_reporter
 
@@ -170,6 +171,7 @@ class Tokenizer:
         max_token_length: Optional[int] = None,
         progress: Union[None, bool, str, Reporter] = None,
         init: Optional["Tokenizer"] = None,
+        max_memory: Union[None, int, str] = None,
     ) -> "Tokenizer":
         """Train a tokenizer on ``corpus``: a str, an iterable of documents
         (str), or a mapping of word counts (each key one word, in its order).
@@ -191,6 +193,13 @@ class Tokenizer:
         counts ``tok``'s ids too; ``num_merges`` counts new merges. Characters
         outside ``tok``'s vocabulary never merge.
 
+        ``max_memory`` (bytes, or a size such as ``"8G"``; ``"none"``: no
+        check) bounds the whole process: before merging, the memory training
+        needs is estimated from the distinct words (:mod:`bytepair.limits`)
+        and a ``ResourceError`` says how much is needed and what to do when
+        it would not fit. By default the limit is what the process holds
+        plus the machine's available memory (``MemAvailable``).
+
         >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
         ...                       model="char", end_of_word=None, num_merges=5)
         >>> tok.merges
@@ -203,6 +212,7 @@ class Tokenizer:
             end_of_word, end_of_word_fused = init.end_of_word, init.end_of_word_fused
         if model not in MODELS:
             raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
+        parse_memory(max_memory)  # a bad value fails before counting
         if tie_break not in TIE_BREAKS:
             raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
         for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
@@ -233,9 +243,10 @@ class Tokenizer:
         report = make_reporter(progress)
         if init is not None:
             return init._continue_training(
-                corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length
+                corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length, max_memory
             )
         counts = _count_words(corpus, regex, special_names, report)
+        check_training_memory(counts, model, end_of_word if model == "char" else None, end_of_word_fused, max_memory)
         on_merge = (lambda done, total: report("merge", done, total)) if report else None
         base, n_symbols, merges, reason = _core.train(
             counts,
@@ -473,7 +484,8 @@ class Tokenizer:
         return train_from_files(paths, model, client=client, field=field, column=column, max_bytes=max_bytes,
                                 errors=errors, **options)
 
-    def _continue_training(self, corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length):
+    def _continue_training(self, corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length,
+                           max_memory=None):
         """``train(corpus, init=self)``: see :meth:`train`."""
         specials = set(self.special_tokens.values())
         fallback = range(len(self._base), len(self._base) + 256) if self.byte_fallback else range(0)
@@ -482,6 +494,7 @@ class Tokenizer:
         ]
         triples = self._merge_triples()
         counts = _count_words(corpus, self.pattern, list(self.special_tokens), report)
+        check_training_memory(counts, self.model, self.end_of_word, self.end_of_word_fused, max_memory)
         on_merge = (lambda done, total: report("merge", done, total)) if report else None
         _, _, merges, reason = _core.train(
             counts,
