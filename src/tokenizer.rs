@@ -680,3 +680,54 @@ fn split_bytes<'a>(hay: &'a [u8], sep: &'a [u8]) -> impl Iterator<Item = &'a [u8
         }
     })
 }
+
+#[cfg(test)]
+mod stream_tests {
+    use super::*;
+    use crate::pretokenize::CL100K;
+
+    fn byte_tokenizer(pattern: Option<&str>) -> Tokenizer {
+        let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+        for t in ["ab", "abab", " a", "e|", "你"] {
+            tokens.push(Some(t.as_bytes().to_vec()));
+        }
+        Tokenizer::byte(tokens, pattern, vec![("<|eot|>".into(), 300), ("<|e".into(), 301)]).unwrap()
+    }
+
+    fn streamed(tok: &Tokenizer, text: &str, block: usize, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<Vec<u32>> {
+        let mut s = tok.stream(allowed.clone(), disallowed.clone(), None);
+        let mut out = Vec::new();
+        let chars: Vec<char> = text.chars().collect();
+        for chunk in chars.chunks(block) {
+            tok.stream_feed(&mut s, &chunk.iter().collect::<String>(), &mut out)?;
+        }
+        tok.stream_finish(&mut s, &mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn streams_encode_like_the_whole_text() {
+        let pieces = ["a", "b", "ab", " ", "  ", "\n", "1", "234", "é", "你", "<|", "<|eot|>", "|>", "<|e", "🙂"];
+        let none = SpecialSet::Some(FxHashSet::default());
+        let options = [(SpecialSet::All, SpecialSet::All), (none.clone(), none.clone()), (none.clone(), SpecialSet::All)];
+        let mut state = 0x2545F4914F6CDD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for pattern in [None, Some(CL100K), Some(r"\S+|\s+")] {
+            let tok = byte_tokenizer(pattern);
+            for _ in 0..500 {
+                let n = (next() % 40) as usize;
+                let text: String = (0..n).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+                let block = 1 + (next() % 8) as usize;
+                for (allowed, disallowed) in &options {
+                    let whole = tok.encode(&text, allowed, disallowed);
+                    assert_eq!(whole, streamed(&tok, &text, block, allowed, disallowed), "{pattern:?} {block} {text:?}");
+                }
+            }
+        }
+    }
+}

@@ -460,3 +460,24 @@ def test_kill_during_encode_dataset_then_resume(tmp_path, big_corpus, sig):
     for name in listing(ref):
         if name.endswith(".npy"):
             assert (out / name).read_bytes() == (ref / name).read_bytes()
+
+
+def test_cli_encode_progress_and_count_are_streamed(tmp_path, tok_file, toks, capsys):
+    import json
+
+    text = TRAIN_TEXT * 3000  # ~170 KB in 1 MB blocks is one block; use a small block size through the API
+    src = tmp_path / "doc.txt"
+    src.write_text(text, encoding="utf-8")
+    seen = []
+    n = toks["byte-cl100k"].encode_file(str(src), str(tmp_path / "ids.txt"), block_bytes=10_000, allowed_special="all",
+                                        progress=lambda stage, done, total: seen.append((stage, done, total)))
+    assert n == len(toks["byte-cl100k"].encode(text, allowed_special="all"))
+    size = len(text.encode())
+    assert seen[-1] == ("encode", size, size) and len(seen) > 10
+    assert main(["encode", "-t", str(tok_file), "--input", str(src), "-o", str(tmp_path / "ids.npy"),
+                 "--allowed-special", "all", "--progress", "json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().err.splitlines() if x.startswith("{")]
+    assert lines and lines[-1]["stage"] == "encode" and lines[-1]["done"] == size
+    out = io.StringIO()
+    assert main(["count", "-t", str(tok_file), str(src)], out=out) == 0
+    assert out.getvalue() == f"{toks['byte-cl100k'].count(text)}\t{src}\n"

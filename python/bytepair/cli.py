@@ -176,9 +176,13 @@ def cmd_count(args: argparse.Namespace, out: TextIO) -> int:
     tok = _load(args)
     from bytepair.commands._common import expand_paths
 
+    from bytepair.stream import file_blocks
+
     results = []
     for path in expand_paths(args.files or ["-"]):
-        results.append((path, tok.count(_read_input(path, args.errors))))
+        # streamed, as tok.count(text) of the whole file, in bounded memory
+        ids = tok.encode_stream(file_blocks(path, args.errors), allowed_special=set(), disallowed_special=())
+        results.append((path, sum(len(chunk) for chunk in ids)))
     if args.json:
         total = sum(n for _, n in results)
         print(json.dumps({"files": {p: n for p, n in results}, "total": total}), file=out)

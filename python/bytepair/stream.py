@@ -134,8 +134,7 @@ def format_for(output: Any, format: Optional[str]) -> str:
     return "text"
 
 
-def write_ids(output: PathOrFile, chunks: Iterable[List[int]], format: Optional[str], n_vocab: int,
-              report: Any = None) -> int:
+def write_ids(output: PathOrFile, chunks: Iterable[List[int]], format: Optional[str], n_vocab: int) -> int:
     """Writes the ids of ``chunks`` to ``output`` (a path: atomically, via a
     temporary file and a rename; or an open binary file); returns how many."""
     from bytepair._io import atomic_open
