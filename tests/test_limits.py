@@ -481,3 +481,26 @@ def test_cli_encode_progress_and_count_are_streamed(tmp_path, tok_file, toks, ca
     out = io.StringIO()
     assert main(["count", "-t", str(tok_file), str(src)], out=out) == 0
     assert out.getvalue() == f"{toks['byte-cl100k'].count(text)}\t{src}\n"
+
+
+def test_counting_one_huge_word_is_linear(tmp_path, monkeypatch):
+    """8 MB without a space, read in 1 KB blocks: counted like the whole text,
+    without rescanning the held word at every block (which took minutes)."""
+    import time
+
+    import bytepair.corpus as corpus
+    from bytepair.counts import count_words
+    from bytepair.tokenizer import _count_words
+
+    text = "ab" * (4 << 20) + " the end"
+    path = tmp_path / "word.txt"
+    path.write_text(text, encoding="ascii")
+    t0 = time.perf_counter()
+    whole = _count_words(text, None, []).items()
+    t_whole = time.perf_counter() - t0
+    monkeypatch.setattr(corpus, "BLOCK_BYTES", 1024)
+    t0 = time.perf_counter()
+    streamed = count_words([str(path)], None).items()
+    t_stream = time.perf_counter() - t0
+    assert streamed == whole == [("ab" * (4 << 20), 1), ("the", 1), ("end", 1)]
+    assert t_stream < 20 * t_whole + 3

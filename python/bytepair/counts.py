@@ -71,7 +71,11 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 class _Counter:
     """Feeds parts of documents to a word-count table: whole documents in
-    parallel batches, long documents block by block (``add_text_prefix``)."""
+    parallel batches, long documents block by block (``add_text_prefix``).
+    The unsettled end of a long document is kept as a list of blocks and
+    settling is tried again only once it has doubled, so a document that is
+    one huge word (hundreds of MB without a space) costs linear time, not
+    a rescan of the held text at every block."""
 
     def __init__(self, counts: "_core.WordCounts", report=None, total: Optional[int] = None,
                  memory_check: Optional[Callable[[Any], None]] = None) -> None:
@@ -80,7 +84,9 @@ class _Counter:
         self._checked = 0
         self.batch: List[str] = []
         self.size = 0
-        self.carry = ""
+        self.held: List[str] = []  # the unsettled end of a long document, in blocks
+        self.held_chars = 0
+        self.next_try = 0  # held_chars at which settling is tried again
         self.documents = 0
         self.bytes = 0
         self.report = report
@@ -88,20 +94,25 @@ class _Counter:
         self._reported = 0
 
     def add(self, part: Part) -> None:
-        if part.offset == 0 and part.final and not self.carry:
+        if part.offset == 0 and part.final and not self.held:
             self.batch.append(part.text)
             self.size += len(part.text)
             if self.size >= BATCH_CHARS:
                 self.flush()
         else:
             self.flush()
-            self.carry += part.text
+            self.held.append(part.text)
+            self.held_chars += len(part.text)
             if part.final:
-                self.counts.add_documents([self.carry])
-                self.carry = ""
-            else:
-                used = self.counts.add_text_prefix(self.carry)
-                self.carry = self.carry[used:]
+                self.counts.add_documents(["".join(self.held)])
+                self.held, self.held_chars, self.next_try = [], 0, 0
+            elif self.held_chars >= self.next_try:
+                carry = "".join(self.held)
+                used = self.counts.add_text_prefix(carry)
+                rest = carry[used:]
+                self.held, self.held_chars = ([rest] if rest else []), len(rest)
+                # little settled (one long word): wait until the held text has doubled
+                self.next_try = 2 * len(rest) if 2 * len(rest) > len(carry) else 0
         self.documents += part.final
         self.bytes += part.raw
         if self.memory_check and self.bytes - self._checked >= _CHECK_EVERY:
@@ -119,9 +130,9 @@ class _Counter:
 
     def finish(self) -> None:
         self.flush()
-        if self.carry:  # a document cut short by an error cannot reach here; keep it exact anyway
-            self.counts.add_documents([self.carry])
-            self.carry = ""
+        if self.held:  # a document cut short by an error cannot reach here; keep it exact anyway
+            self.counts.add_documents(["".join(self.held)])
+            self.held, self.held_chars, self.next_try = [], 0, 0
         if self.report:
             self.report("count", self.bytes, self.total if self.total is not None else self.bytes)
 
