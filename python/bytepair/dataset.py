@@ -211,6 +211,7 @@ class _Encoder:
             src = srcs[f - first]
             doc0, char0 = (start.doc, start.char) if f == start.file else (0, 0)
             carry, carry_at, whole = "", 0, []  # the document being segmented
+            next_try = 0  # len(carry) at which a cut is looked for again (doubles while none is found)
             begins = False  # its start is not in a chunk yet
             for part in read_parts(src, errors, start_doc=doc0, start_char=char0):
                 if part.offset == 0 and part.final and len(part.text) <= BIG_DOC_CHARS:
@@ -243,7 +244,10 @@ class _Encoder:
                     text = part.text
                     for i in range(0, max(len(text), 1), SEGMENT_CHARS):
                         carry += text[i : i + SEGMENT_CHARS]
+                        if len(carry) < next_try:
+                            continue  # one long word: wait until it has doubled (linear, not quadratic)
                         n = scratch.add_text_prefix(carry)
+                        next_try = 2 * (len(carry) - n) if 2 * (len(carry) - n) > len(carry) else 0
                         if n:
                             jobs.append((carry, n))
                             carry, carry_at = carry[n:], carry_at + n
