@@ -296,6 +296,11 @@ impl Tokenizer {
             return Ok(());
         }
         s.pending.push_str(block);
+        if self.add_prefix_space {
+            // the prefix space changes how a segment's first words split, so a
+            // segment cannot be cut: the text is encoded whole at the end
+            return Ok(());
+        }
         if s.pending.len() < s.next_try {
             return Ok(());
         }

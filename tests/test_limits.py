@@ -44,6 +44,8 @@ KINDS = {
     "byte-cl100k": ("byte", "cl100k", {}),
     "byte-o200k": ("byte", "o200k", {}),
     "byte-custom": ("byte", r"\S+|\s+", {}),
+    # Hugging Face's default ByteLevel(): a space before each stretch of text between special tokens
+    "byte-hf-prefix-space": ("byte", "hf-gpt2", {}),
 }
 
 
@@ -55,8 +57,12 @@ def toks():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, (model, pattern, extra) in KINDS.items():
+            if pattern == "hf-gpt2":
+                from bytepair.formats.hf import HF_GPT2_PATTERN as pattern
             out[name] = Tokenizer.train(TRAIN_TEXT, model=model, pattern=pattern, num_merges=60,
                                         special_tokens=SPECIALS, **extra)
+    out["byte-hf-prefix-space"].add_prefix_space = True
+    out["byte-hf-prefix-space"]._build()
     return out
 
 

@@ -169,7 +169,8 @@ class _Encoder:
         self.eot = eot
         self.np = _np()
         self.dtype = self.np.dtype(dtype)
-        self.split = _splittable(tok.pattern)
+        # a prefix space (HF's add_prefix_space) changes how a segment's first words split: encode whole
+        self.split = _splittable(tok.pattern) and not tok.add_prefix_space
 
     def _array(self, lists: Sequence[Sequence[int]]) -> Any:
         np = self.np
