@@ -503,6 +503,8 @@ impl RankQueue {
 #[derive(Debug, Clone, Default)]
 pub struct CharMerges {
     rules: FxHashMap<(u32, u32), Vec<(u32, u32)>>,
+    /// Number of merges: ranks are below it.
+    rank_bound: usize,
 }
 
 impl CharMerges {
@@ -511,7 +513,7 @@ impl CharMerges {
         for (rank, &(l, r, id)) in merges.iter().enumerate() {
             rules.entry((l, r)).or_default().push((rank as u32, id));
         }
-        CharMerges { rules }
+        CharMerges { rules, rank_bound: merges.len() }
     }
 
     /// The first rule for this pair at or after `min_rank`.
@@ -568,17 +570,105 @@ impl CharMerges {
     }
 }
 
-/// Words longer than this (in symbols) are merged with a heap.
+/// Words longer than this (in symbols) are merged with a bucket queue.
 const LONG_WORD: usize = 32;
 
 impl CharMerges {
-    /// `apply` with a heap of (rank, position) over a linked list, n log n:
+    /// `apply` for long words: a linked list of symbols and a bucket queue
+    /// of (rank, position) (`RankQueue`), popped in (rank, position) order,
+    /// which applies each merge to the whole word left to right before the
+    /// next one, as the sequential rule does; a pair formed by a merge of
+    /// rank r is only eligible for ranks after r. `rank_at[i]` is the rank
+    /// of the entry queued for position i (`NONE`: none), so a stale entry
+    /// is one whose rank differs. About linear in the word's length.
+    fn apply_long(&self, symbols: &mut Vec<Sym>, dropout: Option<&mut Dropout>) {
+        if symbols.len() >= u32::MAX as usize - 1 || self.rank_bound > MAX_QUEUE_RANKS {
+            return self.apply_heap(symbols, dropout);
+        }
+        let n = symbols.len();
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut s) => {
+                self.apply_linear(symbols, dropout, &mut s);
+                if n > SCRATCH_KEEP {
+                    *s = Scratch::default(); // give back what a huge word took
+                }
+            }
+            Err(_) => self.apply_linear(symbols, dropout, &mut Scratch::default()),
+        })
+    }
+
+    fn apply_linear(&self, syms: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>, s: &mut Scratch) {
+        let n = syms.len() as u32;
+        let Scratch { queue, next, prev, rank_at } = s;
+        queue.begin(self.rank_bound);
+        // symbol i is followed by symbol next[i]; next[i] == n for the last one
+        next.clear();
+        next.extend(1..=n);
+        prev.clear();
+        prev.extend((0..n).map(|i| i.wrapping_sub(1)));
+        rank_at.clear();
+        rank_at.resize(n as usize, NONE);
+        // queues the first rule at or after min_rank for the pair starting at i
+        let push = |queue: &mut RankQueue, rank_at: &mut [u32], syms: &[Sym], next: &[u32], i: u32, min_rank: u32| {
+            let j = next[i as usize];
+            rank_at[i as usize] = NONE;
+            if j != n {
+                if let Some((rank, _)) = self.rule((syms[i as usize].id, syms[j as usize].id), min_rank) {
+                    rank_at[i as usize] = rank;
+                    queue.push(rank, i);
+                }
+            }
+        };
+        for i in 0..n {
+            push(queue, rank_at, syms, next, i, 0);
+        }
+        while let Some((rank, i)) = queue.pop() {
+            if rank_at[i as usize] != rank {
+                continue; // stale
+            }
+            let j = next[i as usize];
+            let id = match self.rule((syms[i as usize].id, syms[j as usize].id), rank) {
+                Some((r, id)) if r == rank => id,
+                _ => continue, // cannot happen: rank_at says this rule applies here
+            };
+            if dropout.as_deref_mut().is_some_and(Dropout::drop_merge) {
+                // skipped: the pair may still apply at a later rank of the same pair
+                push(queue, rank_at, syms, next, i, rank + 1);
+                continue;
+            }
+            syms[i as usize] = Sym { id, len: syms[i as usize].len + syms[j as usize].len };
+            rank_at[j as usize] = NONE;
+            let k = next[j as usize];
+            next[i as usize] = k;
+            if k != n {
+                prev[k as usize] = i;
+            }
+            push(queue, rank_at, syms, next, i, rank + 1);
+            let p = prev[i as usize];
+            if p != u32::MAX {
+                push(queue, rank_at, syms, next, p, rank + 1);
+            }
+        }
+        // keep the symbols still in the list, in order (in place: i >= out)
+        let mut out = 0;
+        let mut i = 0u32;
+        while i != n {
+            syms[out] = syms[i as usize];
+            out += 1;
+            i = next[i as usize];
+        }
+        syms.truncate(out);
+    }
+
+    /// `apply` with a heap of (rank, position) over a linked list, n log n
+    /// (the long-word path when there are too many merges for
+    /// `RankQueue`'s rank-indexed tables, and the tests' second oracle):
     /// popping in (rank, position) order applies each merge to the whole
     /// word left to right before the next one, as the sequential rule
     /// does; a pair formed by a merge of rank r is only eligible for ranks
     /// after r. Each position's version is bumped when the pair starting
     /// there changes, which makes stale heap entries easy to skip.
-    fn apply_long(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
+    fn apply_heap(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
         const END: usize = usize::MAX;
         let n = symbols.len();
         let mut next: Vec<usize> = (1..=n).collect();
@@ -830,9 +920,49 @@ mod tests {
                 for p in [None, Some(0.3)] {
                     let (mut a, mut b) = (word.clone(), word.clone());
                     let (mut da, mut db) = (p.map(|p| Dropout::new(p, n as u64)), p.map(|p| Dropout::new(p, n as u64)));
+                    let (mut c, mut dc) = (word.clone(), p.map(|p| Dropout::new(p, n as u64)));
                     m.apply_short(&mut a, da.as_mut());
                     m.apply_long(&mut b, db.as_mut());
+                    m.apply_heap(&mut c, dc.as_mut());
                     assert_eq!(a, b, "word {word:?}, dropout {p:?}");
+                    assert_eq!(a, c, "word {word:?}, dropout {p:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn linear_char_merging_matches_the_scan_on_random_rules() {
+        // random rules over 2-4 base symbols: pairs of known symbols, new ids
+        // mostly, sometimes an existing id or a pair that already has a rule
+        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        for round in 0..300 {
+            let base = 2 + rng.below(3) as u32;
+            let mut known: Vec<u32> = (0..base).collect();
+            let mut rules = Vec::new();
+            for _ in 0..1 + rng.below(40) {
+                let (l, r) = (known[rng.below(known.len())], known[rng.below(known.len())]);
+                let id = if rng.below(8) == 0 { known[rng.below(known.len())] } else { base + rules.len() as u32 };
+                rules.push((l, r, id));
+                known.push(id);
+            }
+            let m = CharMerges::new(&rules);
+            for _ in 0..5 {
+                let n = 1 + rng.below(400);
+                let word: Vec<Sym> = match rng.below(3) {
+                    0 => vec![Sym { id: rng.below(base as usize) as u32, len: 1 }; n],
+                    _ => (0..n).map(|_| Sym { id: rng.below(base as usize) as u32, len: 1 }).collect(),
+                };
+                for p in [None, Some(0.25)] {
+                    let seed = rng.next();
+                    let run = |f: &dyn Fn(&mut Vec<Sym>, Option<&mut Dropout>)| {
+                        let mut w = word.clone();
+                        f(&mut w, p.map(|p| Dropout::new(p, seed)).as_mut());
+                        w
+                    };
+                    let want = run(&|w, d| m.apply_short(w, d));
+                    assert_eq!(run(&|w, d| m.apply_long(w, d)), want, "round {round}, rules {rules:?}, dropout {p:?}");
+                    assert_eq!(run(&|w, d| m.apply_heap(w, d)), want, "round {round}");
                 }
             }
         }
