@@ -106,11 +106,10 @@ impl ByteRanks {
             out.push(id);
             return Ok(());
         }
-        let bounds = if piece.len() <= SHORT_PIECE {
-            self.merge_short(piece)
-        } else {
-            self.merge_long(piece)
-        };
+        if piece.len() <= SHORT_PIECE {
+            return self.encode_short(piece, out);
+        }
+        let bounds = self.merge_long(piece);
         for w in bounds.windows(2) {
             let part = &piece[w[0]..w[1]];
             match self.rank(part) {
@@ -145,6 +144,54 @@ impl ByteRanks {
                 Some(id) => out.push(id),
                 None => out.push(self.byte_id(part[0])?),
             }
+        }
+        Ok(())
+    }
+
+    /// Appends the ids of a piece of 2 to `SHORT_PIECE` bytes: tiktoken's
+    /// quadratic loop on stack arrays (no allocation), each part keeping
+    /// the id that made it (the rank of its merge), so no part is looked
+    /// up again at the end.
+    fn encode_short(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        let n = piece.len();
+        debug_assert!((2..=SHORT_PIECE).contains(&n));
+        // part k is piece[start[k]..start[k + 1]]; rank[k]: of parts k and
+        // k + 1 together (NONE after the last part); id[k]: NONE while a byte
+        let mut start = [0u32; SHORT_PIECE + 1];
+        let mut rank = [NONE; SHORT_PIECE + 1];
+        let mut id = [NONE; SHORT_PIECE];
+        for (k, s) in start[..=n].iter_mut().enumerate() {
+            *s = k as u32;
+        }
+        for k in 0..n - 1 {
+            rank[k] = self.pair_ranks[(piece[k] as usize) << 8 | piece[k + 1] as usize];
+        }
+        let mut len = n;
+        loop {
+            let (mut best, mut at) = (NONE, 0);
+            for (k, &r) in rank[..len - 1].iter().enumerate() {
+                if r < best {
+                    (best, at) = (r, k); // strict: leftmost on ties
+                }
+            }
+            if best == NONE {
+                break;
+            }
+            id[at] = best;
+            start.copy_within(at + 2..=len, at + 1);
+            rank.copy_within(at + 2..len, at + 1);
+            id.copy_within(at + 2..len, at + 1);
+            len -= 1;
+            rank[at] = if at + 1 < len { self.span_rank(piece, start[at], start[at + 2]) } else { NONE };
+            if at > 0 {
+                rank[at - 1] = self.span_rank(piece, start[at - 1], start[at + 1]);
+            }
+        }
+        for k in 0..len {
+            out.push(match id[k] {
+                NONE => self.byte_id(piece[start[k] as usize])?,
+                i => i,
+            });
         }
         Ok(())
     }
@@ -842,12 +889,20 @@ mod tests {
             } else {
                 random_vocab(&mut rng, alphabet, count.min(40), len)
             };
-            for _ in 0..10 {
-                let n = 1 + rng.below(700);
+            for k in 0..16 {
+                let n = 1 + rng.below(if k % 2 == 0 { 700 } else { SHORT_PIECE + 2 });
                 let piece = random_piece(&mut rng, alphabet, n);
                 let want = v.merge_short(&piece);
                 assert_eq!(v.merge_long(&piece), want, "round {round}, piece {:?}", String::from_utf8_lossy(&piece));
                 assert_eq!(v.merge_heap(&piece), want, "round {round}");
+                // encode_piece: whole-piece lookup, stack loop (short) or queue (long)
+                let want_ids: Vec<u32> = match v.rank(&piece) {
+                    Some(id) => vec![id],
+                    None => want.windows(2).map(|w| v.rank(&piece[w[0]..w[1]]).unwrap_or(piece[w[0]] as u32)).collect(),
+                };
+                let mut ids = Vec::new();
+                v.encode_piece(&piece, &mut ids).unwrap();
+                assert_eq!(ids, want_ids, "round {round}");
             }
         }
     }
