@@ -45,7 +45,11 @@ impl Dropout {
 /// bytes, the smaller id is the rank.
 #[derive(Debug, Clone)]
 pub struct ByteRanks {
-    ranks: FxHashMap<Vec<u8>, u32>,
+    /// Tokens of up to `PACKED` bytes, keyed by `pack` (the most common
+    /// lookups: one multiply to hash, one comparison, no memcmp).
+    short: FxHashMap<u128, u32>,
+    /// Longer tokens.
+    long: FxHashMap<Vec<u8>, u32>,
     /// Id of every single byte (tiktoken vocabularies do not use id = byte).
     byte_ids: [Option<u32>; 256],
     /// Rank of every two-byte token, indexed by `b0 << 8 | b1` (u32::MAX:
@@ -55,6 +59,19 @@ pub struct ByteRanks {
     rank_bound: usize,
     /// Length of the longest token: longer spans are not looked up.
     max_len: usize,
+}
+
+/// Tokens of up to this many bytes are keyed by `pack`.
+const PACKED: usize = 15;
+
+/// Up to `PACKED` bytes and their length as one integer (distinct for
+/// distinct byte strings: the length is the top byte).
+#[inline]
+fn pack(bytes: &[u8]) -> u128 {
+    let mut k = [0u8; 16];
+    k[..bytes.len()].copy_from_slice(bytes);
+    k[15] = bytes.len() as u8;
+    u128::from_le_bytes(k)
 }
 
 /// Pieces up to this many bytes use the simple quadratic scan (fastest for
@@ -79,7 +96,16 @@ impl ByteRanks {
         }
         let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
         let max_len = ranks.keys().map(Vec::len).max().unwrap_or(0);
-        ByteRanks { ranks, byte_ids, pair_ranks, rank_bound, max_len }
+        let mut short = FxHashMap::default();
+        let mut long = FxHashMap::default();
+        for (t, r) in ranks {
+            if t.len() <= PACKED {
+                short.insert(pack(&t), r);
+            } else {
+                long.insert(t, r);
+            }
+        }
+        ByteRanks { short, long, byte_ids, pair_ranks, rank_bound, max_len }
     }
 
     #[inline]
@@ -88,7 +114,10 @@ impl ByteRanks {
             let r = self.pair_ranks[(bytes[0] as usize) << 8 | bytes[1] as usize];
             return (r != u32::MAX).then_some(r);
         }
-        self.ranks.get(bytes).copied()
+        if bytes.len() <= PACKED {
+            return self.short.get(&pack(bytes)).copied();
+        }
+        self.long.get(bytes).copied()
     }
 
     fn byte_id(&self, b: u8) -> Result<u32> {
@@ -946,6 +975,21 @@ mod tests {
                 assert_eq!(q.pop(), None);
             }
         }
+    }
+
+    #[test]
+    fn rank_finds_tokens_of_every_length_and_nothing_else() {
+        // tokens of 2..=40 bytes on both sides of PACKED; their prefixes of
+        // other lengths, the same bytes with a zero appended, are not tokens
+        let tokens: Vec<Vec<u8>> = (2..=40u8).map(|n| (0..n).map(|i| b'a' + (i * 7 + n) % 26).collect()).collect();
+        let v = vocab(&tokens.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        for (k, t) in tokens.iter().enumerate() {
+            assert_eq!(v.rank(t), Some(256 + k as u32), "{t:?}");
+            assert_eq!(v.rank(&t[..t.len() - 1]).is_some(), t.len() == 2, "{t:?}");
+            assert_eq!(v.rank(&[t.as_slice(), &[0]].concat()), None);
+        }
+        assert_eq!(v.rank(&[0u8; 15]), None);
+        assert_eq!(v.rank(b"q"), Some(b'q' as u32));
     }
 
     #[test]
