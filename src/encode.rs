@@ -981,7 +981,7 @@ mod tests {
     fn rank_finds_tokens_of_every_length_and_nothing_else() {
         // tokens of 2..=40 bytes on both sides of PACKED; their prefixes of
         // other lengths, the same bytes with a zero appended, are not tokens
-        let tokens: Vec<Vec<u8>> = (2..=40u8).map(|n| (0..n).map(|i| b'a' + (i * 7 + n) % 26).collect()).collect();
+        let tokens: Vec<Vec<u8>> = (2..=40usize).map(|n| (0..n).map(|i| b'a' + ((i * 7 + n) % 26) as u8).collect()).collect();
         let v = vocab(&tokens.iter().map(Vec::as_slice).collect::<Vec<_>>());
         for (k, t) in tokens.iter().enumerate() {
             assert_eq!(v.rank(t), Some(256 + k as u32), "{t:?}");
