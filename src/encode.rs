@@ -23,6 +23,7 @@ pub struct Dropout {
 }
 
 impl Dropout {
+    /// Drops each candidate with probability `p`; draws seeded by `seed`.
     pub fn new(p: f64, seed: u64) -> Self {
         Dropout { p, state: seed }
     }
@@ -79,6 +80,7 @@ fn pack(bytes: &[u8]) -> u128 {
 const SHORT_PIECE: usize = 128;
 
 impl ByteRanks {
+    /// From (token bytes, id) pairs; bytes given twice keep the smaller id.
     pub fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
         let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
         for (bytes, id) in tokens {
@@ -108,6 +110,7 @@ impl ByteRanks {
         ByteRanks { short, long, byte_ids, pair_ranks, rank_bound, max_len }
     }
 
+    /// The id (rank) of these bytes, if they are a token.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
         if bytes.len() == 2 {
@@ -296,6 +299,7 @@ impl ByteRanks {
         self.rank(&piece[a..b]).unwrap_or(NONE)
     }
 
+    /// `merge_long` on the given scratch tables.
     fn merge_linear(&self, piece: &[u8], s: &mut Scratch) -> Vec<usize> {
         let n = piece.len() as u32;
         let Scratch { queue, next, prev, rank_at } = s;
@@ -496,6 +500,8 @@ impl RankQueue {
         }
     }
 
+    /// Adds (rank, pos); `rank` must be below the bound given to `begin`.
+    /// Any rank, even below the last one popped.
     #[inline]
     fn push(&mut self, rank: u32, pos: u32) {
         let r = rank as usize;
@@ -584,6 +590,7 @@ pub struct CharMerges {
 }
 
 impl CharMerges {
+    /// From the merges (left id, right id, new id) in training order.
     pub fn new(merges: &[(u32, u32, u32)]) -> Self {
         let mut rules: FxHashMap<(u32, u32), Vec<(u32, u32)>> = FxHashMap::default();
         for (rank, &(l, r, id)) in merges.iter().enumerate() {
@@ -673,6 +680,7 @@ impl CharMerges {
         })
     }
 
+    /// `apply_long` on the given scratch tables.
     fn apply_linear(&self, syms: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>, s: &mut Scratch) {
         let n = syms.len() as u32;
         let Scratch { queue, next, prev, rank_at } = s;
