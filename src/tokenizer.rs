@@ -392,13 +392,23 @@ impl Tokenizer {
                     if err.is_some() {
                         return;
                     }
-                    scratch.clear();
+                    // without spans, ids go straight to the output (no
+                    // copy, no token-length lookups)
+                    let out = if sink.want_spans {
+                        scratch.clear();
+                        &mut scratch
+                    } else {
+                        &mut sink.ids
+                    };
                     let done = match dropout {
-                        Some(rng) => ranks.encode_piece_dropout(w.as_bytes(), rng, &mut scratch),
-                        None => ranks.encode_piece(w.as_bytes(), &mut scratch),
+                        Some(rng) => ranks.encode_piece_dropout(w.as_bytes(), rng, out),
+                        None => ranks.encode_piece(w.as_bytes(), out),
                     };
                     if let Err(e) = done {
                         err = Some(e);
+                        return;
+                    }
+                    if !sink.want_spans {
                         return;
                     }
                     let mut at = offset_in(text, w);
