@@ -149,13 +149,12 @@ class Tokenizer:
         self._merge_ids: Optional[List[Tuple[int, int]]] = []  # None: derive from _tokens
         self._merge_results: Optional[List[int]] = None  # ids of the merges when not consecutive
         self._core: Any = None
-
-    # ------------------------------------------------------------------ building
-
         # Hugging Face's ByteLevel(add_prefix_space=True): byte model only, set on import
         self.add_prefix_space = False
         # char model: "in-order" (each merge in turn) or "lowest-rank" (subword-nmt's apply-bpe)
         self.merge_rule = "in-order"
+
+    # ------------------------------------------------------------------ building
     @classmethod
     def train(
         cls,
@@ -205,12 +204,6 @@ class Tokenizer:
                 raise TrainingError("with init=, special tokens and fallback settings come from the initial tokenizer")
             model, pattern = init.model, init.pattern
             end_of_word, end_of_word_fused = init.end_of_word, init.end_of_word_fused
-        if model not in MODELS:
-            raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
-        if tie_break not in TIE_BREAKS:
-            raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
-        for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             if init.merge_rule != "in-order":
                 raise TrainingError(
                     f"init= applies its merges by the {init.merge_rule!r} rule (subword-nmt codes in which a "
@@ -221,6 +214,12 @@ class Tokenizer:
                     "init= has add_prefix_space (a Hugging Face ByteLevel option); continued training counts "
                     "the corpus without that space, so it cannot continue such a tokenizer"
                 )
+        if model not in MODELS:
+            raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
+        if tie_break not in TIE_BREAKS:
+            raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
+        for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
         if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
             raise TrainingError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
@@ -391,6 +390,7 @@ class Tokenizer:
         tokens: Mapping[int, bytes],
         pattern: Optional[str],
         special_tokens: Optional[Mapping[str, int]] = None,
+        add_prefix_space: bool = False,
     ) -> "Tokenizer":
         """A byte model from a vocabulary of ranks ``{id: bytes}`` (tiktoken's
         ``mergeable_ranks`` inverted); ids are kept as they are and merges
@@ -401,7 +401,7 @@ class Tokenizer:
         tok.pattern = resolve_pattern(pattern)
         if tok.pattern is None:
             raise BytepairError("a byte-level vocabulary needs a pattern (a preset name or a regex)")
-        add_prefix_space: bool = False,
+        tok.add_prefix_space = add_prefix_space
         size = max(tokens, default=-1) + 1
         table: List[Optional[bytes]] = [None] * size
         for id_, b in tokens.items():
@@ -418,7 +418,6 @@ class Tokenizer:
         path: str,
         pattern: Optional[str] = None,
         special_tokens: Optional[Mapping[str, int]] = None,
-        tok.add_prefix_space = add_prefix_space
     ) -> "Tokenizer":
         """A byte model from a ``.tiktoken`` file, tiktoken's ranks as ids.
         With ``pattern=None``/``special_tokens=None``, a well-known vocabulary
@@ -565,6 +564,7 @@ class Tokenizer:
                 pattern=self.pattern,
                 special_tokens=specials,
                 merge_ids=self._merge_results,
+                lowest_rank=self.merge_rule == "lowest-rank",
             )
 
     # ------------------------------------------------------------------ vocabulary
@@ -574,7 +574,6 @@ class Tokenizer:
         """Number of ids (largest id + 1), special tokens included."""
         return int(self._core.n_vocab)
 
-                lowest_rank=self.merge_rule == "lowest-rank",
     @property
     def special_tokens_set(self) -> set:
         """The special tokens' texts (as tiktoken's ``special_tokens_set``)."""
@@ -836,6 +835,10 @@ class Tokenizer:
 
             d["tokens_base64"] = [None if t is None else base64.b64encode(t).decode("ascii") for t in self._tokens]
         d["special_tokens"] = dict(self.special_tokens)
+        if self.add_prefix_space:
+            d["add_prefix_space"] = True
+        if self.merge_rule != "in-order":
+            d["merge_rule"] = self.merge_rule
         return d
 
     @classmethod
@@ -845,10 +848,6 @@ class Tokenizer:
         tok.model = d["model"]
         tok.pattern = d["pattern"]
         tok.special_tokens = dict(d.get("special_tokens") or {})
-        if self.add_prefix_space:
-            d["add_prefix_space"] = True
-        if self.merge_rule != "in-order":
-            d["merge_rule"] = self.merge_rule
         if tok.model == "char":
             tok.end_of_word = d.get("end_of_word")
             tok.end_of_word_fused = bool(d.get("end_of_word_fused", False))
@@ -858,14 +857,14 @@ class Tokenizer:
         if "merges" in d:
             tok._merge_ids = [(int(l), int(r)) for l, r in d["merges"]]
             tok.merge_counts = list(d.get("merge_counts") or [])
-        tok.add_prefix_space = bool(d.get("add_prefix_space", False))
-        tok.merge_rule = d.get("merge_rule", "in-order")
             tok._merge_results = list(d["merge_ids"]) if d.get("merge_ids") is not None else None
         else:
             import base64
 
             tok._merge_ids = None
             tok._tokens = [None if t is None else base64.b64decode(t) for t in d["tokens_base64"]]
+        tok.add_prefix_space = bool(d.get("add_prefix_space", False))
+        tok.merge_rule = d.get("merge_rule", "in-order")
         tok._build()
         return tok
 
