@@ -103,7 +103,9 @@ struct PairInfo {
 }
 
 /// Slots per arena block: `BLOCK - 1` positions, then the next block's index.
-const BLOCK: usize = 8;
+// 16 slots (one cache line): fewer blocks to chase when gathering a list,
+// measured 5-10% faster than 8 for a few MB more
+const BLOCK: usize = 16;
 const PER_BLOCK: u32 = BLOCK as u32 - 1;
 
 /// A list of positions: a chain of blocks in a `PosArena`.
@@ -169,10 +171,14 @@ impl PosArena {
     /// Appends the list's positions to `out` and frees the list.
     fn take_into(&mut self, list: &mut PosList, out: &mut Vec<Pos>) {
         let (mut b, mut left) = (list.head, list.len);
+        out.reserve(left as usize);
         while left > 0 {
             let n = left.min(PER_BLOCK);
             let start = b as usize * BLOCK;
-            out.extend_from_slice(&self.slots[start..start + n as usize]);
+            // element by element: a memmove call per block cost more than the copy
+            for &p in &self.slots[start..start + n as usize] {
+                out.push(p);
+            }
             left -= n;
             b = self.slots[start + PER_BLOCK as usize];
         }
@@ -400,6 +406,15 @@ impl Trainer {
         self.scratch = pos;
     }
 
+    /// Count of the heap's top entry.
+    fn next_count(&self) -> Option<u64> {
+        if self.rule == TieBreak::Alphabetical {
+            self.text_heap.peek().map(|t| t.entry.count)
+        } else {
+            self.heap.peek().map(|e| e.count)
+        }
+    }
+
     /// Pops the best pair, or None when no pair is left.
     fn best(&mut self, max_len: Option<u32>) -> Option<(Pair, u64)> {
         loop {
@@ -415,6 +430,13 @@ impl Trainer {
             }
             if max_len.is_some_and(|m| self.units[top.pair.0 as usize] + self.units[top.pair.1 as usize] > m) {
                 continue; // too long for good: its length never changes
+            }
+            // Every other pair's entries are at least its true priority, so
+            // when all of them count less, this pair is the best whatever its
+            // tie-break key: skip refreshing its first occurrence (a full
+            // scan of its positions; most refreshes were for such pairs).
+            if top.count == info.count && self.rule.needs_first() && self.next_count() < Some(top.count) {
+                return Some((top.pair, top.count));
             }
             if self.rule.needs_first() && info.first_stale {
                 self.refresh_first(top.pair);
