@@ -233,6 +233,63 @@ impl PartialEq for TextEntry {
 }
 impl Eq for TextEntry {}
 
+/// Counts below this have a bucket in `CountQueue`.
+const BUCKETS: usize = 1 << 14;
+
+/// The max-queue of the pair-id and first rules: a heap for large counts
+/// and one small heap per count below `BUCKETS` (ordered by the tie key).
+/// Most entries have small counts, and popping from a bucket touches a few
+/// entries where the single heap of a million entries missed the cache at
+/// every level.
+struct CountQueue {
+    big: BinaryHeap<Entry>,
+    buckets: Vec<BinaryHeap<(u64, Pair)>>,
+    /// Every bucket above `top` is empty.
+    top: usize,
+}
+
+impl CountQueue {
+    fn new() -> Self {
+        CountQueue { big: BinaryHeap::new(), buckets: (0..BUCKETS).map(|_| BinaryHeap::new()).collect(), top: 0 }
+    }
+
+    fn push(&mut self, e: Entry) {
+        if e.count >= BUCKETS as u64 {
+            self.big.push(e);
+        } else {
+            let c = e.count as usize;
+            self.buckets[c].push((e.tie, e.pair));
+            self.top = self.top.max(c);
+        }
+    }
+
+    /// Lowers `top` to the highest non-empty bucket.
+    fn settle(&mut self) {
+        while self.top > 0 && self.buckets[self.top].is_empty() {
+            self.top -= 1;
+        }
+    }
+
+    /// Removes the greatest entry (count, then tie key).
+    fn pop(&mut self) -> Option<Entry> {
+        if let Some(e) = self.big.pop() {
+            return Some(e);
+        }
+        self.settle();
+        let count = self.top as u64;
+        self.buckets[self.top].pop().map(|(tie, pair)| Entry { count, tie, pair })
+    }
+
+    /// Count of the greatest entry.
+    fn peek_count(&mut self) -> Option<u64> {
+        if let Some(e) = self.big.peek() {
+            return Some(e.count);
+        }
+        self.settle();
+        (!self.buckets[self.top].is_empty()).then_some(self.top as u64)
+    }
+}
+
 /// One position: its symbol, its live neighbours in the word and its word
 /// (together, so one cache line serves a position's whole update).
 #[derive(Clone, Copy)]
@@ -261,7 +318,7 @@ pub struct Trainer {
     arena: PosArena,
     /// Positions of the pair being merged or refreshed (reused).
     scratch: Vec<Pos>,
-    heap: BinaryHeap<Entry>,
+    heap: CountQueue,
     /// The heap of the alphabetical rule (`heap` stays empty then).
     text_heap: BinaryHeap<TextEntry>,
     rule: TieBreak,
@@ -315,7 +372,7 @@ impl Trainer {
             pairs: FxHashMap::default(),
             arena: PosArena { slots: Vec::new(), free: NONE },
             scratch: Vec::new(),
-            heap: BinaryHeap::new(),
+            heap: CountQueue::new(),
             text_heap: BinaryHeap::new(),
             rule,
             grown: Vec::new(),
@@ -351,7 +408,6 @@ impl Trainer {
         if self.rule == TieBreak::Alphabetical {
             self.text_heap.reserve(pairs.len());
         } else {
-            self.heap.reserve(pairs.len());
         }
         for pair in pairs {
             self.push(pair);
@@ -407,11 +463,11 @@ impl Trainer {
     }
 
     /// Count of the heap's top entry.
-    fn next_count(&self) -> Option<u64> {
+    fn next_count(&mut self) -> Option<u64> {
         if self.rule == TieBreak::Alphabetical {
             self.text_heap.peek().map(|t| t.entry.count)
         } else {
-            self.heap.peek().map(|e| e.count)
+            self.heap.peek_count()
         }
     }
 
@@ -425,7 +481,8 @@ impl Trainer {
             };
             let Some(top) = top else { break };
             let Some(info) = self.pairs.get(&top.pair) else { continue };
-            if info.count == 0 {
+            let (count, first_stale) = (info.count, info.first_stale);
+            if count == 0 {
                 continue;
             }
             if max_len.is_some_and(|m| self.units[top.pair.0 as usize] + self.units[top.pair.1 as usize] > m) {
@@ -433,12 +490,12 @@ impl Trainer {
             }
             // Every other pair's entries are at least its true priority, so
             // when all of them count less, this pair is the best whatever its
-            // tie-break key: skip refreshing its first occurrence (a full
-            // scan of its positions; most refreshes were for such pairs).
-            if top.count == info.count && self.rule.needs_first() && self.next_count() < Some(top.count) {
+            // tie-break key: skip refreshing its first occurrence (a scan of
+            // its positions).
+            if top.count == count && self.rule.needs_first() && self.next_count() < Some(top.count) {
                 return Some((top.pair, top.count));
             }
-            if self.rule.needs_first() && info.first_stale {
+            if self.rule.needs_first() && first_stale {
                 self.refresh_first(top.pair);
             }
             let info = &self.pairs[&top.pair];
