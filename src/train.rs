@@ -1,10 +1,11 @@
 //! The incremental BPE trainer.
 //!
-//! Pair counts are built once, then updated per merge from the words that
-//! hold the merged pair; a max-heap with lazily refreshed entries picks the
-//! best pair. Counts are 64-bit.
+//! The words' symbols live in one flat array of linked positions. Pair
+//! counts are built once, then updated per merge at the merged pair's
+//! positions and their neighbours only; a max-queue with lazily refreshed
+//! entries picks the best pair. Counts are 64-bit.
 //!
-//! Heap invariant: every live pair has at least one entry whose priority is
+//! Queue invariant: every live pair has at least one entry whose priority is
 //! at least its true priority (an entry is pushed whenever a pair gains
 //! occurrences; losing occurrences only lowers the true priority). A popped
 //! entry that matches the pair's current state exactly is therefore the
@@ -26,6 +27,7 @@ pub enum TieBreak {
 }
 
 impl TieBreak {
+    /// The rule of a `tie_break` name: "first", "alphabetical" or "pair-id".
     pub fn parse(name: &str) -> Result<Self> {
         match name {
             "first" => Ok(TieBreak::First),
@@ -302,6 +304,7 @@ struct Node {
     word: u32,
 }
 
+/// The state of one training run: build with `new`, then `run`.
 pub struct Trainer {
     nodes: Vec<Node>,
     /// Count of each word, and the position where it starts (one extra at the end).
