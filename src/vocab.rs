@@ -258,7 +258,7 @@ fn run_trainer(
         }
         max_merges = max_merges.min(v - fixed);
     }
-    // ids are 32-bit
+    // ids are 32-bit, and the trainer keeps u32::MAX - 1 and u32::MAX for itself (DEAD, BARRIER)
     max_merges = max_merges.min((u32::MAX as u64).saturating_sub(fixed + 1));
     let trainer = Trainer::new(words, symbol_text, req.tie_break, req.kind == ModelKind::Char)?;
     let config = TrainConfig {
