@@ -104,7 +104,7 @@ impl Tokenizer {
             fused: options.fused,
             byte_fallback: options.byte_fallback_start.is_some(),
         };
-        let symbol_ids = SymbolIds::new(&base, &spec);
+        let mut symbol_ids = SymbolIds::new(&base, &spec);
         // a merged text that already is a token takes that token's id (the
         // byte-fallback tokens excepted: they stand for raw bytes)
         let mut text_ids: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
@@ -129,6 +129,9 @@ impl Tokenizer {
             let canonical = *text_ids.entry(t.clone()).or_insert(id);
             tokens.push(Some(t));
             rules.push((l, r, canonical));
+        }
+        for (text, &id) in &text_ids {
+            symbol_ids.alias(text, id, &spec);
         }
         let lowest_rank = options.lowest_rank;
         let model = Model::Char { options, symbol_ids, spec, merges: CharMerges::new(&rules).with_lowest_rank(lowest_rank) };

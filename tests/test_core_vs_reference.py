@@ -262,6 +262,18 @@ def test_long_words_and_pieces(docs, word, model, num_merges):
                 assert c.encode(text, dropout=p, seed=seed) == r.encode(text, dropout=p, seed=seed)
 
 
+@pytest.mark.parametrize("byte_fallback", [False, True])
+def test_fused_marker_that_is_also_a_character(byte_fallback):
+    """Marker '_' fused, and '_' in the text: the merge x + '_' makes the
+    text of the initial symbol x + marker, which the word 'x' then is
+    (found by hypothesis at 1,000 examples)."""
+    r, c = run_both("train", ["x__", "yx__"], model="char", end_of_word="_", end_of_word_fused=True,
+                    byte_fallback=byte_fallback)
+    same_model(r, c)
+    for text in ["x", "yx", "xx", "x_", "x_ x"]:
+        same_encoding(r, c, text)
+
+
 def real_text() -> str:
     """About 60 KB of real English and code: the standard library's own
     sources, which exist wherever Python does."""
