@@ -17,8 +17,21 @@
    worker processes (cluster start-up timed apart), next to the upper bound
    of ``encode_ordinary_batch`` on the documents already in memory.
 
-Results go to ``docs/scale.md`` (and stdout). Every job runs in its own
-process with both cores.
+3. **One long document** (``--parts long``): a single line of ``--long``
+   MB (default 100 and 1000: the ``en`` corpus with its newlines turned into
+   spaces, repeated), encoded with ``Tokenizer.encode_file`` (read in 1 MB
+   blocks, ids written to a ``.npy`` as they are settled); peak RSS against
+   ``encode`` of the text read whole (the smallest size only) and the ids
+   compared. The documents are written to ``--tmp`` and removed afterwards.
+4. **Training-memory estimate** (``--parts estimate``): what training adds
+   to the process's peak RSS (VmHWM after training minus VmRSS before it,
+   the peak reset through ``/proc/self/clear_refs`` after counting) next to
+   ``bytepair.limits.estimate_training_bytes``, on slices of the ``en``,
+   ``code`` and ``multi`` corpora, both models.
+
+Results go to ``docs/scale.md`` (and stdout): parts 1-2 in one block, 3-4
+in another, each rewritten only when its parts run. Every job runs in its
+own process with both cores.
 """
 
 from __future__ import annotations
@@ -92,6 +105,50 @@ def job(spec: Dict) -> Dict:
         return {"seconds": seconds, "startup": startup, "tokens": m["tokens"], "docs": m["documents"],
                 "shards": m["n_shards"], "shas": [s["sha256"] for s in m["shards"]],
                 "workers_mb": sorted(workers.values())}
+    if kind == "encode_long":
+        tok = bytepair.Tokenizer.load(spec["tok"])
+        t0 = time.perf_counter()
+        n = tok.encode_file(spec["path"], spec["out"])
+        seconds = time.perf_counter() - t0
+        rss = peak_rss_mb()  # before hashing the output: mapping or reading it whole would count its pages
+        import hashlib
+
+        import numpy as np
+
+        h = hashlib.sha256()
+        with open(spec["out"], "rb") as fh:
+            np.lib.format.read_magic(fh)
+            np.lib.format.read_array_header_1_0(fh)
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        return {"seconds": seconds, "tokens": n, "sha": h.hexdigest()[:12], "encode_rss_mb": rss}
+    if kind == "encode_long_whole":
+        import numpy as np
+
+        tok = bytepair.Tokenizer.load(spec["tok"])
+        t0 = time.perf_counter()
+        with open(spec["path"], encoding="utf-8") as fh:
+            ids = tok.encode(fh.read())
+        seconds = time.perf_counter() - t0
+        return {"seconds": seconds, "tokens": len(ids), "sha": _sha_ids(np.array(ids, dtype=np.uint16))}
+    if kind == "estimate":
+        from bytepair.counts import count_words
+        from bytepair.limits import estimate_training_bytes, process_memory
+        import warnings
+
+        pattern = "cl100k" if spec["model"] == "byte" else None
+        counts = count_words([spec["path"]], pattern)
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")  # reset VmHWM to the current RSS
+        before = process_memory()
+        estimate = estimate_training_bytes(counts, spec["model"], "</w>" if spec["model"] == "char" else None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            bytepair.Tokenizer.train(counts, model=spec["model"], pattern=pattern, vocab_size=spec["vocab"],
+                                     max_memory="none")
+        words, n_bytes, n_chars = counts.sizes()
+        return {"before_mb": before / 2**20, "extra_mb": peak_rss_mb() - before / 2**20,
+                "estimate_mb": estimate / 2**20, "words": words, "bytes": n_bytes}
     if kind == "encode_memory":
         tok = bytepair.Tokenizer.load(spec["tok"])
         docs = []
@@ -115,6 +172,12 @@ def peak_rss_mb() -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def _sha_ids(ids) -> str:
+    import hashlib
+
+    return hashlib.sha256(memoryview(ids).cast("B")).hexdigest()[:12]
 
 
 def _sha(tok) -> str:
@@ -209,17 +272,30 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--python", default=sys.executable, help="the interpreter whose bytepair is measured")
     ap.add_argument("--label", help="what the measured bytepair is (e.g. 'release wheel of commit abc1234')")
     ap.add_argument("--no-doc", action="store_true", help="print only; do not write docs/scale.md")
+    ap.add_argument("--parts", default="scale,long,estimate",
+                    help="what to run: scale (1-2), long (3), estimate (4); comma-separated (default all)")
+    ap.add_argument("--long", default="100,1000", help="sizes in MB of the long documents (default 100,1000)")
+    ap.add_argument("--tmp", default=tempfile.gettempdir(), help="folder for the long documents (removed after)")
+    ap.add_argument("--estimate-mb", type=float, default=60, help="corpus slices for the estimate, MB (default 60)")
     args = ap.parse_args(argv)
+    parts = set(args.parts.split(","))
     if args.job:
         result = job(json.loads(args.job))
         result["rss_mb"] = peak_rss_mb()
         print("RESULT " + json.dumps(result), flush=True)
         return 0
     if args.quick:
-        args.small, args.big, args.dataset_mb = 2, 40, 10
+        args.small, args.big, args.dataset_mb, args.long, args.estimate_mb = 2, 40, 10, "10,40", 10
     t_start = time.perf_counter()
     common.ensure_corpora(["en"])
     os.makedirs(WORK, exist_ok=True)
+    if parts & {"long", "estimate"}:
+        text = limits_parts(args, parts, t_start, argv)
+        print("\n" + text)
+        if not args.no_doc:
+            write_doc(text, "limits")
+    if "scale" not in parts:
+        return 0
     corpus = os.path.join(common.CORPORA, "en.txt")
     index = os.path.join(common.CORPORA, "en.index.tsv")
 
@@ -322,6 +398,94 @@ def main(argv: Optional[List[str]] = None) -> int:
     return 0
 
 
+def long_document(size_mb: float, folder: str) -> str:
+    """One line of ``size_mb`` MB: the en corpus with newlines as spaces, repeated."""
+    path = os.path.join(folder, "bytepair-long-%gMB.txt" % size_mb)
+    target = int(size_mb * MB)
+    with open(os.path.join(common.CORPORA, "en.txt"), "rb") as fh:
+        block = fh.read(min(target, 100 * MB)).replace(b"\r", b" ").replace(b"\n", b" ")
+    block = block[: len(block.decode("utf-8", "ignore").encode())]
+    with open(path, "wb") as out:
+        written = 0
+        while written < target:
+            chunk = block[: target - written]
+            chunk = chunk[: len(chunk.decode("utf-8", "ignore").encode())] or block[:1]
+            out.write(chunk)
+            written += len(chunk)
+    return path
+
+
+def limits_parts(args, parts, t_start, argv) -> str:
+    """Parts 3 and 4: their Markdown."""
+    script = os.path.relpath(os.path.abspath(__file__), common.ROOT)
+    lines = common.header([script] + (sys.argv[1:] if argv is None else list(argv)), args.python, args.label)
+    small = common.slice_path("en", args.small)
+    tok_path = os.path.join(WORK, "tok-%gMB-%d.json" % (args.small, args.vocab))
+    if "long" in parts:
+        if not os.path.exists(tok_path):
+            run({"kind": "train_tok", "path": small, "vocab": args.vocab, "out": tok_path, "label": "tokenizer"},
+                args.python)
+        rows = []
+        same = []
+        sizes = [float(x) for x in args.long.split(",")]
+        print("one long document:", flush=True)
+        for mb in sizes:
+            path = long_document(mb, args.tmp)
+            out = path[:-4] + ".npy"
+            try:
+                r = run({"kind": "encode_long", "tok": tok_path, "path": path, "out": out,
+                         "label": "%g MB, encode_file" % mb}, args.python)
+                rows.append(["%g MB, one line" % mb, "`encode_file(path, ids.npy)`", "%.1f s" % r["seconds"],
+                             "%.1f" % (mb / r["seconds"]), "%d" % r["tokens"], "%.0f" % r["encode_rss_mb"],
+                             "%.0f" % (os.path.getsize(out) / MB)])
+                if mb == sizes[0]:
+                    w = run({"kind": "encode_long_whole", "tok": tok_path, "path": path,
+                             "label": "%g MB, read whole" % mb}, args.python)
+                    rows.append(["%g MB, one line" % mb, "`encode(open(path).read())`", "%.1f s" % w["seconds"],
+                                 "%.1f" % (mb / w["seconds"]), "%d" % w["tokens"], "%.0f" % w["rss_mb"], "-"])
+                    same.append(w["sha"] == r["sha"] and w["tokens"] == r["tokens"])
+            finally:
+                for p in (path, out):
+                    if os.path.exists(p):
+                        os.unlink(p)
+        lines += ["", "### One long document: %s MB on a single line" % " and ".join("%g" % m for m in sizes), "",
+                  "The `en` corpus with its newlines turned into spaces, repeated to size: one document, one line; "
+                  "vocabulary %d (uint16 ids), cl100k pattern. `encode_file` reads 1 MB blocks and writes the ids "
+                  "to a `.npy` as they are settled (`bytepair encode -t TOK --input FILE -o ids.npy`). Peak RSS of "
+                  "the whole process (VmHWM) when encoding ends, Python included; the ids go to the file, not to memory." % args.vocab,
+                  ""]
+        lines += common.table(["document", "how", "time", "MB/s", "tokens", "peak RSS (MB)", "ids file (MB)"], rows)
+        lines += ["", "Streamed ids equal `encode` of the whole text (sha256 of the uint16 ids): %s." % (
+            "yes" if same and all(same) else "NO")]
+    if "estimate" in parts:
+        rows = []
+        ratios = []
+        print("training-memory estimate:", flush=True)
+        for corpus in ("en", "code", "multi"):
+            common.ensure_corpora([corpus])
+            path = common.slice_path(corpus, args.estimate_mb)
+            for model in ("byte", "char"):
+                r = run({"kind": "estimate", "path": path, "model": model, "vocab": args.vocab,
+                         "label": "%s %g MB %s" % (corpus, args.estimate_mb, model)}, args.python)
+                ratio = r["estimate_mb"] / r["extra_mb"]
+                ratios.append(ratio)
+                rows.append(["%s, %g MB" % (corpus, args.estimate_mb), model, "%d" % r["words"], "%d" % r["bytes"],
+                             "%.0f" % r["before_mb"], "%.0f" % r["extra_mb"], "%.0f" % r["estimate_mb"],
+                             "%.2f" % ratio])
+        lines += ["", "### Training memory: estimate against measurement", "",
+                  "What training (vocabulary %d) adds to the process's peak RSS once the words are counted "
+                  "(VmHWM after training minus VmRSS before, the peak reset with `/proc/self/clear_refs`), next to "
+                  "`bytepair.limits.estimate_training_bytes` (256 bytes a distinct word + 20 an initial symbol: "
+                  "bytes in the byte model, characters plus the end-of-word marker in the char model), which "
+                  "`train --max-memory` / `max_memory=` compare with the limit before merging." % args.vocab, ""]
+        lines += common.table(["corpus slice", "model", "distinct words", "their bytes", "RSS before (MB)",
+                               "training adds (MB)", "estimate (MB)", "estimate / measured"], rows)
+        lines += ["", "The estimate is within %.2fx to %.2fx of the measured growth." % (min(ratios), max(ratios))]
+    lines.append("")
+    lines.append("- total run time %.0f s" % (time.perf_counter() - t_start))
+    return "\n".join(lines)
+
+
 DOC_HEAD = """# Scale: streaming training and dataset encoding
 
 Written by `benches/bench_memory.py` (issue 5); see `docs/cluster.md` for
@@ -330,9 +494,12 @@ below; other processes on it inflate times (see the load averages).
 """
 
 
-def write_doc(text: str) -> None:
-    begin, end = "<!-- scale:begin -->", "<!-- scale:end -->"
-    body = "%s\n## Streaming and dataset encoding\n\n%s\n%s" % (begin, text, end)
+TITLES = {"scale": "Streaming and dataset encoding", "limits": "Resource limits: one long document, training memory"}
+
+
+def write_doc(text: str, block: str = "scale") -> None:
+    begin, end = "<!-- %s:begin -->" % block, "<!-- %s:end -->" % block
+    body = "%s\n## %s\n\n%s\n%s" % (begin, TITLES[block], text, end)
     doc = DOC_HEAD
     if os.path.exists(DOC):
         with open(DOC, encoding="utf-8") as fh:

@@ -23,6 +23,7 @@ pub struct Dropout {
 }
 
 impl Dropout {
+    /// Drops each candidate with probability `p`; draws seeded by `seed`.
     pub fn new(p: f64, seed: u64) -> Self {
         Dropout { p, state: seed }
     }
@@ -45,19 +46,41 @@ impl Dropout {
 /// bytes, the smaller id is the rank.
 #[derive(Debug, Clone)]
 pub struct ByteRanks {
-    ranks: FxHashMap<Vec<u8>, u32>,
+    /// Tokens of up to `PACKED` bytes, keyed by `pack` (the most common
+    /// lookups: one multiply to hash, one comparison, no memcmp).
+    short: FxHashMap<u128, u32>,
+    /// Longer tokens.
+    long: FxHashMap<Vec<u8>, u32>,
     /// Id of every single byte (tiktoken vocabularies do not use id = byte).
     byte_ids: [Option<u32>; 256],
     /// Rank of every two-byte token, indexed by `b0 << 8 | b1` (u32::MAX:
     /// none): the most frequent lookup, done without hashing.
     pair_ranks: Box<[u32]>,
+    /// One more than the largest rank (size of the long-piece queue).
+    rank_bound: usize,
+    /// Length of the longest token: longer spans are not looked up.
+    max_len: usize,
+}
+
+/// Tokens of up to this many bytes are keyed by `pack`.
+const PACKED: usize = 15;
+
+/// Up to `PACKED` bytes and their length as one integer (distinct for
+/// distinct byte strings: the length is the top byte).
+#[inline]
+fn pack(bytes: &[u8]) -> u128 {
+    let mut k = [0u8; 16];
+    k[..bytes.len()].copy_from_slice(bytes);
+    k[15] = bytes.len() as u8;
+    u128::from_le_bytes(k)
 }
 
 /// Pieces up to this many bytes use the simple quadratic scan (fastest for
-/// short pieces); longer ones use a heap over a linked list (n log n).
+/// short pieces); longer ones a bucket queue over a linked list (linear).
 const SHORT_PIECE: usize = 128;
 
 impl ByteRanks {
+    /// From (token bytes, id) pairs; bytes given twice keep the smaller id.
     pub fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
         let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
         for (bytes, id) in tokens {
@@ -73,16 +96,31 @@ impl ByteRanks {
                 pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
             }
         }
-        ByteRanks { ranks, byte_ids, pair_ranks }
+        let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
+        let max_len = ranks.keys().map(Vec::len).max().unwrap_or(0);
+        let mut short = FxHashMap::default();
+        let mut long = FxHashMap::default();
+        for (t, r) in ranks {
+            if t.len() <= PACKED {
+                short.insert(pack(&t), r);
+            } else {
+                long.insert(t, r);
+            }
+        }
+        ByteRanks { short, long, byte_ids, pair_ranks, rank_bound, max_len }
     }
 
+    /// The id (rank) of these bytes, if they are a token.
     #[inline]
     pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
         if bytes.len() == 2 {
             let r = self.pair_ranks[(bytes[0] as usize) << 8 | bytes[1] as usize];
             return (r != u32::MAX).then_some(r);
         }
-        self.ranks.get(bytes).copied()
+        if bytes.len() <= PACKED {
+            return self.short.get(&pack(bytes)).copied();
+        }
+        self.long.get(bytes).copied()
     }
 
     fn byte_id(&self, b: u8) -> Result<u32> {
@@ -100,11 +138,10 @@ impl ByteRanks {
             out.push(id);
             return Ok(());
         }
-        let bounds = if piece.len() <= SHORT_PIECE {
-            self.merge_short(piece)
-        } else {
-            self.merge_long(piece)
-        };
+        if piece.len() <= SHORT_PIECE {
+            return self.encode_short(piece, out);
+        }
+        let bounds = self.merge_long(piece);
         for w in bounds.windows(2) {
             let part = &piece[w[0]..w[1]];
             match self.rank(part) {
@@ -143,6 +180,54 @@ impl ByteRanks {
         Ok(())
     }
 
+    /// Appends the ids of a piece of 2 to `SHORT_PIECE` bytes: tiktoken's
+    /// quadratic loop on stack arrays (no allocation), each part keeping
+    /// the id that made it (the rank of its merge), so no part is looked
+    /// up again at the end.
+    fn encode_short(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        let n = piece.len();
+        debug_assert!((2..=SHORT_PIECE).contains(&n));
+        // part k is piece[start[k]..start[k + 1]]; rank[k]: of parts k and
+        // k + 1 together (NONE after the last part); id[k]: NONE while a byte
+        let mut start = [0u32; SHORT_PIECE + 1];
+        let mut rank = [NONE; SHORT_PIECE + 1];
+        let mut id = [NONE; SHORT_PIECE];
+        for (k, s) in start[..=n].iter_mut().enumerate() {
+            *s = k as u32;
+        }
+        for k in 0..n - 1 {
+            rank[k] = self.pair_ranks[(piece[k] as usize) << 8 | piece[k + 1] as usize];
+        }
+        let mut len = n;
+        loop {
+            let (mut best, mut at) = (NONE, 0);
+            for (k, &r) in rank[..len - 1].iter().enumerate() {
+                if r < best {
+                    (best, at) = (r, k); // strict: leftmost on ties
+                }
+            }
+            if best == NONE {
+                break;
+            }
+            id[at] = best;
+            start.copy_within(at + 2..=len, at + 1);
+            rank.copy_within(at + 2..len, at + 1);
+            id.copy_within(at + 2..len, at + 1);
+            len -= 1;
+            rank[at] = if at + 1 < len { self.span_rank(piece, start[at], start[at + 2]) } else { NONE };
+            if at > 0 {
+                rank[at - 1] = self.span_rank(piece, start[at - 1], start[at + 1]);
+            }
+        }
+        for k in 0..len {
+            out.push(match id[k] {
+                NONE => self.byte_id(piece[start[k] as usize])?,
+                i => i,
+            });
+        }
+        Ok(())
+    }
+
     /// Part boundaries after merging, quadratic scan (tiktoken's loop).
     fn merge_short(&self, piece: &[u8]) -> Vec<usize> {
         let rank_of = |parts: &[(usize, u32)], i: usize| -> u32 {
@@ -176,11 +261,110 @@ impl ByteRanks {
         parts.into_iter().map(|(s, _)| s).collect()
     }
 
+    /// Part boundaries after merging, for long pieces: a linked list of
+    /// parts and a bucket queue of (rank, start) (`RankQueue`), popped
+    /// lowest rank first, leftmost among equal ranks: tiktoken's order.
+    /// `rank_at[s]` is the rank of the pair starting at `s` (`NONE`: none,
+    /// or `s` no longer starts a part), so a stale entry is one whose rank
+    /// differs; the span of the pair at `s` only grows, so a rank never
+    /// comes back there. About linear for any piece (the scratch tables are
+    /// kept per thread).
+    fn merge_long(&self, piece: &[u8]) -> Vec<usize> {
+        let n = piece.len();
+        if n >= u32::MAX as usize - 1 {
+            return self.merge_short(piece); // never in practice: 4 GB in one piece
+        }
+        if self.rank_bound > MAX_QUEUE_RANKS {
+            return self.merge_heap(piece);
+        }
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut s) => {
+                let bounds = self.merge_linear(piece, &mut s);
+                if n > SCRATCH_KEEP {
+                    *s = Scratch::default(); // give back what a huge piece took
+                }
+                bounds
+            }
+            Err(_) => self.merge_linear(piece, &mut Scratch::default()),
+        })
+    }
+
+    /// Rank of the concatenation `piece[a..b]`, `NONE` if not a token.
+    #[inline]
+    fn span_rank(&self, piece: &[u8], a: u32, b: u32) -> u32 {
+        let (a, b) = (a as usize, b as usize);
+        if b - a > self.max_len {
+            return NONE; // longer than any token: skip hashing it
+        }
+        self.rank(&piece[a..b]).unwrap_or(NONE)
+    }
+
+    /// `merge_long` on the given scratch tables.
+    fn merge_linear(&self, piece: &[u8], s: &mut Scratch) -> Vec<usize> {
+        let n = piece.len() as u32;
+        let Scratch { queue, next, prev, rank_at } = s;
+        queue.begin(self.rank_bound);
+        // part starting at i is piece[i..next[i]]; next[i] == n for the last part
+        next.clear();
+        next.extend(1..=n);
+        next.push(n);
+        prev.clear();
+        prev.extend((0..n).map(|i| i.wrapping_sub(1)));
+        rank_at.clear();
+        rank_at.resize(n as usize, NONE);
+        for i in 0..n.saturating_sub(1) {
+            // pair_ranks marks "no token" with u32::MAX, which is NONE
+            let r = self.pair_ranks[(piece[i as usize] as usize) << 8 | piece[i as usize + 1] as usize];
+            rank_at[i as usize] = r;
+            if r != NONE {
+                queue.push(r, i);
+            }
+        }
+        while let Some((r, st)) = queue.pop() {
+            let i = st as usize;
+            if rank_at[i] != r {
+                continue; // stale
+            }
+            let mid = next[i];
+            let end = next[mid as usize];
+            rank_at[mid as usize] = NONE;
+            next[i] = end;
+            if end != n {
+                prev[end as usize] = st;
+                let r = self.span_rank(piece, st, next[end as usize]);
+                rank_at[i] = r;
+                if r != NONE {
+                    queue.push(r, st);
+                }
+            } else {
+                rank_at[i] = NONE;
+            }
+            let p = prev[i];
+            if p != u32::MAX {
+                let r = self.span_rank(piece, p, end);
+                rank_at[p as usize] = r;
+                if r != NONE {
+                    queue.push(r, p);
+                }
+            }
+        }
+        let mut bounds = Vec::new();
+        let mut i = 0u32;
+        while i != n {
+            bounds.push(i as usize);
+            i = next[i as usize];
+        }
+        bounds.push(n as usize);
+        bounds
+    }
+
     /// Part boundaries after merging, heap of (rank, start) over a linked
-    /// list of parts. Each start has a version, bumped whenever the pair
+    /// list of parts: the long-piece path for vocabularies whose ids are
+    /// too sparse for `RankQueue`'s rank-indexed tables (and the tests'
+    /// second oracle). Each start has a version, bumped whenever the pair
     /// starting there changes, so a stale heap entry is recognised without
     /// looking its rank up again. n log n for any piece.
-    fn merge_long(&self, piece: &[u8]) -> Vec<usize> {
+    fn merge_heap(&self, piece: &[u8]) -> Vec<usize> {
         let n = piece.len();
         if n >= u32::MAX as usize {
             return self.merge_short(piece); // never in practice: 4 GB in one piece
@@ -239,6 +423,162 @@ impl ByteRanks {
     }
 }
 
+/// Largest rank bound for which long pieces use `RankQueue` (its tables
+/// take 4 bytes per rank and thread); real vocabularies have dense ids.
+const MAX_QUEUE_RANKS: usize = 1 << 22;
+
+/// Per-thread scratch of the long-piece merging (byte and char models).
+#[derive(Debug, Default)]
+struct Scratch {
+    queue: RankQueue,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    rank_at: Vec<u32>,
+}
+
+/// Pieces longer than this many bytes (words, symbols) free their scratch
+/// tables afterwards rather than keep them for the thread's next piece.
+const SCRATCH_KEEP: usize = 1 << 20;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// A priority queue of (rank, position) pairs popped in (rank, position)
+/// order: a bucket per rank (touched ranks only, through `slot`) and a
+/// two-level bitmap of the non-empty buckets. Each bucket is a list of
+/// positions, sorted lazily: only when a push arrived out of order since
+/// its last pop (the common pushes come left to right, so usually never).
+/// Finding the lowest bucket scans forward from a lower bound of it, so a
+/// sequence of pops costs about one step per entry, whatever the ranks; a
+/// push below the current minimum (allowed) just lowers the bound.
+///
+/// It is kept per thread (see `SCRATCH`) so the rank-sized tables are
+/// allocated once, not per piece; every call starts with `begin`.
+#[derive(Debug, Default)]
+struct RankQueue {
+    /// rank -> index into `buckets` for this call, `NONE` if untouched
+    slot: Vec<u32>,
+    buckets: Vec<Bucket>,
+    /// buckets in use this call; their ranks are in `touched`
+    used: usize,
+    touched: Vec<u32>,
+    /// bit r: bucket of rank r non-empty
+    bits0: Vec<u64>,
+    /// bit w: word w of bits0 non-zero
+    bits1: Vec<u64>,
+    /// no non-empty bucket has a lower rank
+    min: u32,
+}
+
+#[derive(Debug, Default)]
+struct Bucket {
+    pos: Vec<u32>,
+    /// entries before `head` were popped
+    head: usize,
+    /// pos[head..] is ascending
+    sorted: bool,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl RankQueue {
+    /// Empties the queue and makes room for ranks below `ranks`.
+    fn begin(&mut self, ranks: usize) {
+        for &r in &self.touched {
+            self.slot[r as usize] = NONE;
+            self.bits0[r as usize >> 6] = 0;
+            self.bits1[r as usize >> 12] = 0;
+        }
+        self.touched.clear();
+        self.used = 0;
+        self.min = 0;
+        if self.slot.len() < ranks {
+            self.slot.resize(ranks, NONE);
+            self.bits0.resize(ranks.div_ceil(64), 0);
+            self.bits1.resize(ranks.div_ceil(64 * 64), 0);
+        }
+    }
+
+    /// Adds (rank, pos); `rank` must be below the bound given to `begin`.
+    /// Any rank, even below the last one popped.
+    #[inline]
+    fn push(&mut self, rank: u32, pos: u32) {
+        let r = rank as usize;
+        let mut b = self.slot[r];
+        if b == NONE {
+            b = self.used as u32;
+            self.slot[r] = b;
+            self.touched.push(rank);
+            if self.used == self.buckets.len() {
+                self.buckets.push(Bucket::default());
+            }
+            self.used += 1;
+            let bucket = &mut self.buckets[b as usize];
+            bucket.pos.clear();
+            bucket.head = 0;
+        }
+        let bucket = &mut self.buckets[b as usize];
+        if bucket.head == bucket.pos.len() {
+            // empty: restart it, and mark its rank non-empty
+            bucket.pos.clear();
+            bucket.head = 0;
+            bucket.sorted = true;
+            self.bits0[r >> 6] |= 1 << (r & 63);
+            self.bits1[r >> 12] |= 1 << ((r >> 6) & 63);
+        } else if bucket.sorted && pos < *bucket.pos.last().unwrap() {
+            bucket.sorted = false;
+        }
+        bucket.pos.push(pos);
+        if rank < self.min {
+            self.min = rank;
+        }
+    }
+
+    /// The lowest non-empty rank at or above `from`.
+    #[inline]
+    fn next_rank(&self, from: u32) -> Option<u32> {
+        let w = from as usize >> 6;
+        let m = self.bits0.get(w)? & (!0u64 << (from & 63));
+        if m != 0 {
+            return Some((w << 6) as u32 + m.trailing_zeros());
+        }
+        let w = w + 1;
+        let mut i = w >> 6;
+        let mut m1 = *self.bits1.get(i)? & (!0u64 << (w & 63));
+        loop {
+            if m1 != 0 {
+                let w = (i << 6) + m1.trailing_zeros() as usize;
+                return Some(((w << 6) as u32) + self.bits0[w].trailing_zeros());
+            }
+            i += 1;
+            m1 = *self.bits1.get(i)?;
+        }
+    }
+
+    /// Removes and returns the entry of lowest rank, leftmost among them.
+    #[inline]
+    fn pop(&mut self) -> Option<(u32, u32)> {
+        let r = self.next_rank(self.min)?;
+        self.min = r;
+        let bucket = &mut self.buckets[self.slot[r as usize] as usize];
+        if !bucket.sorted {
+            bucket.pos[bucket.head..].sort_unstable();
+            bucket.sorted = true;
+        }
+        let p = bucket.pos[bucket.head];
+        bucket.head += 1;
+        if bucket.head == bucket.pos.len() {
+            let r = r as usize;
+            self.bits0[r >> 6] &= !(1 << (r & 63));
+            if self.bits0[r >> 6] == 0 {
+                self.bits1[r >> 12] &= !(1 << ((r >> 6) & 63));
+            }
+        }
+        Some((r, p))
+    }
+}
+
 /// Merge rules of the char model: (left, right) -> [(rank, new id)], ranks
 /// ascending (a pair can recur when a later merge recreates one of its
 /// symbols from other parts).
@@ -248,15 +588,18 @@ pub struct CharMerges {
     /// subword-nmt's rule instead of the sequential one: merge the pair of
     /// lowest rank again and again, earlier ranks included.
     lowest_rank: bool,
+    /// Number of merges: ranks are below it.
+    rank_bound: usize,
 }
 
 impl CharMerges {
+    /// From the merges (left id, right id, new id) in training order.
     pub fn new(merges: &[(u32, u32, u32)]) -> Self {
         let mut rules: FxHashMap<(u32, u32), Vec<(u32, u32)>> = FxHashMap::default();
         for (rank, &(l, r, id)) in merges.iter().enumerate() {
             rules.entry((l, r)).or_default().push((rank as u32, id));
         }
-        CharMerges { rules, lowest_rank: false }
+        CharMerges { rules, lowest_rank: false, rank_bound: merges.len() }
     }
 
     /// Switches to subword-nmt's `apply-bpe` rule: at each step the adjacent
@@ -363,18 +706,108 @@ impl CharMerges {
     }
 }
 
-/// Words longer than this (in symbols) are merged with a heap.
+/// Words longer than this (in symbols) are merged with a bucket queue.
 const LONG_WORD: usize = 32;
 
 impl CharMerges {
-    /// `apply` with a heap of (rank, position) over a linked list, n log n.
-    /// The occurrences of the lowest rank are taken from the heap together
-    /// and merged left to right before any pair they form is queued: that
-    /// is one step of both rules (under the sequential rule, a pair formed
-    /// by a merge of rank r is only eligible for ranks after r). Each
-    /// position's version is bumped when the pair starting there changes,
-    /// which makes stale heap entries easy to skip.
-    fn apply_long(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
+    /// `apply` for long words: a linked list of symbols and a bucket queue
+    /// of (rank, position) (`RankQueue`), popped in (rank, position) order,
+    /// which applies each merge to the whole word left to right before the
+    /// next one, as the sequential rule does; a pair formed by a merge of
+    /// rank r is only eligible for ranks after r. `rank_at[i]` is the rank
+    /// of the entry queued for position i (`NONE`: none), so a stale entry
+    /// is one whose rank differs. About linear in the word's length.
+    fn apply_long(&self, symbols: &mut Vec<Sym>, dropout: Option<&mut Dropout>) {
+        // subword-nmt's rule merges a rank's occurrences as one step, which the heap does
+        if self.lowest_rank || symbols.len() >= u32::MAX as usize - 1 || self.rank_bound > MAX_QUEUE_RANKS {
+            return self.apply_heap(symbols, dropout);
+        }
+        let n = symbols.len();
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut s) => {
+                self.apply_linear(symbols, dropout, &mut s);
+                if n > SCRATCH_KEEP {
+                    *s = Scratch::default(); // give back what a huge word took
+                }
+            }
+            Err(_) => self.apply_linear(symbols, dropout, &mut Scratch::default()),
+        })
+    }
+
+    /// `apply_long` on the given scratch tables.
+    fn apply_linear(&self, syms: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>, s: &mut Scratch) {
+        let n = syms.len() as u32;
+        let Scratch { queue, next, prev, rank_at } = s;
+        queue.begin(self.rank_bound);
+        // symbol i is followed by symbol next[i]; next[i] == n for the last one
+        next.clear();
+        next.extend(1..=n);
+        prev.clear();
+        prev.extend((0..n).map(|i| i.wrapping_sub(1)));
+        rank_at.clear();
+        rank_at.resize(n as usize, NONE);
+        // queues the first rule at or after min_rank for the pair starting at i
+        let push = |queue: &mut RankQueue, rank_at: &mut [u32], syms: &[Sym], next: &[u32], i: u32, min_rank: u32| {
+            let j = next[i as usize];
+            rank_at[i as usize] = NONE;
+            if j != n {
+                if let Some((rank, _)) = self.rule((syms[i as usize].id, syms[j as usize].id), min_rank) {
+                    rank_at[i as usize] = rank;
+                    queue.push(rank, i);
+                }
+            }
+        };
+        for i in 0..n {
+            push(queue, rank_at, syms, next, i, 0);
+        }
+        while let Some((rank, i)) = queue.pop() {
+            if rank_at[i as usize] != rank {
+                continue; // stale
+            }
+            let j = next[i as usize];
+            let id = match self.rule((syms[i as usize].id, syms[j as usize].id), rank) {
+                Some((r, id)) if r == rank => id,
+                _ => continue, // cannot happen: rank_at says this rule applies here
+            };
+            if dropout.as_deref_mut().is_some_and(Dropout::drop_merge) {
+                // skipped: the pair may still apply at a later rank of the same pair
+                push(queue, rank_at, syms, next, i, rank + 1);
+                continue;
+            }
+            syms[i as usize] = Sym { id, len: syms[i as usize].len + syms[j as usize].len };
+            rank_at[j as usize] = NONE;
+            let k = next[j as usize];
+            next[i as usize] = k;
+            if k != n {
+                prev[k as usize] = i;
+            }
+            push(queue, rank_at, syms, next, i, rank + 1);
+            let p = prev[i as usize];
+            if p != u32::MAX {
+                push(queue, rank_at, syms, next, p, rank + 1);
+            }
+        }
+        // keep the symbols still in the list, in order (in place: i >= out)
+        let mut out = 0;
+        let mut i = 0u32;
+        while i != n {
+            syms[out] = syms[i as usize];
+            out += 1;
+            i = next[i as usize];
+        }
+        syms.truncate(out);
+    }
+
+    /// `apply` with a heap of (rank, position) over a linked list, n log n
+    /// (the long-word path for subword-nmt's rule and when there are too
+    /// many merges for `RankQueue`'s rank-indexed tables, and the tests'
+    /// second oracle). The occurrences of the lowest rank are taken from
+    /// the heap together and merged left to right before any pair they
+    /// form is queued: that is one step of both rules (under the sequential
+    /// rule, a pair formed by a merge of rank r is only eligible for ranks
+    /// after r). Each position's version is bumped when the pair starting
+    /// there changes, which makes stale heap entries easy to skip.
+    fn apply_heap(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
         const END: usize = usize::MAX;
         let n = symbols.len();
         let mut next: Vec<usize> = (1..=n).collect();
@@ -481,6 +914,168 @@ mod tests {
         }
     }
 
+    /// xorshift64: deterministic random numbers for the tests.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Up to `count` random tokens (2..=max_len bytes over `alphabet`) with distinct
+    /// ranks in a random order, above the 256 single bytes, with gaps.
+    fn random_vocab(rng: &mut Rng, alphabet: &[u8], count: usize, max_len: usize) -> ByteRanks {
+        let mut tokens: Vec<Vec<u8>> = Vec::new();
+        for _ in 0..count * 4 {
+            let len = 2 + rng.below(max_len - 1);
+            let t: Vec<u8> = (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+            if !tokens.contains(&t) {
+                tokens.push(t);
+            }
+        }
+        let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+        let mut rank = 256u32;
+        for t in tokens {
+            rank += 1 + rng.below(3) as u32;
+            all.push((t, rank));
+        }
+        ByteRanks::new(all)
+    }
+
+    /// A vocabulary as BPE training makes it: repeatedly merge the most
+    /// frequent adjacent pair of a random sample (so ranks mostly grow with
+    /// length, but a longer token can rank below a part of another).
+    fn trained_vocab(rng: &mut Rng, alphabet: &[u8], merges: usize) -> ByteRanks {
+        let mut parts: Vec<Vec<u8>> = (0..4000)
+            .map(|_| vec![alphabet[rng.below(alphabet.len()).min(rng.below(alphabet.len()))]])
+            .collect();
+        let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+        for k in 0..merges {
+            let mut counts: FxHashMap<(Vec<u8>, Vec<u8>), usize> = FxHashMap::default();
+            for w in parts.windows(2) {
+                *counts.entry((w[0].clone(), w[1].clone())).or_default() += 1;
+            }
+            let Some(((a, b), _)) = counts.into_iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0))) else { break };
+            let mut merged = Vec::with_capacity(parts.len());
+            let mut i = 0;
+            while i < parts.len() {
+                if i + 1 < parts.len() && parts[i] == a && parts[i + 1] == b {
+                    merged.push([a.clone(), b.clone()].concat());
+                    i += 2;
+                } else {
+                    merged.push(parts[i].clone());
+                    i += 1;
+                }
+            }
+            parts = merged;
+            all.push(([a, b].concat(), 256 + k as u32));
+        }
+        ByteRanks::new(all)
+    }
+
+    fn random_piece(rng: &mut Rng, alphabet: &[u8], n: usize) -> Vec<u8> {
+        match rng.below(4) {
+            // one letter repeated, or a short unit repeated: long ties
+            0 => vec![alphabet[rng.below(alphabet.len())]; n],
+            1 => {
+                let unit: Vec<u8> = (0..1 + rng.below(5)).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+                unit.iter().copied().cycle().take(n).collect()
+            }
+            _ => (0..n).map(|_| alphabet[rng.below(alphabet.len())]).collect(),
+        }
+    }
+
+    #[test]
+    fn linear_merging_matches_the_quadratic_scan_on_random_vocabularies() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for round in 0..300 {
+            let alphabet: &[u8] = [&b"ab"[..], b"abc", b"abcd", b"xyz\xff"][round % 4];
+            let (count, len) = (3 + rng.below(60), 2 + rng.below(6));
+            let v = if round % 3 == 0 {
+                trained_vocab(&mut rng, alphabet, count)
+            } else {
+                random_vocab(&mut rng, alphabet, count.min(40), len)
+            };
+            for k in 0..16 {
+                let n = 1 + rng.below(if k % 2 == 0 { 700 } else { SHORT_PIECE + 2 });
+                let piece = random_piece(&mut rng, alphabet, n);
+                let want = v.merge_short(&piece);
+                assert_eq!(v.merge_long(&piece), want, "round {round}, piece {:?}", String::from_utf8_lossy(&piece));
+                assert_eq!(v.merge_heap(&piece), want, "round {round}");
+                // encode_piece: whole-piece lookup, stack loop (short) or queue (long)
+                let want_ids: Vec<u32> = match v.rank(&piece) {
+                    Some(id) => vec![id],
+                    None => want.windows(2).map(|w| v.rank(&piece[w[0]..w[1]]).unwrap_or(piece[w[0]] as u32)).collect(),
+                };
+                let mut ids = Vec::new();
+                v.encode_piece(&piece, &mut ids).unwrap();
+                assert_eq!(ids, want_ids, "round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_ids_use_the_heap_and_agree() {
+        let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+        all.push((b"ab".to_vec(), 1 << 30));
+        all.push((b"ba".to_vec(), 300));
+        all.push((b"aba".to_vec(), 299));
+        let v = ByteRanks::new(all);
+        assert!(v.rank_bound > MAX_QUEUE_RANKS);
+        let piece: Vec<u8> = b"abbab".iter().copied().cycle().take(1000).collect();
+        assert_eq!(v.merge_long(&piece), v.merge_short(&piece));
+    }
+
+    #[test]
+    fn rank_queue_pops_in_rank_then_position_order() {
+        // against a BTreeSet, with pushes below the current minimum and
+        // out-of-order positions between pops; two rank ranges (reuse)
+        let mut rng = Rng(12345);
+        let mut q = RankQueue::default();
+        for round in 0..200 {
+            let ranks = if round % 2 == 0 { 70 } else { 9000 };
+            q.begin(ranks);
+            let mut model = std::collections::BTreeSet::new();
+            for _ in 0..rng.below(2000) {
+                if rng.below(3) == 0 {
+                    assert_eq!(q.pop(), model.pop_first(), "round {round}");
+                } else {
+                    let (r, p) = (rng.below(ranks) as u32, rng.below(5000) as u32);
+                    if model.insert((r, p)) {
+                        q.push(r, p);
+                    }
+                }
+            }
+            if round % 4 == 0 {
+                while let Some(e) = model.pop_first() {
+                    assert_eq!(q.pop(), Some(e));
+                }
+                assert_eq!(q.pop(), None);
+            }
+        }
+    }
+
+    #[test]
+    fn rank_finds_tokens_of_every_length_and_nothing_else() {
+        // tokens of 2..=40 bytes on both sides of PACKED; their prefixes of
+        // other lengths, the same bytes with a zero appended, are not tokens
+        let tokens: Vec<Vec<u8>> = (2..=40usize).map(|n| (0..n).map(|i| b'a' + ((i * 7 + n) % 26) as u8).collect()).collect();
+        let v = vocab(&tokens.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        for (k, t) in tokens.iter().enumerate() {
+            assert_eq!(v.rank(t), Some(256 + k as u32), "{t:?}");
+            assert_eq!(v.rank(&t[..t.len() - 1]).is_some(), t.len() == 2, "{t:?}");
+            assert_eq!(v.rank(&[t.as_slice(), &[0]].concat()), None);
+        }
+        assert_eq!(v.rank(&[0u8; 15]), None);
+        assert_eq!(v.rank(b"q"), Some(b'q' as u32));
+    }
+
     #[test]
     fn leftmost_on_ties() {
         let v = vocab(&[b"aa"]);
@@ -508,34 +1103,60 @@ mod tests {
                 for p in [None, Some(0.3)] {
                     let (mut a, mut b) = (word.clone(), word.clone());
                     let (mut da, mut db) = (p.map(|p| Dropout::new(p, n as u64)), p.map(|p| Dropout::new(p, n as u64)));
+                    let (mut c, mut dc) = (word.clone(), p.map(|p| Dropout::new(p, n as u64)));
                     m.apply_short(&mut a, da.as_mut());
                     m.apply_long(&mut b, db.as_mut());
+                    m.apply_heap(&mut c, dc.as_mut());
                     assert_eq!(a, b, "word {word:?}, dropout {p:?}");
+                    assert_eq!(a, c, "word {word:?}, dropout {p:?}");
                 }
             }
         }
     }
 
+    fn run_lowest(m: &CharMerges, word: &[Sym], f: impl Fn(&CharMerges, &mut Vec<Sym>)) -> Vec<Sym> {
+        let mut w = word.to_vec();
+        f(m, &mut w);
+        w
+    }
+
     #[test]
-    fn long_and_short_lowest_rank_merging_agree() {
-        // (4,0) uses symbol 4 before merge 5 makes it again from (0,5)
-        let rules = [(0, 1, 4), (1, 2, 5), (4, 0, 6), (4, 2, 7), (6, 5, 8), (0, 5, 7), (7, 7, 9), (2, 2, 10)];
-        let m = CharMerges::new(&rules).with_lowest_rank(true);
-        let mut state = 0x9E3779B97F4A7C15u64;
-        for n in 1..200 {
-            for _ in 0..20 {
-                let word: Vec<Sym> = (0..n)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        Sym { id: (state % 3) as u32, len: 1 }
-                    })
-                    .collect();
-                let (mut a, mut b) = (word.clone(), word.clone());
-                m.apply_short(&mut a, None);
-                m.apply_long(&mut b, None);
-                assert_eq!(a, b, "word {word:?}");
+    fn linear_char_merging_matches_the_scan_on_random_rules() {
+        // random rules over 2-4 base symbols: pairs of known symbols, new ids
+        // mostly, sometimes an existing id or a pair that already has a rule
+        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        for round in 0..300 {
+            let base = 2 + rng.below(3) as u32;
+            let mut known: Vec<u32> = (0..base).collect();
+            let mut rules = Vec::new();
+            for _ in 0..1 + rng.below(40) {
+                let (l, r) = (known[rng.below(known.len())], known[rng.below(known.len())]);
+                let id = if rng.below(8) == 0 { known[rng.below(known.len())] } else { base + rules.len() as u32 };
+                rules.push((l, r, id));
+                known.push(id);
+            }
+            let m = CharMerges::new(&rules);
+            // subword-nmt's rule: long words (batched heap) against the scan
+            let lowest = CharMerges::new(&rules).with_lowest_rank(true);
+            for _ in 0..5 {
+                let n = 1 + rng.below(400);
+                let word: Vec<Sym> = match rng.below(3) {
+                    0 => vec![Sym { id: rng.below(base as usize) as u32, len: 1 }; n],
+                    _ => (0..n).map(|_| Sym { id: rng.below(base as usize) as u32, len: 1 }).collect(),
+                };
+                for p in [None, Some(0.25)] {
+                    let seed = rng.next();
+                    let run = |f: &dyn Fn(&mut Vec<Sym>, Option<&mut Dropout>)| {
+                        let mut w = word.clone();
+                        f(&mut w, p.map(|p| Dropout::new(p, seed)).as_mut());
+                        w
+                    };
+                    let want = run(&|w, d| m.apply_short(w, d));
+                    assert_eq!(run(&|w, d| m.apply_long(w, d)), want, "round {round}, rules {rules:?}, dropout {p:?}");
+                    assert_eq!(run(&|w, d| m.apply_heap(w, d)), want, "round {round}");
+                }
+                let want = run_lowest(&lowest, &word, |m, w| m.apply_short(w, None));
+                assert_eq!(run_lowest(&lowest, &word, |m, w| m.apply_long(w, None)), want, "round {round}, lowest rank");
             }
         }
     }

@@ -108,6 +108,13 @@ impl WordCounts {
         self.counts.merge(other.counts.clone()).py()
     }
 
+    /// (distinct words, their total length in bytes, in characters): what
+    /// training memory depends on.
+    fn sizes(&self, py: Python<'_>) -> (usize, usize, usize) {
+        let counts = &self.counts;
+        py.detach(|| counts.sizes())
+    }
+
     fn items(&self) -> Vec<(String, u64)> {
         self.counts.iter().map(|(w, c)| (w.to_owned(), c)).collect()
     }
@@ -280,6 +287,19 @@ impl CoreTokenizer {
         .py()
     }
 
+    /// A stream that encodes one long text block by block (see
+    /// `EncodeStream`); `allowed`/`disallowed` as for `encode`.
+    #[pyo3(signature = (allowed, disallowed, dropout=None))]
+    fn stream(
+        slf: &Bound<'_, Self>,
+        allowed: Option<Vec<String>>,
+        disallowed: Option<Vec<String>>,
+        dropout: Option<(f64, u64)>,
+    ) -> EncodeStream {
+        let state = slf.get().inner.stream(special_set(allowed), special_set(disallowed), dropout.map(|(p, seed)| Dropout::new(p, seed)));
+        EncodeStream { tok: slf.clone().unbind(), state }
+    }
+
     fn encode_ordinary_batch(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<Vec<u32>>> {
         py.detach(|| self.inner.encode_ordinary_batch(&texts)).py()
     }
@@ -307,6 +327,36 @@ impl CoreTokenizer {
     }
 }
 
+/// One long text encoded block by block: `feed(block)` returns the ids
+/// that more text can no longer change, `finish()` the rest. The ids (and
+/// errors) are those of `encode` on the whole text.
+#[pyclass(module = "bytepair._core")]
+pub struct EncodeStream {
+    tok: Py<CoreTokenizer>,
+    state: crate::tokenizer::EncodeStream,
+}
+
+#[pymethods]
+impl EncodeStream {
+    fn feed(&mut self, py: Python<'_>, block: &str) -> PyResult<Vec<u32>> {
+        let (tok, state) = (&self.tok.get().inner, &mut self.state);
+        py.detach(|| {
+            let mut out = Vec::new();
+            tok.stream_feed(state, block, &mut out).map(|_| out)
+        })
+        .py()
+    }
+
+    fn finish(&mut self, py: Python<'_>) -> PyResult<Vec<u32>> {
+        let (tok, state) = (&self.tok.get().inner, &mut self.state);
+        py.detach(|| {
+            let mut out = Vec::new();
+            tok.stream_finish(state, &mut out).map(|_| out)
+        })
+        .py()
+    }
+}
+
 /// The words of `text` under a pattern (None: `str.split()`).
 #[pyfunction]
 #[pyo3(signature = (text, pattern))]
@@ -328,6 +378,7 @@ fn split_words_regex(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyRes
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WordCounts>()?;
     m.add_class::<CoreTokenizer>()?;
+    m.add_class::<EncodeStream>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(split_words, m)?)?;
     m.add_function(wrap_pyfunction!(split_words_regex, m)?)?;

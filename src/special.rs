@@ -65,12 +65,18 @@ impl SpecialTokens {
         out
     }
 
-    /// The first occurrence of any token accepted by `keep`.
-    pub fn find_first(&self, text: &str, keep: impl Fn(&str) -> bool) -> Option<&str> {
+    /// The first occurrence (the one that ends first) of any token
+    /// accepted by `keep`: (start, token).
+    pub fn find_first(&self, text: &str, keep: impl Fn(&str) -> bool) -> Option<(usize, &str)> {
         let ac = self.any_matcher.as_ref()?;
         ac.find_overlapping_iter(text)
-            .map(|m| self.tokens[m.pattern().as_usize()].0.as_str())
-            .find(|t| keep(t))
+            .map(|m| (m.start(), self.tokens[m.pattern().as_usize()].0.as_str()))
+            .find(|(_, t)| keep(t))
+    }
+
+    /// Byte length of the longest token (0 without tokens).
+    pub fn longest(&self) -> usize {
+        self.tokens.iter().map(|(t, _)| t.len()).max().unwrap_or(0)
     }
 
     /// Cuts `text` at every special token: the plain segments in order.

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
 use crate::vocab::{CharSpec, SymbolIds};
+use crate::words::{settled_prefix, Settled};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Settings of the char model.
@@ -103,7 +104,7 @@ impl Tokenizer {
             fused: options.fused,
             byte_fallback: options.byte_fallback_start.is_some(),
         };
-        let symbol_ids = SymbolIds::new(&base, &spec);
+        let mut symbol_ids = SymbolIds::new(&base, &spec);
         // a merged text that already is a token takes that token's id (the
         // byte-fallback tokens excepted: they stand for raw bytes)
         let mut text_ids: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
@@ -128,6 +129,9 @@ impl Tokenizer {
             let canonical = *text_ids.entry(t.clone()).or_insert(id);
             tokens.push(Some(t));
             rules.push((l, r, canonical));
+        }
+        for (text, &id) in &text_ids {
+            symbol_ids.alias(text, id, &spec);
         }
         let lowest_rank = options.lowest_rank;
         let model = Model::Char { options, symbol_ids, spec, merges: CharMerges::new(&rules).with_lowest_rank(lowest_rank) };
@@ -189,7 +193,7 @@ impl Tokenizer {
     /// Ids of `text` with special-token text treated as plain text.
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<u32>> {
         let mut sink = Sink::new(text.len(), false);
-        self.encode_plain(text, 0, text, &mut sink, &mut None)?;
+        self.encode_plain(text, None, 0, text, &mut sink, &mut None)?;
         Ok(sink.ids)
     }
 
@@ -209,42 +213,166 @@ impl Tokenizer {
         mut dropout: Option<Dropout>,
         spans: bool,
     ) -> Result<(Vec<u32>, Vec<(usize, usize)>)> {
-        // tiktoken: "all" means every special token not allowed; an explicit
-        // set is checked as given (even its strings that are not special tokens)
-        match disallowed {
-            SpecialSet::All => {
-                if let Some(token) = self.specials.find_first(text, |t| !allowed.contains(t)) {
-                    return Err(Error::DisallowedSpecial(token.to_owned()));
-                }
-            }
-            SpecialSet::Some(set) => {
-                let first = set
-                    .iter()
-                    .filter(|t| !t.is_empty())
-                    .filter_map(|t| text.find(t.as_str()).map(|i| (i, std::cmp::Reverse(t.len()), t)))
-                    .min();
-                if let Some((_, _, token)) = first {
-                    return Err(Error::DisallowedSpecial(token.clone()));
-                }
-            }
+        if let Some((_, token)) = self.first_disallowed(text, allowed, disallowed, usize::MAX) {
+            return Err(Error::DisallowedSpecial(token));
         }
         let mut sink = Sink::new(text.len(), spans);
+        self.encode_allowed(text, allowed, &mut sink, &mut dropout)?;
+        Ok((sink.ids, sink.spans))
+    }
+
+    /// The first disallowed special-token text in `text`, as (start, token),
+    /// among the occurrences that start at or before `settled` (occurrences
+    /// of longer strings may still be cut off after it; `usize::MAX`: all).
+    /// tiktoken's rules: "all" means every special token not allowed (the
+    /// occurrence that ends first); an explicit set is checked as given, even
+    /// its strings that are not special tokens (the one that starts first).
+    fn first_disallowed(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet, settled: usize) -> Option<(usize, String)> {
+        match disallowed {
+            SpecialSet::All => {
+                self.specials.find_first(text, |t| !allowed.contains(t)).map(|(i, t)| (i, t.to_owned()))
+            }
+            SpecialSet::Some(set) => set
+                .iter()
+                .filter(|t| !t.is_empty())
+                .filter_map(|t| text.find(t.as_str()).map(|i| (i, std::cmp::Reverse(t.len()), t)))
+                .filter(|&(i, _, _)| i <= settled)
+                .min()
+                .map(|(i, _, t)| (i, t.clone())),
+        }
+    }
+
+    /// Encodes `text` whose disallowed special tokens were checked: the
+    /// allowed ones become their ids, the rest is plain text.
+    fn encode_allowed(&self, text: &str, allowed: &SpecialSet, sink: &mut Sink, dropout: &mut Option<Dropout>) -> Result<()> {
         let mut last = 0;
         for (start, end, token) in self.specials.find_all(text, |t| allowed.contains(t)) {
-            self.encode_plain(&text[last..start], last, text, &mut sink, &mut dropout)?;
+            self.encode_plain(&text[last..start], None, last, text, sink, dropout)?;
             sink.push(self.specials.id(token).expect("found special tokens have ids"), start, end);
             last = end;
         }
-        self.encode_plain(&text[last..], last, text, &mut sink, &mut dropout)?;
-        Ok((sink.ids, sink.spans))
+        self.encode_plain(&text[last..], None, last, text, sink, dropout)
+    }
+
+    /// A stream that encodes one long text given block by block, with
+    /// memory bounded by the block size (and the longest word): see
+    /// [`EncodeStream`].
+    pub fn stream(&self, allowed: SpecialSet, disallowed: SpecialSet, dropout: Option<Dropout>) -> EncodeStream {
+        let context = match &disallowed {
+            SpecialSet::All if matches!(allowed, SpecialSet::All) => 0,
+            SpecialSet::All => self.specials.longest(),
+            SpecialSet::Some(set) => set.iter().map(String::len).max().unwrap_or(0),
+        };
+        EncodeStream {
+            allowed,
+            disallowed,
+            dropout,
+            pending: String::new(),
+            chars_before: 0,
+            checked: String::new(),
+            context,
+            failed: None,
+            next_try: 0,
+        }
+    }
+
+    /// Adds `block` to the stream's text; appends to `out` the ids of the
+    /// text that more text can no longer change. Disallowed special-token
+    /// text raises as soon as it is seen; any other error when the stream
+    /// ends (`stream_finish`), as `encode` of the whole text would report it.
+    pub fn stream_feed(&self, s: &mut EncodeStream, block: &str, out: &mut Vec<u32>) -> Result<()> {
+        // disallowed special tokens, searched in the new block with the end
+        // of the text before it (an occurrence may straddle the two)
+        if s.context > 0 {
+            s.checked.push_str(block);
+            let settled = s.checked.len().saturating_sub(s.context);
+            if let Some((_, token)) = self.first_disallowed(&s.checked, &s.allowed, &s.disallowed, settled) {
+                return Err(Error::DisallowedSpecial(token));
+            }
+            let mut keep_from = s.checked.len().saturating_sub(s.context);
+            while !s.checked.is_char_boundary(keep_from) {
+                keep_from -= 1;
+            }
+            s.checked.drain(..keep_from);
+        }
+        if s.failed.is_some() {
+            return Ok(());
+        }
+        s.pending.push_str(block);
+        if self.add_prefix_space {
+            // the prefix space changes how a segment's first words split, so a
+            // segment cannot be cut: the text is encoded whole at the end
+            return Ok(());
+        }
+        if s.pending.len() < s.next_try {
+            return Ok(());
+        }
+        let EncodeStream { allowed, dropout, pending, chars_before, .. } = s;
+        let mut sink = Sink::new(pending.len(), false);
+        sink.char_base = *chars_before;
+        let text: &str = pending;
+        let settled = settled_prefix(&self.pre, &self.specials, |t| allowed.contains(t), text, |part| match part {
+            Settled::Plain(segment) => {
+                self.encode_plain(segment, None, offset_in(text, segment), text, &mut sink, dropout)
+            }
+            Settled::Special(start, end) => {
+                let id = self.specials.id(&text[start..end]).expect("found special tokens have ids");
+                sink.push(id, start, end);
+                Ok(())
+            }
+            Settled::Words(tail, words) => {
+                self.encode_plain(tail, Some(words), offset_in(text, tail), text, &mut sink, dropout)
+            }
+        });
+        let used = match settled {
+            Ok(used) => used,
+            Err(e) => {
+                s.failed = Some(e);
+                s.pending = String::new();
+                return Ok(());
+            }
+        };
+        out.extend_from_slice(&sink.ids);
+        if matches!(self.model, Model::Char { .. }) {
+            s.chars_before += s.pending[..used].chars().count();
+        }
+        s.pending.drain(..used);
+        // little was settled (one long word): wait until the text has doubled,
+        // so that a word of n bytes costs O(n) in all, not O(n^2)
+        s.next_try = if s.pending.len() * 2 > used + s.pending.len() { 2 * s.pending.len() } else { 0 };
+        if s.pending.capacity() > 4 * s.pending.len().max(1 << 16) {
+            s.pending.shrink_to(2 * s.pending.len());
+        }
+        Ok(())
+    }
+
+    /// Ends the stream: appends the ids of the rest of the text, or returns
+    /// the error that `encode` of the whole text would have returned.
+    pub fn stream_finish(&self, s: &mut EncodeStream, out: &mut Vec<u32>) -> Result<()> {
+        if s.context > 0 {
+            if let Some((_, token)) = self.first_disallowed(&s.checked, &s.allowed, &s.disallowed, usize::MAX) {
+                return Err(Error::DisallowedSpecial(token));
+            }
+        }
+        if let Some(e) = s.failed.take() {
+            return Err(e);
+        }
+        let text = std::mem::take(&mut s.pending);
+        let mut sink = Sink::new(text.len(), false);
+        sink.char_base = s.chars_before;
+        self.encode_allowed(&text, &s.allowed, &mut sink, &mut s.dropout)?;
+        out.extend_from_slice(&sink.ids);
+        Ok(())
     }
 
     /// Encodes text without special tokens; `text` starts at byte `base` of
     /// `full`, the caller's whole text (spans and error positions count
     /// from there).
-    fn encode_plain(
+    /// `words`, when given, are the words of `text` already split.
+    fn encode_plain<'t>(
         &self,
-        text: &str,
+        text: &'t str,
+        words: Option<&[&'t str]>,
         base: usize,
         full: &str,
         sink: &mut Sink,
@@ -263,17 +391,27 @@ impl Tokenizer {
                 };
                 let mut err = None;
                 let mut scratch = Vec::new();
-                self.pre.for_each_word(text, |w| {
+                self.each_word(text, words, |w| {
                     if err.is_some() {
                         return;
                     }
-                    scratch.clear();
+                    // without spans, ids go straight to the output (no
+                    // copy, no token-length lookups)
+                    let out = if sink.want_spans {
+                        scratch.clear();
+                        &mut scratch
+                    } else {
+                        &mut sink.ids
+                    };
                     let done = match dropout {
-                        Some(rng) => ranks.encode_piece_dropout(w.as_bytes(), rng, &mut scratch),
-                        None => ranks.encode_piece(w.as_bytes(), &mut scratch),
+                        Some(rng) => ranks.encode_piece_dropout(w.as_bytes(), rng, out),
+                        None => ranks.encode_piece(w.as_bytes(), out),
                     };
                     if let Err(e) = done {
                         err = Some(e);
+                        return;
+                    }
+                    if !sink.want_spans {
                         return;
                     }
                     let mut at = offset_in(text, w);
@@ -288,13 +426,13 @@ impl Tokenizer {
             }
             Model::Char { .. } => {
                 let mut pieces = Vec::new();
-                self.char_pieces(text, &mut pieces, dropout.as_mut())?;
+                self.char_pieces(text, words, &mut pieces, dropout.as_mut())?;
                 for (piece, at, len) in pieces {
                     let at = base + at;
                     match piece {
                         CharPiece::Known(id) => sink.push(id, at, at + len),
                         CharPiece::Unknown { text: sym, char_index } => {
-                            let position = full[..base].chars().count() + char_index;
+                            let position = sink.char_base + full[..base].chars().count() + char_index;
                             self.encode_unknown(&sym, position, at, len, sink)?
                         }
                     }
@@ -331,9 +469,10 @@ impl Tokenizer {
 
     /// Char model: every word of `text` as merged pieces, each with the
     /// byte offset in `text` and the byte length of the text it stands for.
-    fn char_pieces(
+    fn char_pieces<'t>(
         &self,
-        text: &str,
+        text: &'t str,
+        words: Option<&[&'t str]>,
         out: &mut Vec<(CharPiece, usize, usize)>,
         mut dropout: Option<&mut Dropout>,
     ) -> Result<()> {
@@ -346,7 +485,7 @@ impl Tokenizer {
         let mut scanned = 0usize;
         let mut cursor_chars = 0usize;
         let mut cache: FxHashMap<&str, Vec<Sym>> = FxHashMap::default();
-        self.pre.for_each_word(text, |word| {
+        self.each_word(text, words, |word| {
             // character index of the word's start, counted incrementally
             let start = offset_in(text, word);
             cursor_chars += text[scanned..start].chars().count();
@@ -388,6 +527,18 @@ impl Tokenizer {
         })
     }
 
+    /// Calls `f` on the words of `text`: `words` when given, else the
+    /// pre-tokenizer's.
+    fn each_word<'t>(&self, text: &'t str, words: Option<&[&'t str]>, f: impl FnMut(&'t str)) -> Result<()> {
+        match words {
+            Some(words) => {
+                words.iter().copied().for_each(f);
+                Ok(())
+            }
+            None => self.pre.for_each_word(text, f),
+        }
+    }
+
     /// The pieces of `text` (special-token text is plain text): token text
     /// as bytes. Never fails on unknown characters.
     pub fn tokenize(&self, text: &str) -> Result<Vec<Vec<u8>>> {
@@ -398,7 +549,7 @@ impl Tokenizer {
             }
             Model::Char { .. } => {
                 let mut pieces = Vec::new();
-                self.char_pieces(text, &mut pieces, None)?;
+                self.char_pieces(text, None, &mut pieces, None)?;
                 Ok(pieces
                     .into_iter()
                     .map(|(p, _, _)| match p {
@@ -488,11 +639,14 @@ struct Sink {
     ids: Vec<u32>,
     spans: Vec<(usize, usize)>,
     want_spans: bool,
+    /// Characters of the caller's text before the text being encoded (a
+    /// stream's earlier blocks): error positions count from the start.
+    char_base: usize,
 }
 
 impl Sink {
     fn new(text_len: usize, want_spans: bool) -> Self {
-        Sink { ids: Vec::with_capacity(text_len / 4), spans: Vec::new(), want_spans }
+        Sink { ids: Vec::with_capacity(text_len / 4), spans: Vec::new(), want_spans, char_base: 0 }
     }
 
     #[inline]
@@ -502,6 +656,30 @@ impl Sink {
             self.spans.push((start, end));
         }
     }
+}
+
+/// The state of [`Tokenizer::stream`]: one long text encoded block by
+/// block, with the same ids (and errors) as `encode_full` of the whole text.
+/// Held text: the unsettled end of the text (the last two words, or one
+/// long word) and the longest special token's length of context.
+#[derive(Debug)]
+pub struct EncodeStream {
+    allowed: SpecialSet,
+    disallowed: SpecialSet,
+    dropout: Option<Dropout>,
+    /// Text not encoded yet; it starts where a word starts.
+    pending: String,
+    /// Characters of the text before `pending` (char model error positions).
+    chars_before: usize,
+    /// The end of the text searched for disallowed special tokens.
+    checked: String,
+    /// Bytes of context the search keeps: the longest disallowed string.
+    context: usize,
+    /// An encoding error, returned at the end unless disallowed special
+    /// text comes first (whole-text `encode` checks for that first).
+    failed: Option<Error>,
+    /// Length `pending` must reach before settling is tried again.
+    next_try: usize,
 }
 
 /// Byte offset of `part` (a slice of `whole`) in `whole`.
@@ -556,4 +734,55 @@ fn split_bytes<'a>(hay: &'a [u8], sep: &'a [u8]) -> impl Iterator<Item = &'a [u8
             }
         }
     })
+}
+
+#[cfg(test)]
+mod stream_tests {
+    use super::*;
+    use crate::pretokenize::CL100K;
+
+    fn byte_tokenizer(pattern: Option<&str>) -> Tokenizer {
+        let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+        for t in ["ab", "abab", " a", "e|", "你"] {
+            tokens.push(Some(t.as_bytes().to_vec()));
+        }
+        Tokenizer::byte(tokens, pattern, vec![("<|eot|>".into(), 300), ("<|e".into(), 301)]).unwrap()
+    }
+
+    fn streamed(tok: &Tokenizer, text: &str, block: usize, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<Vec<u32>> {
+        let mut s = tok.stream(allowed.clone(), disallowed.clone(), None);
+        let mut out = Vec::new();
+        let chars: Vec<char> = text.chars().collect();
+        for chunk in chars.chunks(block) {
+            tok.stream_feed(&mut s, &chunk.iter().collect::<String>(), &mut out)?;
+        }
+        tok.stream_finish(&mut s, &mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn streams_encode_like_the_whole_text() {
+        let pieces = ["a", "b", "ab", " ", "  ", "\n", "1", "234", "é", "你", "<|", "<|eot|>", "|>", "<|e", "🙂"];
+        let none = SpecialSet::Some(FxHashSet::default());
+        let options = [(SpecialSet::All, SpecialSet::All), (none.clone(), none.clone()), (none.clone(), SpecialSet::All)];
+        let mut state = 0x2545F4914F6CDD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for pattern in [None, Some(CL100K), Some(r"\S+|\s+")] {
+            let tok = byte_tokenizer(pattern);
+            for _ in 0..500 {
+                let n = (next() % 40) as usize;
+                let text: String = (0..n).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+                let block = 1 + (next() % 8) as usize;
+                for (allowed, disallowed) in &options {
+                    let whole = tok.encode(&text, allowed, disallowed);
+                    assert_eq!(whole, streamed(&tok, &text, block, allowed, disallowed), "{pattern:?} {block} {text:?}");
+                }
+            }
+        }
+    }
 }

@@ -141,6 +141,19 @@ impl SymbolIds {
         ids
     }
 
+    /// A token that is not a base symbol but whose text is one character
+    /// with the fused marker (a merge made it, the marker being text too,
+    /// as `x` + `_` with marker `_`) stands for that initial symbol as well,
+    /// as the reference looks every piece up by its text.
+    pub fn alias(&mut self, text: &[u8], id: u32, spec: &CharSpec) {
+        let Some(marker) = spec.end_of_word.as_deref().filter(|_| spec.fused) else { return };
+        let Some(rest) = std::str::from_utf8(text).ok().and_then(|t| t.strip_suffix(marker)) else { return };
+        let mut chars = rest.chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            self.fused.entry(c).or_insert(id);
+        }
+    }
+
     /// The initial symbols of `word`: calls `f(symbol)` for each, in order.
     pub fn each(&self, word: &str, spec: &CharSpec, mut f: impl FnMut(InitialSymbol)) {
         let fused = spec.fused && spec.end_of_word.is_some();
@@ -258,7 +271,7 @@ fn run_trainer(
         }
         max_merges = max_merges.min(v - fixed);
     }
-    // ids are 32-bit
+    // ids are 32-bit, and the trainer keeps u32::MAX - 1 and u32::MAX for itself (DEAD, BARRIER)
     max_merges = max_merges.min((u32::MAX as u64).saturating_sub(fixed + 1));
     let trainer = Trainer::new(words, symbol_text, req.tie_break, req.kind == ModelKind::Char)?;
     let config = TrainConfig {

@@ -56,49 +56,27 @@ impl WordCounts {
     }
 
     /// Counts the start of a document that goes on after `text` (one block
-    /// of a stream). The last two words, and text where a special token
-    /// may be cut off, can change with more text, so they are left
-    /// uncounted: returns the byte length of the counted prefix, and the
-    /// caller puts the rest in front of the next block (the last block goes
-    /// to `add_text`). Exact for patterns whose matches depend on at most
-    /// the text up to the next word's end, as the presets' do.
+    /// of a stream): everything [`settled_prefix`] says is settled. Returns
+    /// the byte length of the counted prefix; the caller puts the rest in
+    /// front of the next block (the last block goes to `add_text`).
     pub fn add_text_prefix(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<usize> {
-        let longest = specials.iter().map(|(t, _)| t.len()).max().unwrap_or(1);
-        let mut limit = text.len().saturating_sub(longest.saturating_sub(1));
-        while !text.is_char_boundary(limit) {
-            limit -= 1;
+        settled_prefix(pre, specials, |_| true, text, |part| match part {
+            Settled::Plain(segment) => self.add_segment(pre, segment),
+            Settled::Special(..) => Ok(()),
+            Settled::Words(_, words) => words.iter().try_for_each(|w| self.add_word(w, 1)),
+        })
+    }
+
+    /// Sizes that training memory depends on: (distinct words, their total
+    /// length in bytes, their total length in characters).
+    pub fn sizes(&self) -> (usize, usize, usize) {
+        let mut bytes = 0;
+        let mut chars = 0;
+        for w in self.map.keys() {
+            bytes += w.len();
+            chars += if w.is_ascii() { w.len() } else { w.chars().count() };
         }
-        let mut last = 0;
-        let mut cut = text.len();
-        for (start, end, _) in specials.find_all(text, |_| true) {
-            if end > limit {
-                // not sure yet (a longer special token may start here): stop before it
-                cut = start;
-                break;
-            }
-            self.add_segment(pre, &text[last..start])?;
-            last = end;
-        }
-        // a special token may start anywhere from `limit` on, cutting the text
-        // there: words are only decided up to that point
-        let tail = &text[last..cut.min(limit).max(last)];
-        let mut words: Vec<&str> = Vec::new();
-        pre.for_each_word(tail, |w| words.push(w))?;
-        let keep = words.len().saturating_sub(2);
-        let mut consumed = last;
-        for w in &words[..keep] {
-            let end = last + (w.as_ptr() as usize - tail.as_ptr() as usize) + w.len();
-            if end > limit {
-                break;
-            }
-            self.add_word(w, 1)?;
-            consumed = end;
-        }
-        // the next block starts where the first uncounted word starts
-        if let Some(next) = words.iter().map(|w| last + (w.as_ptr() as usize - tail.as_ptr() as usize)).find(|&s| s >= consumed) {
-            consumed = next;
-        }
-        Ok(consumed)
+        (self.map.len(), bytes, chars)
     }
 
     fn add_segment(&mut self, pre: &Pretokenizer, segment: &str) -> Result<()> {
@@ -175,6 +153,78 @@ impl WordCounts {
         }
         Ok(())
     }
+}
+
+/// A part of a stream block that more text can no longer change.
+pub enum Settled<'t, 'w> {
+    /// Plain text that a special token ends: its words are those of the
+    /// text alone.
+    Plain(&'t str),
+    /// A special token's text: its byte range in the block.
+    Special(usize, usize),
+    /// Words of the text after the last special token, as the pre-tokenizer
+    /// split that text (the first field); never all of them.
+    Words(&'t str, &'w [&'t str]),
+}
+
+/// Walks the start of a block of a document that goes on after `text`,
+/// handing `f` the parts that more text cannot change, in order: plain
+/// text cut by a special token accepted by `keep`, that token, then the
+/// words after it. The last two words, and text where a special token may
+/// be cut off, can change with more text, so they are left out. Returns the
+/// byte length of the settled prefix (the rest starts at a word, or holds
+/// no word); the caller puts the rest in front of the next block and
+/// handles the last block whole. Exact for patterns whose matches depend on
+/// at most the text up to the next word's end, as the presets' do. Used by
+/// streaming word counting and streaming encoding alike.
+pub fn settled_prefix<'t>(
+    pre: &Pretokenizer,
+    specials: &SpecialTokens,
+    keep: impl Fn(&str) -> bool,
+    text: &'t str,
+    mut f: impl FnMut(Settled<'t, '_>) -> Result<()>,
+) -> Result<usize> {
+    let longest = specials.iter().map(|(t, _)| t.len()).max().unwrap_or(1);
+    let mut limit = text.len().saturating_sub(longest.saturating_sub(1));
+    while !text.is_char_boundary(limit) {
+        limit -= 1;
+    }
+    let mut last = 0;
+    let mut cut = text.len();
+    for (start, end, _) in specials.find_all(text, keep) {
+        if end > limit {
+            // not sure yet (a longer special token may start here): stop before it
+            cut = start;
+            break;
+        }
+        f(Settled::Plain(&text[last..start]))?;
+        f(Settled::Special(start, end))?;
+        last = end;
+    }
+    // a special token may start anywhere from `limit` on, cutting the text
+    // there: words are only decided up to that point
+    let tail = &text[last..cut.min(limit).max(last)];
+    let mut words: Vec<&str> = Vec::new();
+    pre.for_each_word(tail, |w| words.push(w))?;
+    let keep = words.len().saturating_sub(2);
+    let mut consumed = last;
+    let mut settled = 0;
+    for w in &words[..keep] {
+        let end = last + (w.as_ptr() as usize - tail.as_ptr() as usize) + w.len();
+        if end > limit {
+            break;
+        }
+        settled += 1;
+        consumed = end;
+    }
+    if settled > 0 {
+        f(Settled::Words(tail, &words[..settled]))?;
+    }
+    // the next block starts where the first unsettled word starts
+    if let Some(next) = words.iter().map(|w| last + (w.as_ptr() as usize - tail.as_ptr() as usize)).find(|&s| s >= consumed) {
+        consumed = next;
+    }
+    Ok(consumed)
 }
 
 #[cfg(test)]

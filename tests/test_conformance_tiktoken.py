@@ -163,6 +163,26 @@ def test_hypothesis_long_runs(pair, text):
     assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
 
 
+# One long piece (no whitespace), past the 128 bytes where bytepair leaves
+# tiktoken's quadratic loop for its bucket queue: a unit repeated (ties on
+# every step), random letters, punctuation, digits (pieces of 3), emoji.
+UNITS = ["a", "ab", "aab", "xyz", "é", "日本", "ß", "!", "!\"#$%&()*+,-./", "...", "=-", "7", "12", "😀", "👍🏽", "_"]
+long_pieces = st.one_of(
+    st.tuples(st.sampled_from(UNITS), st.integers(130, 3000)).map(lambda t: t[0] * t[1]),
+    st.text(alphabet="abcdefghij", min_size=130, max_size=2000),
+    st.text(alphabet="etaoinshrdlu", min_size=130, max_size=2000),
+    st.text(alphabet="!?.,;:-_=+*/", min_size=130, max_size=2000),
+    st.lists(st.sampled_from(UNITS[:8]), min_size=60, max_size=600).map("".join),
+)
+
+
+@SETTINGS
+@given(text=long_pieces)
+def test_hypothesis_long_pieces(pair, text):
+    tok, enc = pair
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
 @settings(max_examples=max(EXAMPLES // 2, 20), deadline=None)
 @given(data=st.data())
 def test_hypothesis_special_tokens(pair, data):

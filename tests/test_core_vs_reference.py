@@ -230,6 +230,50 @@ def test_merge_rules(merges, text, rule):
     same_encoding(r, c, text)
 
 
+# Long words (char model, over 32 symbols) and long pieces (byte model, over
+# 128 bytes) take the core's bucket-queue merging; the corpora above make
+# none. A short unit repeated makes equal-rank pairs on every step.
+long_words = st.tuples(
+    st.text(alphabet="abc", min_size=1, max_size=5),
+    st.integers(130, 400),
+    st.text(alphabet="abc", max_size=40),
+).map(lambda t: (t[0] * t[1])[: t[1]] + t[2])
+
+
+@settings(max_examples=max(EXAMPLES // 3, 20), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    docs=st.lists(st.text(alphabet="abc ", min_size=1, max_size=40), min_size=1, max_size=6),
+    word=long_words,
+    model=st.sampled_from(["char", "byte"]),
+    num_merges=st.integers(3, 60),
+)
+def test_long_words_and_pieces(docs, word, model, num_merges):
+    kwargs = {"end_of_word": "</w>"} if model == "char" else {"pattern": "gpt2"}
+    r, c = run_both("train", docs + [word], model=model, num_merges=num_merges, **kwargs)
+    if r is None:
+        return
+    assert len(word) > 128  # one piece (gpt2) or word (str.split()) on the long path
+    for text in (word, word + " " + word[::-1]):
+        assert c.tokenize(text) == r.tokenize(text)
+        assert c.encode_ordinary(text) == r.encode_ordinary(text)
+        if model == "char":  # the byte model's dropout does not use the long path
+            for p, seed in ((0.3, 1), (0.7, 99)):
+                assert c.encode(text, dropout=p, seed=seed) == r.encode(text, dropout=p, seed=seed)
+
+
+@pytest.mark.parametrize("byte_fallback", [False, True])
+def test_fused_marker_that_is_also_a_character(byte_fallback):
+    """Marker '_' fused, and '_' in the text: the merge x + '_' makes the
+    text of the initial symbol x + marker, which the word 'x' then is
+    (found by hypothesis at 1,000 examples)."""
+    r, c = run_both("train", ["x__", "yx__"], model="char", end_of_word="_", end_of_word_fused=True,
+                    byte_fallback=byte_fallback)
+    same_model(r, c)
+    for text in ["x", "yx", "xx", "x_", "x_ x"]:
+        same_encoding(r, c, text)
+
+
 def real_text() -> str:
     """About 60 KB of real English and code: the standard library's own
     sources, which exist wherever Python does."""

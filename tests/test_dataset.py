@@ -110,10 +110,18 @@ def test_patterns_and_models(tmp_path, small, model, pattern):
 
 @settings(max_examples=60, deadline=None)
 @given(text=st.lists(st.sampled_from(PIECES), max_size=300).map("".join), seg=st.integers(1, 40),
-       pattern=st.sampled_from(["cl100k", "gpt2", "o200k"]))
+       pattern=st.sampled_from(["cl100k", "gpt2", "o200k", "hf-prefix-space"]))
 def test_segmented_encoding_equals_encode_ordinary(tmp_path_factory, tok, text, seg, pattern):
-    """A long document is cut where the pre-tokenizer cuts anyway: the ids are those of the whole document."""
-    t = tok if pattern == "cl100k" else Tokenizer.train([TEXT], pattern=pattern, vocab_size=300)
+    """A long document is cut where the pre-tokenizer cuts anyway: the ids are those of the whole document.
+    (With Hugging Face's add_prefix_space, which changes how the first words split, it is encoded whole.)"""
+    if pattern == "hf-prefix-space":
+        from bytepair.formats.hf import HF_GPT2_PATTERN
+
+        t = Tokenizer.train([TEXT], pattern=HF_GPT2_PATTERN, vocab_size=300)
+        t.add_prefix_space = True
+        t._build()
+    else:
+        t = tok if pattern == "cl100k" else Tokenizer.train([TEXT], pattern=pattern, vocab_size=300)
     path = tmp_path_factory.mktemp("seg") / "d.txt"
     path.write_text(text, encoding="utf-8", newline="")
     old = dataset.BIG_DOC_CHARS, dataset.SEGMENT_CHARS

@@ -252,6 +252,25 @@ def read_parts(
     return _skip_chars(_parquet_parts(src, errors, budget, start_doc), start_char)
 
 
+def text_blocks(src: Source, errors: str = "strict", block_bytes: Optional[int] = None,
+                fh: Optional[BinaryIO] = None) -> Iterator[str]:
+    """The text of ``src`` read as one plain-text document, in blocks of
+    about ``block_bytes`` (1 MB): what ``read_parts`` gives for a text file
+    (invalid UTF-8 raises ``InputError`` with the byte offset unless
+    ``errors="replace"``). ``fh``: read this open binary file instead of
+    opening ``src.path`` (it is not closed).
+
+    >>> import io
+    >>> list(text_blocks(Source("x"), fh=io.BytesIO("héllo".encode()), block_bytes=2))
+    ['h', 'él', 'lo', '']
+    """
+    if errors not in ("strict", "replace"):
+        raise InputError(f"errors must be 'strict' or 'replace', got {errors!r}")
+    text_src = Source(src.path, TEXT, src.compression)
+    for part in _text_parts(text_src, errors, Budget(None), 0, 0, block_bytes or BLOCK_BYTES, fh):
+        yield part.text
+
+
 def _skip_chars(parts: Iterator[Part], start_char: int) -> Iterator[Part]:
     """Whole documents, the first cut at ``start_char``."""
     for part in parts:
@@ -261,10 +280,11 @@ def _skip_chars(parts: Iterator[Part], start_char: int) -> Iterator[Part]:
         yield part
 
 
-def _text_parts(src: Source, errors: str, budget: Budget, start_doc: int, start_char: int, block: int) -> Iterator[Part]:
+def _text_parts(src: Source, errors: str, budget: Budget, start_doc: int, start_char: int, block: int,
+                given: Optional[BinaryIO] = None) -> Iterator[Part]:
     if start_doc > 0 or budget.exhausted:
         return  # a text file is one document
-    fh = open_binary(src)
+    fh = given if given is not None else open_binary(src)
     decoder = codecs.getincrementaldecoder("utf-8")(errors)
     done = 0  # raw bytes decoded so far
     chars = 0  # characters produced so far
@@ -306,7 +326,7 @@ def _text_parts(src: Source, errors: str, budget: Budget, start_doc: int, start_
                 release_memory()
                 since_trim = 0
     finally:
-        if fh is not sys.stdin.buffer:
+        if fh is not sys.stdin.buffer and fh is not given:
             fh.close()
 
 

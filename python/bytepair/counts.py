@@ -46,7 +46,7 @@ import json
 import os
 import re
 import zlib
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
 from bytepair._io import atomic_open, check_json_text
@@ -57,6 +57,7 @@ from bytepair.patterns import preset_name, resolve_pattern
 FORMAT_VERSION = 1
 BATCH_CHARS = 8 << 20  # whole documents are handed to the core in batches of about this size
 _REPORT_EVERY = 4 << 20
+_CHECK_EVERY = 64 << 20  # input bytes between memory checks while counting for training
 _UNSET: Any = object()
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
@@ -71,13 +72,22 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 class _Counter:
     """Feeds parts of documents to a word-count table: whole documents in
-    parallel batches, long documents block by block (``add_text_prefix``)."""
+    parallel batches, long documents block by block (``add_text_prefix``).
+    The unsettled end of a long document is kept as a list of blocks and
+    settling is tried again only once it has doubled, so a document that is
+    one huge word (hundreds of MB without a space) costs linear time, not
+    a rescan of the held text at every block."""
 
-    def __init__(self, counts: "_core.WordCounts", report=None, total: Optional[int] = None) -> None:
+    def __init__(self, counts: "_core.WordCounts", report=None, total: Optional[int] = None,
+                 memory_check: Optional[Callable[[Any], None]] = None) -> None:
         self.counts = counts
+        self.memory_check = memory_check
+        self._checked = 0
         self.batch: List[str] = []
         self.size = 0
-        self.carry = ""
+        self.held: List[str] = []  # the unsettled end of a long document, in blocks
+        self.held_chars = 0
+        self.next_try = 0  # held_chars at which settling is tried again
         self.documents = 0
         self.bytes = 0
         self.report = report
@@ -85,22 +95,31 @@ class _Counter:
         self._reported = 0
 
     def add(self, part: Part) -> None:
-        if part.offset == 0 and part.final and not self.carry:
+        if part.offset == 0 and part.final and not self.held:
             self.batch.append(part.text)
             self.size += len(part.text)
             if self.size >= BATCH_CHARS:
                 self.flush()
         else:
             self.flush()
-            self.carry += part.text
+            self.held.append(part.text)
+            self.held_chars += len(part.text)
             if part.final:
-                self.counts.add_documents([self.carry])
-                self.carry = ""
-            else:
-                used = self.counts.add_text_prefix(self.carry)
-                self.carry = self.carry[used:]
+                self.counts.add_documents(["".join(self.held)])
+                self.held, self.held_chars, self.next_try = [], 0, 0
+            elif self.held_chars >= self.next_try:
+                carry = "".join(self.held)
+                used = self.counts.add_text_prefix(carry)
+                rest = carry[used:]
+                self.held, self.held_chars = ([rest] if rest else []), len(rest)
+                # little settled (one long word): wait until the held text has doubled
+                self.next_try = 2 * len(rest) if 2 * len(rest) > len(carry) else 0
         self.documents += part.final
         self.bytes += part.raw
+        if self.memory_check and self.bytes - self._checked >= _CHECK_EVERY:
+            self._checked = self.bytes
+            self.flush()
+            self.memory_check(self.counts)
         if self.report and self.bytes - self._reported >= _REPORT_EVERY:
             self._reported = self.bytes
             self.report("count", self.bytes, self.total)
@@ -112,9 +131,9 @@ class _Counter:
 
     def finish(self) -> None:
         self.flush()
-        if self.carry:  # a document cut short by an error cannot reach here; keep it exact anyway
-            self.counts.add_documents([self.carry])
-            self.carry = ""
+        if self.held:  # a document cut short by an error cannot reach here; keep it exact anyway
+            self.counts.add_documents(["".join(self.held)])
+            self.held, self.held_chars, self.next_try = [], 0, 0
         if self.report:
             self.report("count", self.bytes, self.total if self.total is not None else self.bytes)
 
@@ -126,13 +145,14 @@ def count_sources(
     errors: str = "strict",
     budget: Optional[Budget] = None,
     report=None,
+    memory_check: Optional[Callable[[Any], None]] = None,
 ) -> Tuple["_core.WordCounts", Dict[str, int]]:
     """Counts ``srcs`` in order in this process; returns the table and
     ``{"documents": n, "bytes": n}``."""
     counts = _core.WordCounts(pattern, list(special_tokens))
     sizes = [s.size() for s in srcs]
     total = sum(sizes) if srcs and all(n is not None for n in sizes) and not any(s.compression for s in srcs) else None
-    counter = _Counter(counts, report, total)
+    counter = _Counter(counts, report, total, memory_check)
     budget = budget or Budget(None)
     for src in srcs:
         if budget.exhausted:
@@ -156,6 +176,7 @@ def count_words(
     workdir: Optional[PathLike] = None,
     progress: Any = None,
     stats: Optional[Dict[str, Any]] = None,
+    memory_check: Optional[Callable[[Any], None]] = None,
 ) -> "_core.WordCounts":
     """The word counts of the files ``paths`` (each file one document for
     plain text; see :mod:`bytepair.corpus` for JSONL, Parquet, compression,
@@ -168,6 +189,9 @@ def count_words(
     workers; ``workdir`` (a folder all workers and this process share) makes
     them hand their tables over as counts files instead of in messages.
     ``stats``, a dict, receives the number of documents and bytes read.
+    ``memory_check(table)`` is called every 64 MB of input while counting
+    here (not on Dask): training uses it to stop early with a
+    ``ResourceError`` once the words so far would not fit.
 
     >>> count_words([], pattern=None).items()
     []
@@ -183,7 +207,8 @@ def count_words(
         counts, info = count_on_dask(client, srcs, regex, specials, errors=errors, max_bytes=max_bytes,
                                      workdir=workdir, report=make_reporter(progress))
     else:
-        counts, info = count_sources(srcs, regex, specials, errors, Budget(max_bytes), make_reporter(progress))
+        counts, info = count_sources(srcs, regex, specials, errors, Budget(max_bytes), make_reporter(progress),
+                                     memory_check)
     if stats is not None:
         stats.update(info, files=len(srcs))
     return counts
@@ -501,10 +526,25 @@ def train_from_files(
     from bytepair.progress import make_reporter
     from bytepair.tokenizer import Tokenizer
 
+    from bytepair.limits import check_training_memory, parse_memory
+
     report = make_reporter(progress)
     regex, specials = _training_settings(model, pattern, special_tokens, unk_token, init)
+    max_memory = train_options.get("max_memory")
+    parse_memory(max_memory)
+    if init is not None:
+        kind, eow, fused = init.model, init.end_of_word, init.end_of_word_fused
+    else:
+        kind = model
+        eow = train_options.get("end_of_word", "</w>") if model == "char" else None
+        fused = bool(train_options.get("end_of_word_fused", False))
+
+    def memory_check(table: Any) -> None:
+        check_training_memory(table, kind, eow or None, fused, max_memory,
+                              during="training on the words counted so far")
+
     counts = count_words(paths, regex, specials, field=field, column=column, max_bytes=max_bytes, errors=errors,
-                         client=client, workdir=workdir, progress=report)
+                         client=client, workdir=workdir, progress=report, memory_check=memory_check)
     if init is not None:
         return Tokenizer.train(counts, init=init, progress=report, **train_options)
     return Tokenizer.train(counts, model=model, pattern=regex, special_tokens=special_tokens, unk_token=unk_token,

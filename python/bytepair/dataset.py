@@ -171,7 +171,8 @@ class _Encoder:
         self.eot = eot
         self.np = _np()
         self.dtype = self.np.dtype(dtype)
-        self.split = _splittable(tok.pattern)
+        # a prefix space (HF's add_prefix_space) changes how a segment's first words split: encode whole
+        self.split = _splittable(tok.pattern) and not tok.add_prefix_space
 
     def _array(self, lists: Sequence[Sequence[int]]) -> Any:
         np = self.np
@@ -213,6 +214,7 @@ class _Encoder:
             src = srcs[f - first]
             doc0, char0 = (start.doc, start.char) if f == start.file else (0, 0)
             carry, carry_at, whole = "", 0, []  # the document being segmented
+            next_try = 0  # len(carry) at which a cut is looked for again (doubles while none is found)
             begins = False  # its start is not in a chunk yet
             for part in read_parts(src, errors, start_doc=doc0, start_char=char0):
                 if part.offset == 0 and part.final and len(part.text) <= BIG_DOC_CHARS:
@@ -245,7 +247,10 @@ class _Encoder:
                     text = part.text
                     for i in range(0, max(len(text), 1), SEGMENT_CHARS):
                         carry += text[i : i + SEGMENT_CHARS]
+                        if len(carry) < next_try:
+                            continue  # one long word: wait until it has doubled (linear, not quadratic)
                         n = scratch.add_text_prefix(carry)
+                        next_try = 2 * (len(carry) - n) if 2 * (len(carry) - n) > len(carry) else 0
                         if n:
                             jobs.append((carry, n))
                             carry, carry_at = carry[n:], carry_at + n
@@ -646,7 +651,9 @@ def _publish(partial: str, final: str) -> None:
     """Removes the work files of a finished run and renames the folder."""
     shutil.rmtree(os.path.join(partial, "parts"), ignore_errors=True)
     for name in os.listdir(partial):
-        if name == "plan.json" or (name.startswith("shard_") and name.endswith(".json")):
+        # a temporary file left by a run killed while writing (SIGKILL cannot clean up)
+        stale = name.startswith(".bytepair-") and name.endswith(".tmp")
+        if stale or name == "plan.json" or (name.startswith("shard_") and name.endswith(".json")):
             os.unlink(os.path.join(partial, name))
     os.replace(partial, final)
 

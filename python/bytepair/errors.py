@@ -47,6 +47,11 @@ class InputError(BytepairError):
     """An input file cannot be read (missing, unreadable, invalid UTF-8)."""
 
 
+class ResourceError(BytepairError):
+    """A job would need more memory than allowed (``max_memory``, by default
+    the machine's available memory); the message says how much and what to do."""
+
+
 class TrainingWarning(UserWarning):
     """Training stopped before the requested size (the message says why)."""
 
@@ -60,5 +65,6 @@ __all__ = [
     "PatternError",
     "FormatError",
     "InputError",
+    "ResourceError",
     "TrainingWarning",
 ]

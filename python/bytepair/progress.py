@@ -19,7 +19,7 @@ import time
 from typing import Any, Callable, Dict, Optional, TextIO, Union
 
 Reporter = Callable[[str, int, Optional[int]], None]
-UNITS = {"count": "B", "merge": "merges"}
+UNITS = {"count": "B", "merge": "merges", "encode": "B"}
 
 
 class _Bars:

@@ -12,10 +12,11 @@ import numbers
 import os
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any, Collection, Dict, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Collection, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
 from bytepair.errors import BytepairError, FormatError, PatternError, TrainingError, TrainingWarning, UnknownTokenError
+from bytepair.limits import check_training_memory, parse_memory
 from bytepair.patterns import preset_name, resolve_pattern
 from bytepair.progress import Reporter, make_reporter
 
@@ -217,6 +218,7 @@ class Tokenizer:
         max_token_length: Optional[int] = None,
         progress: Union[None, bool, str, Reporter] = None,
         init: Optional["Tokenizer"] = None,
+        max_memory: Union[None, int, str] = None,
     ) -> "Tokenizer":
         """Train a tokenizer on ``corpus``: a str, an iterable of documents
         (str), or a mapping of word counts (each key one word, in its order).
@@ -237,6 +239,13 @@ class Tokenizer:
         and new merges take the ids after ``tok``'s last id. ``vocab_size``
         counts ``tok``'s ids too; ``num_merges`` counts new merges. Characters
         outside ``tok``'s vocabulary never merge.
+
+        ``max_memory`` (bytes, or a size such as ``"8G"``; ``"none"``: no
+        check) bounds the whole process: before merging, the memory training
+        needs is estimated from the distinct words (:mod:`bytepair.limits`)
+        and a ``ResourceError`` says how much is needed and what to do when
+        it would not fit. By default the limit is what the process holds
+        plus the machine's available memory (``MemAvailable``).
 
         >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
         ...                       model="char", end_of_word=None, num_merges=5)
@@ -260,6 +269,7 @@ class Tokenizer:
             end_of_word, end_of_word_fused = init.end_of_word, init.end_of_word_fused
         if model not in MODELS:
             raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
+        parse_memory(max_memory)  # a bad value fails before counting
         if tie_break not in TIE_BREAKS:
             raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
         for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
@@ -291,9 +301,10 @@ class Tokenizer:
         report = make_reporter(progress)
         if init is not None:
             return init._continue_training(
-                corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length
+                corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length, max_memory
             )
         counts = _count_words(corpus, regex, special_names, report)
+        check_training_memory(counts, model, end_of_word if model == "char" else None, end_of_word_fused, max_memory)
         on_merge = (lambda done, total: report("merge", done, total)) if report else None
         base, n_symbols, merges, reason = _core.train(
             counts,
@@ -536,7 +547,8 @@ class Tokenizer:
         return train_from_files(paths, model, client=client, field=field, column=column, max_bytes=max_bytes,
                                 errors=errors, **options)
 
-    def _continue_training(self, corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length):
+    def _continue_training(self, corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length,
+                           max_memory=None):
         """``train(corpus, init=self)``: see :meth:`train`."""
         specials = set(self.special_tokens.values())
         fallback = range(len(self._base), len(self._base) + 256) if self.byte_fallback else range(0)
@@ -545,6 +557,7 @@ class Tokenizer:
         ]
         triples = self._merge_triples()
         counts = _count_words(corpus, self.pattern, list(self.special_tokens), report)
+        check_training_memory(counts, self.model, self.end_of_word, self.end_of_word_fused, max_memory)
         on_merge = (lambda done, total: report("merge", done, total)) if report else None
         _, _, merges, reason = _core.train(
             counts,
@@ -738,6 +751,73 @@ class Tokenizer:
         if not dropout:
             return _surrogate_safe(self._core.encode, text, allowed, disallowed)
         return _surrogate_safe(self._core.encode_full, text, allowed, disallowed, _dropout_args(dropout, seed))[0]
+
+    def encode_stream(
+        self,
+        blocks: Iterable[str],
+        *,
+        allowed_special: AllOr = frozenset(),
+        disallowed_special: AllOr = "all",
+        dropout: Optional[float] = None,
+        seed: int = 0,
+    ) -> Iterator[List[int]]:
+        """The ids of one long text given as consecutive pieces ``blocks``
+        (any sizes, cut anywhere), list by list as soon as more text can no
+        longer change them: together exactly ``encode("".join(blocks), ...)``
+        with the same options, errors included (disallowed special-token
+        text raises when it is reached, any other error at the end). Memory
+        stays at about one block plus the longest word.
+
+        >>> tok = Tokenizer.train("hello world " * 10, num_merges=8)
+        >>> [i for ids in tok.encode_stream(["hel", "lo wo", "rld"]) for i in ids] == tok.encode("hello world")
+        True
+        """
+        from bytepair.stream import encode_stream
+
+        allowed, disallowed = self._special_args(allowed_special, disallowed_special)
+        return encode_stream(self, blocks, allowed, disallowed, _dropout_args(dropout, seed) if dropout else None)
+
+    def encode_file(
+        self,
+        input: Any,
+        output: Any,
+        *,
+        allowed_special: AllOr = frozenset(),
+        disallowed_special: AllOr = "all",
+        dropout: Optional[float] = None,
+        seed: int = 0,
+        errors: str = "strict",
+        format: Optional[str] = None,
+        block_bytes: Optional[int] = None,
+        progress: Union[None, bool, str, Reporter] = None,
+    ) -> int:
+        """Encodes the file ``input`` (a path, ``"-"`` for stdin, or an open
+        binary file; ``.gz``/``.zst`` paths are decompressed) as one text,
+        reading ``block_bytes`` (1 MB) at a time, and writes its ids to
+        ``output`` as it goes: a path is written atomically (a temporary file
+        renamed when complete, removed on error), or an open binary file.
+        ``format``: ``"npy"`` (uint16 when ``n_vocab <= 65536``, else uint32,
+        like ``encode-dataset`` shards) or ``"text"`` (ids separated by
+        spaces, one line); by default npy when ``output`` ends in ``.npy``.
+        Returns the number of ids. The ids equal ``encode`` of the whole text
+        with the same options; invalid UTF-8 raises ``InputError`` naming the
+        byte offset unless ``errors="replace"``. Memory stays bounded
+        whatever the file's size (about a block plus the longest word).
+
+        >>> import io
+        >>> tok = Tokenizer.train("hello world " * 10, num_merges=8)
+        >>> out = io.BytesIO()
+        >>> tok.encode_file(io.BytesIO(b"hello world"), out, format="text") == len(tok.encode("hello world"))
+        True
+        """
+        from bytepair.stream import file_blocks, write_ids
+
+        if errors not in ("strict", "replace"):
+            raise BytepairError(f"errors must be 'strict' or 'replace', got {errors!r}")
+        report = make_reporter(progress)
+        chunks = self.encode_stream(file_blocks(input, errors, block_bytes, report), allowed_special=allowed_special,
+                                    disallowed_special=disallowed_special, dropout=dropout, seed=seed)
+        return write_ids(output, chunks, format, self.n_vocab)
 
     def encode_with_offsets(
         self,

@@ -153,6 +153,10 @@ def cmd_encode_dataset(args: argparse.Namespace, out: TextIO) -> int:
 def add_train_options(p: argparse.ArgumentParser) -> None:
     """The streaming options of ``bytepair train``."""
     _reading_options(p)
+    p.add_argument("--max-memory", metavar="SIZE", default=None,
+                   help="memory the whole process may use (e.g. 8G, 500M; 'none': no check). Before merging (and "
+                        "every 64 MB while counting), the need is estimated from the distinct words and training "
+                        "stops with an error if it would not fit; default: what is held plus MemAvailable")
     p.add_argument("--from-counts", action="append", metavar="COUNTS",
                    help="train from a counts file of bytepair count-words instead of FILEs "
                         "(repeat to merge several, in order)")
@@ -165,7 +169,8 @@ def train_tokenizer(args: argparse.Namespace, init: Any = None):
     from bytepair.counts import train_from_counts, train_from_files
 
     options = dict(vocab_size=args.vocab_size, num_merges=args.merges, min_frequency=args.min_frequency,
-                   tie_break=args.tie_break, max_token_length=args.max_token_length, progress=args.progress)
+                   tie_break=args.tie_break, max_token_length=args.max_token_length, progress=args.progress,
+                   max_memory=args.max_memory)
     if init is None:
         end_of_word = None if args.end_of_word in ("", None) or args.no_end_of_word else args.end_of_word
         options.update(model=args.model, end_of_word=end_of_word, end_of_word_fused=args.fused,
