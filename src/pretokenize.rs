@@ -24,6 +24,9 @@ pub enum Pretokenizer {
     Regex(Regex),
 }
 
+/// Longest regex pattern accepted (bytes).
+pub const MAX_PATTERN_BYTES: usize = 1 << 18;
+
 impl Pretokenizer {
     /// `None` is the whitespace split; a preset's exact pattern uses its
     /// lexer; anything else is compiled as a regex.
@@ -39,6 +42,11 @@ impl Pretokenizer {
     pub fn with_regex(pattern: Option<&str>) -> Result<Self> {
         match pattern {
             None => Ok(Pretokenizer::Whitespace),
+            // the compiler needs hundreds of bytes per character of pattern
+            Some(p) if p.len() > MAX_PATTERN_BYTES => Err(Error::Pattern(format!(
+                "the regex pattern is {} bytes long; at most {MAX_PATTERN_BYTES} are allowed",
+                p.len()
+            ))),
             Some(p) => Regex::new(p)
                 .map(Pretokenizer::Regex)
                 .map_err(|e| Error::Pattern(format!("invalid regex pattern {p:?}: {e}"))),

@@ -78,7 +78,7 @@ impl WordCounts {
     fn new(pattern: Option<&str>, special_tokens: Vec<String>) -> PyResult<Self> {
         Ok(WordCounts {
             pre: Pretokenizer::new(pattern).py()?,
-            specials: SpecialTokens::new(special_tokens.into_iter().map(|t| (t, 0)).collect()),
+            specials: SpecialTokens::new(special_tokens.into_iter().map(|t| (t, 0)).collect()).py()?,
             counts: words::WordCounts::new(),
         })
     }

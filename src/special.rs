@@ -1,7 +1,8 @@
 //! Special tokens: finding their text (leftmost, longest at one position)
 //! and cutting text around them.
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use crate::error::{Error, Result};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use rustc_hash::FxHashMap;
 
 #[derive(Debug, Clone, Default)]
@@ -13,16 +14,25 @@ pub struct SpecialTokens {
 }
 
 impl SpecialTokens {
-    pub fn new(tokens: Vec<(String, u32)>) -> Self {
+    /// The matcher of `tokens` (text, id); empty texts are left out.
+    pub fn new(tokens: Vec<(String, u32)>) -> Result<Self> {
         let tokens: Vec<(String, u32)> = tokens.into_iter().filter(|(t, _)| !t.is_empty()).collect();
-        let any_matcher = (!tokens.is_empty()).then(|| {
-            AhoCorasick::builder()
+        let any_matcher = if tokens.is_empty() {
+            None
+        } else {
+            // the DFA the library picks for few tokens searches fastest, but
+            // takes time quadratic in a long repetitive token's length to
+            // build; a contiguous NFA builds in linear time
+            let total: usize = tokens.iter().map(|(t, _)| t.len()).sum();
+            let kind = (total > 1 << 12).then_some(AhoCorasickKind::ContiguousNFA);
+            let built = AhoCorasick::builder()
                 .match_kind(MatchKind::Standard)
-                .build(tokens.iter().map(|(t, _)| t.as_str()))
-                .expect("special tokens always build an automaton")
-        });
+                .kind(kind)
+                .build(tokens.iter().map(|(t, _)| t.as_str()));
+            Some(built.map_err(|e| Error::Format(format!("the special tokens cannot be matched: {e}")))?)
+        };
         let ids = tokens.iter().cloned().collect();
-        SpecialTokens { tokens, ids, any_matcher }
+        Ok(SpecialTokens { tokens, ids, any_matcher })
     }
 
     pub fn is_empty(&self) -> bool {

@@ -112,6 +112,7 @@ impl Tokenizer {
             text_ids.entry(s.clone().into_bytes()).or_insert(id as u32);
         }
         let mut rules = Vec::with_capacity(merges.len());
+        let mut unused = 0usize;
         if merge_ids.is_some_and(|ids| ids.len() != merges.len()) {
             return Err(Error::Format("merge_ids must give one id per merge".into()));
         }
@@ -125,6 +126,8 @@ impl Tokenizer {
             if (id as usize) < tokens.len() || id == u32::MAX {
                 return Err(Error::Format(format!("merge {} has id {id}, which is already taken", k + 1)));
             }
+            unused += id as usize - tokens.len();
+            check_unused(unused)?;
             tokens.resize(id as usize, None);
             let canonical = *text_ids.entry(t.clone()).or_insert(id);
             tokens.push(Some(t));
@@ -144,6 +147,9 @@ impl Tokenizer {
         pattern: Option<&str>,
         specials: Vec<(String, u32)>,
     ) -> Result<Self> {
+        let largest = specials.iter().map(|&(_, id)| id as usize + 1).max().unwrap_or(0).max(tokens.len());
+        let used = tokens.iter().filter(|t| t.is_some()).count() + specials.len();
+        check_unused(largest.saturating_sub(used))?;
         for (text, id) in &specials {
             let id = *id as usize;
             if id >= tokens.len() {
@@ -157,7 +163,7 @@ impl Tokenizer {
         Ok(Tokenizer {
             model,
             pre: Pretokenizer::new(pattern)?,
-            specials: SpecialTokens::new(specials),
+            specials: SpecialTokens::new(specials)?,
             tokens,
             add_prefix_space: false,
         })
@@ -682,6 +688,19 @@ pub struct EncodeStream {
     next_try: usize,
 }
 
+/// Ids index dense tables: at most this many may be left unused, so that
+/// ids declared far above the tokens a file holds cannot ask for memory.
+pub const MAX_UNUSED_IDS: usize = 1 << 20;
+
+fn check_unused(unused: usize) -> Result<()> {
+    if unused > MAX_UNUSED_IDS {
+        return Err(Error::Format(format!(
+            "the ids leave {unused} ids unused; at most {MAX_UNUSED_IDS} may be (ids index a table)"
+        )));
+    }
+    Ok(())
+}
+
 /// Byte offset of `part` (a slice of `whole`) in `whole`.
 fn offset_in(whole: &str, part: &str) -> usize {
     part.as_ptr() as usize - whole.as_ptr() as usize
@@ -784,5 +803,37 @@ mod stream_tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    fn bytes() -> Vec<Option<Vec<u8>>> {
+        (0..=255u8).map(|b| Some(vec![b])).collect()
+    }
+
+    #[test]
+    fn declared_ids_far_above_the_tokens_are_refused_before_allocating() {
+        let far = (256 + MAX_UNUSED_IDS + 1) as u32;
+        assert!(matches!(Tokenizer::byte(bytes(), None, vec![("<x>".into(), far)]), Err(Error::Format(_))));
+        assert!(Tokenizer::byte(bytes(), None, vec![("<x>".into(), far - 1)]).is_ok());
+        let base = vec!["a".to_string(), "b".to_string()];
+        let merge_ids = [u32::MAX - 1];
+        let made = Tokenizer::char(base, &[(0, 1)], Some(&merge_ids), CharOptions::default(), None, vec![]);
+        assert!(matches!(made, Err(Error::Format(_))));
+    }
+
+    #[test]
+    fn long_patterns_and_special_tokens() {
+        let long = "a".repeat(crate::pretokenize::MAX_PATTERN_BYTES + 1);
+        assert!(matches!(Tokenizer::byte(bytes(), Some(&long), vec![]), Err(Error::Pattern(_))));
+        // a long repetitive special token (the contiguous NFA) is still found
+        let special = "a".repeat(10_000);
+        let tok = Tokenizer::byte(bytes(), Some(r"\S+|\s+"), vec![(special.clone(), 256)]).unwrap();
+        let text = format!("b{special}c");
+        let ids = tok.encode(&text, &SpecialSet::All, &SpecialSet::Some(Default::default())).unwrap();
+        assert_eq!(ids, [b'b' as u32, 256, b'c' as u32]);
     }
 }

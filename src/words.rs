@@ -270,7 +270,7 @@ mod tests {
     fn streaming_blocks_count_like_the_whole_document() {
         use crate::pretokenize::{CL100K, GPT2};
         let text = "It's the cat's <|eot|>toy;  we'll see.\n\n  def f(x):\r\n\treturn x**2  # 12345 ok\n   end   <|eot|>".repeat(20);
-        let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9)]);
+        let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9)]).unwrap();
         for pattern in [None, Some(CL100K), Some(GPT2), Some(r"\S+|\s+")] {
             let pre = Pretokenizer::new(pattern).unwrap();
             for block in [1, 2, 3, 7, 16, 100] {
@@ -283,7 +283,7 @@ mod tests {
     fn streaming_random_texts_in_random_blocks() {
         use crate::pretokenize::{CL100K, GPT2};
         let pieces = ["a", "Z", "'s", "'", " ", "  ", "\n", "\r\n", "\t", "1", "234", ".", "!?", "é", "你", "<|", "<|eot|>", "|>", "<|e", "\u{3000}", "🙂"];
-        let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9), ("<|e".into(), 10)]);
+        let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9), ("<|e".into(), 10)]).unwrap();
         let mut state = 0x9E3779B97F4A7C15u64;
         let mut next = move || {
             state ^= state << 13;
@@ -309,7 +309,7 @@ mod tests {
     #[test]
     fn special_tokens_cut_words() {
         let pre = Pretokenizer::new(None).unwrap();
-        let sp = SpecialTokens::new(vec![("<|x|>".into(), 9)]);
+        let sp = SpecialTokens::new(vec![("<|x|>".into(), 9)]).unwrap();
         let mut wc = WordCounts::new();
         wc.add_text(&pre, &sp, "ab<|x|>cd ab").unwrap();
         assert_eq!(wc.iter().collect::<Vec<_>>(), [("ab", 2), ("cd", 1)]);
