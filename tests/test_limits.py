@@ -215,7 +215,7 @@ def test_cli_input_output_npy_and_text(tmp_path, tok_file, toks, capsys):
 
 
 @pytest.mark.parametrize("content, message", [
-    (b"ok " * 1000 + b"\xff", "invalid UTF-8 at byte offset 3000 (byte 0xFF)"),
+    (b"ok " * 1000 + b"\xff", "invalid UTF-8 at byte offset 3000 (line 1, byte 0xFF)"),
     ("the <|eot|> end".encode(), "pass --allowed-special"),
 ])
 def test_cli_errors_leave_no_output(tmp_path, tok_file, capsys, content, message):

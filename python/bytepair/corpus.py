@@ -288,6 +288,7 @@ def _text_parts(src: Source, errors: str, budget: Budget, start_doc: int, start_
     decoder = codecs.getincrementaldecoder("utf-8")(errors)
     done = 0  # raw bytes decoded so far
     chars = 0  # characters produced so far
+    newlines = 0  # in the text decoded so far (error messages name the line)
     since_trim = 0
     cut = False
     try:
@@ -307,11 +308,14 @@ def _text_parts(src: Source, errors: str, budget: Budget, start_doc: int, start_
             except UnicodeDecodeError as e:
                 at = done - pending + e.start
                 bad = e.object[e.start]
+                line = newlines + e.object.count(b"\n", 0, e.start) + 1
                 where = " (after decompression)" if src.compression else ""
                 raise InputError(
-                    f"{src.name}: invalid UTF-8 at byte offset {at}{where} (byte 0x{bad:02X}) {_REPLACE_HINT}"
+                    f"{src.name}: invalid UTF-8 at byte offset {at}{where} (line {line}, byte 0x{bad:02X}) "
+                    f"{_REPLACE_HINT}"
                 ) from None
             done += len(raw)
+            newlines += text.count("\n")
             if start_char:
                 skip = min(start_char, len(text))
                 text, start_char = text[skip:], start_char - skip
