@@ -475,7 +475,7 @@ def limits_parts(args, parts, t_start, argv) -> str:
         lines += ["", "### Training memory: estimate against measurement", "",
                   "What training (vocabulary %d) adds to the process's peak RSS once the words are counted "
                   "(VmHWM after training minus VmRSS before, the peak reset with `/proc/self/clear_refs`), next to "
-                  "`bytepair.limits.estimate_training_bytes` (256 bytes a distinct word + 20 an initial symbol: "
+                  "`bytepair.limits.estimate_training_bytes` (308 bytes a distinct word + 24 an initial symbol: "
                   "bytes in the byte model, characters plus the end-of-word marker in the char model), which "
                   "`train --max-memory` / `max_memory=` compare with the limit before merging." % args.vocab, ""]
         lines += common.table(["corpus slice", "model", "distinct words", "their bytes", "RSS before (MB)",

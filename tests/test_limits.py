@@ -281,13 +281,15 @@ def test_estimate_follows_the_table_sizes():
     distinct = list(dict.fromkeys(words))
     char_counts = _count_words(text, None, [])
     n_chars = sum(len(w) for w in distinct)
+    per_word, per_symbol = limits.BYTES_PER_WORD, limits.BYTES_PER_SYMBOL
     assert limits.estimate_training_bytes(char_counts, "char", "</w>", False) == \
-        256 * len(distinct) + 20 * (n_chars + len(distinct))
-    assert limits.estimate_training_bytes(char_counts, "char", "</w>", True) == 256 * len(distinct) + 20 * n_chars
+        per_word * len(distinct) + per_symbol * (n_chars + len(distinct))
+    assert limits.estimate_training_bytes(char_counts, "char", "</w>", True) == \
+        per_word * len(distinct) + per_symbol * n_chars
     byte_counts = _count_words(text, resolve_pattern("cl100k"), [])
     pieces = list(dict.fromkeys(w for w, _ in byte_counts.items()))
     assert limits.estimate_training_bytes(byte_counts, "byte") == \
-        256 * len(pieces) + 20 * sum(len(p.encode()) for p in pieces)
+        per_word * len(pieces) + per_symbol * sum(len(p.encode()) for p in pieces)
 
 
 @pytest.mark.parametrize("model", ["byte", "char"])

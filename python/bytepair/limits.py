@@ -2,13 +2,14 @@
 counts, and refuse with a clear ``ResourceError`` rather than be killed.
 
 Training memory is set by the distinct words, not by the corpus: the
-trainer holds every distinct word as a vector of symbol ids plus, per
-adjacent pair, its count, its heap entry and the list of words holding it.
+trainer holds every symbol of every distinct word in one linked array
+(symbol, neighbours, word: 16 bytes) plus, per adjacent pair, its count,
+its queue entry and the list of its positions.
 Its peak is reached when the pairs are first counted (later merges mostly
 reuse that memory; the vocabulary size hardly matters), so it is estimated
 from two numbers of the table (``WordCounts.sizes()``)::
 
-    extra = 256 bytes x distinct words + 20 bytes x their initial symbols
+    extra = 308 bytes x distinct words + 24 bytes x their initial symbols
 
 (symbols: bytes in the byte model; characters, plus one end-of-word marker
 per word when it is a separate symbol, in the char model).
@@ -18,9 +19,10 @@ the peak RSS that training added (VmHWM after training minus VmRSS before,
 with the peak reset through ``/proc/self/clear_refs``) on slices of 10 to
 100 MB of the ``en``, ``code`` and ``multi`` corpora of
 ``scripts/make_corpora.py``, both models, vocabularies 8k to 64k: the
-estimate was within 0.75x to 1.2x of the measured growth on each. (Per word:
-its vector header, count, allocation and bookkeeping; per symbol: 4 bytes of
-id, ~6 of pair word lists, and the pair table and heap.) ``benches/bench_memory.py``
+estimate was within 0.75x to 1.2x of the measured growth on each. The
+trainer's rework (flat linked symbols, per-pair positions) moved the 60 MB
+slices to 0.82x-1.01x, so both constants were raised by a fifth (1.0x-1.2x
+there, erring on the side of stopping early). ``benches/bench_memory.py``
 measures it again and writes the ratio to ``docs/scale.md``.
 
 The limit is ``max_memory`` bytes for the whole process (what it holds now
@@ -38,8 +40,8 @@ from typing import Any, Optional, Tuple, Union
 
 from bytepair.errors import ResourceError
 
-BYTES_PER_WORD = 256
-BYTES_PER_SYMBOL = 20
+BYTES_PER_WORD = 308
+BYTES_PER_SYMBOL = 24
 UNLIMITED = ("none", "off", "unlimited")
 
 MemoryLimit = Union[None, int, str]
