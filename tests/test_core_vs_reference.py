@@ -274,6 +274,20 @@ def test_fused_marker_that_is_also_a_character(byte_fallback):
         same_encoding(r, c, text)
 
 
+@pytest.mark.parametrize("model", ["char", "byte"])
+def test_lone_surrogates_become_replacement_characters(model):
+    """A lone surrogate (from Python; not valid UTF-8) is U+FFFD, as in
+    tiktoken, in training corpora, word counts and encoded text alike."""
+    docs = ["ab\ud800 ab \udfffab", "ab ab"]
+    r, c = run_both("train", docs, model=model, num_merges=4)
+    same_model(r, c)
+    assert "\ufffd" in "".join(t if isinstance(t, str) else t.decode("utf-8", "replace") for t in c.vocab().values())
+    for text in ["ab\ud800", "\udc00 ab", "ab\ufffd"]:
+        same_encoding(r, c, text)
+    r, c = run_both("train", {"a\ud800": 2, "a\ud801": 3, "ab": 1}, model=model, num_merges=3)
+    same_model(r, c)
+
+
 def real_text() -> str:
     """About 60 KB of real English and code: the standard library's own
     sources, which exist wherever Python does."""

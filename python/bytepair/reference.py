@@ -115,6 +115,18 @@ def _find_special(text, tokens, start):
     return best
 
 
+def _valid_text(text):
+    """
+    lone surrogates (not valid in UTF-8) become U+FFFD, as in tiktoken, e.g.
+    _valid_text("a\\ud800b") -> "a\\ufffdb"
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def _count(documents, split, special_tokens):
     """count words of documents (a str or iterable of str); split maps a segment to words"""
     if isinstance(documents, str):
@@ -123,7 +135,7 @@ def _count(documents, split, special_tokens):
     for doc in documents:
         if not isinstance(doc, str):
             raise TrainingError(f"documents must be str, not {type(doc).__name__}")
-        for segment in _split_specials(doc, special_tokens):
+        for segment in _split_specials(_valid_text(doc), special_tokens):
             for word in split(segment):
                 counts[word] = counts.get(word, 0) + 1
     return counts
@@ -344,7 +356,8 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
                 raise TrainingError(f"word-count keys must be non-empty strings, got {word!r}")
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise TrainingError(f"the count of {word!r} must be a positive integer, got {n!r}")
-            counts[word] = n
+            word = _valid_text(word)
+            counts[word] = counts.get(word, 0) + n
     else:
         counts = _count(corpus, lambda s: split_words(s, pattern), specials)
     if not counts:
@@ -693,7 +706,7 @@ class Model:
         """
         if self.model == "byte":
             return [self.vocab[i] for i in self.encode_ordinary(text)]
-        return [piece for _, word in self._words(text) for piece in self._segment(word)]
+        return [piece for _, word in self._words(_valid_text(text)) for piece in self._segment(word)]
 
     # --- encoding
 
@@ -721,7 +734,7 @@ class Model:
 
     def encode_ordinary(self, text):
         """ids of text, special-token text encoded as plain text, e.g. seed 000: "lower" -> [15, 14]"""
-        return self._encode_chunk(text, 0)
+        return self._encode_chunk(_valid_text(text), 0)
 
     def encode(self, text, allowed_special=frozenset(), disallowed_special="all", dropout=None, seed=0):
         """
@@ -732,6 +745,7 @@ class Model:
         allowed special text becomes its id (leftmost match, the longest at one position).
         dropout=p: BPE-dropout with probability p, deterministic for a seed.
         """
+        text = _valid_text(text)
         coin = Dropout(dropout, seed) if dropout else None
         specials = set(self.special_tokens)
         allowed = specials if allowed_special == "all" else specials & set(allowed_special)
