@@ -157,3 +157,15 @@ def test_subprocess_smoke(tmp_path, corpus):
     assert done.stdout == "the cat\n"
     bad = subprocess.run(["bytepair", "decode", "-t", str(out), "77777"], capture_output=True, text=True)
     assert bad.returncode == 1 and "77777" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_bad_output_path_fails_before_training(tmp_path, capsys):
+    """`-o` naming a folder, or a file in a missing folder, is refused before
+    any counting starts (no progress line), not after the whole job."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the cat sat on the mat " * 50, encoding="utf-8")
+    for out, message in [(tmp_path, "it is a folder"), (tmp_path / "no" / "t.json", "does not exist")]:
+        assert main(["train", str(corpus), "--vocab-size", "270", "--progress", "json", "-o", str(out)]) == 1
+        err = capsys.readouterr().err
+        assert message in err and '"stage"' not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]

@@ -31,6 +31,25 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
+def check_writable(path: Union[str, os.PathLike]) -> str:
+    """The folder of ``path``; ``InputError`` unless a file can be written
+    there (the folder exists and ``path`` is not a folder). Long jobs call it
+    first, so that a bad output path fails before the work, not after.
+
+    >>> check_writable("/no/such/folder/out.json")
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.InputError: cannot write /no/such/folder/out.json: folder /no/such/folder does not exist
+    """
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise InputError(f"cannot write {path}: it is a folder")
+    return folder
+
+
 @contextlib.contextmanager
 def atomic_open(path: Union[str, os.PathLike]) -> Iterator[BinaryIO]:
     """A binary file to write ``path`` through: it is a temporary file in the
@@ -45,11 +64,7 @@ def atomic_open(path: Union[str, os.PathLike]) -> Iterator[BinaryIO]:
     b'data'
     """
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
-    if os.path.isdir(path):
-        raise InputError(f"cannot write {path}: it is a folder")
+    folder = check_writable(path)
     fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:

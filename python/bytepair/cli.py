@@ -65,8 +65,11 @@ def _special_options(args: argparse.Namespace):
 
 
 def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
+    from bytepair._io import check_writable
     from bytepair.commands.data import train_tokenizer
 
+    if args.to != "gpt2":  # a folder, created when written
+        check_writable(args.output)  # fail before training, not after
     init = None
     if args.init:
         if not os.path.lexists(args.init):
