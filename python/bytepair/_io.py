@@ -13,6 +13,7 @@ into place, so a crash never leaves a half-written file.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import tempfile
@@ -174,6 +175,31 @@ def json_lone_surrogate(text: str, value: Any) -> Optional[str]:
         elif isinstance(v, list):
             stack.extend((f"{where}[{i}]", x) for i, x in enumerate(v))
     return None
+
+
+def parse_json(text: str, path: str, what: str = "") -> Any:
+    """The JSON value of ``text`` (a model file's content); ``FormatError``
+    naming ``path`` (then ``what``, e.g. which format it should be) and the
+    place when it is not valid JSON, nests too deeply, has a number of
+    over 4,300 digits or holds a lone surrogate.
+
+    >>> parse_json('{"a": [1, 2]}', "f.json")
+    {'a': [1, 2]}
+    >>> parse_json('{"a": ', "f.json")
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.FormatError: f.json: line 1, column 7: invalid JSON: Expecting value
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(f"{path}: {what}line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
+    except RecursionError:
+        raise FormatError(f"{path}: {what}invalid JSON: nested too deeply") from None
+    except ValueError:  # Python reads integers of at most 4300 digits
+        raise FormatError(f"{path}: {what}invalid JSON: a number has too many digits") from None
+    check_json_text(text, value, path)
+    return value
 
 
 def check_json_text(text: str, value: Any, path: str) -> None:

@@ -27,7 +27,7 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, check_json_text, decode_utf8, read_bytes
+from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_bytes
 from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import (
     bytes_to_unicode,
@@ -90,15 +90,7 @@ def save(tok: Any, path: str) -> None:
 
 def _read_vocab(path: str) -> Dict[str, int]:
     text = decode_utf8(read_bytes(path), path)
-    try:
-        vocab = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
-    except RecursionError:
-        raise FormatError(f"{path}: line 1: invalid JSON: nested too deeply") from None
-    except ValueError:  # Python reads integers of at most 4300 digits
-        raise FormatError(f"{path}: invalid JSON: a number has too many digits") from None
-    check_json_text(text, vocab, path)
+    vocab = parse_json(text, path)
     if not isinstance(vocab, dict):
         raise FormatError(f"{path}: line 1: must be a JSON object mapping tokens to ids")
     seen: Dict[int, str] = {}

@@ -38,7 +38,7 @@ import re
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, check_json_text, decode_utf8, read_bytes
+from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_bytes
 from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import (
     bytes_to_unicode,
@@ -47,7 +47,7 @@ from bytepair.formats.convert import (
     merges_as_ids,
 )
 from bytepair.formats.regex_dialects import from_onig, to_onig
-from bytepair.patterns import PRESETS
+from bytepair.patterns import PRESETS, preset_name
 
 # Hugging Face's ByteLevel(use_regex=true) pattern (pre_tokenizers/byte_level.rs)
 HF_GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -111,13 +111,6 @@ def _with_specials(tok: Any, vocab: Dict[str, int]) -> Dict[str, int]:
     return out
 
 
-def _preset_of(pattern: Optional[str]) -> Optional[str]:
-    for name, regex in PRESETS.items():
-        if regex == pattern:
-            return name
-    return None
-
-
 def _split(pattern: str, exact_findall: bool) -> Dict[str, Any]:
     """A ``Split`` pre-tokenizer giving the pieces ``regex.findall`` gives.
 
@@ -131,6 +124,34 @@ def _split(pattern: str, exact_findall: bool) -> Dict[str, Any]:
     if exact_findall:
         return {"type": "Split", "pattern": {"Regex": onig}, "behavior": "Removed", "invert": True}
     return {"type": "Split", "pattern": {"Regex": onig}, "behavior": "Isolated", "invert": False}
+
+
+def _document(tok: Any, pre: Dict[str, Any], decoder: Optional[Dict[str, Any]], *, end_of_word_suffix: Optional[str],
+              ignore_merges: bool, vocab: Dict[str, int], merges: List[List[str]]) -> Dict[str, Any]:
+    """A whole ``tokenizer.json`` of a BPE model (both models' exports): the
+    special tokens become added tokens and join the vocabulary."""
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": _added_tokens(tok),
+        "normalizer": None,
+        "pre_tokenizer": pre,
+        "post_processor": None,
+        "decoder": decoder,
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": end_of_word_suffix,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": ignore_merges,
+            "vocab": _with_specials(tok, vocab),
+            "merges": merges,
+        },
+    }
 
 
 def _byte_json(tok: Any) -> Dict[str, Any]:
@@ -171,32 +192,19 @@ def _byte_json(tok: Any) -> Dict[str, Any]:
         pre = {
             "type": "Sequence",
             "pretokenizers": [
-                _split(tok.pattern, exact_findall=_preset_of(tok.pattern) is None),
+                _split(tok.pattern, exact_findall=preset_name(tok.pattern) is None),
                 {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
             ],
         }
-    return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": _added_tokens(tok),
-        "normalizer": None,
-        "pre_tokenizer": pre,
-        "post_processor": None,
-        "decoder": dict(BYTE_LEVEL_DECODER),
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": True,
-            "vocab": _with_specials(tok, {bytes_to_unicode(b): i for i, b in sorted(tokens.items())}),
-            "merges": [[bytes_to_unicode(l), bytes_to_unicode(r)] for _, l, r in merges],
-        },
-    }
+    return _document(
+        tok,
+        pre,
+        dict(BYTE_LEVEL_DECODER),
+        end_of_word_suffix=None,
+        ignore_merges=True,
+        vocab={bytes_to_unicode(b): i for i, b in sorted(tokens.items())},
+        merges=[[bytes_to_unicode(l), bytes_to_unicode(r)] for _, l, r in merges],
+    )
 
 
 def _char_json(tok: Any) -> Dict[str, Any]:
@@ -226,28 +234,15 @@ def _char_json(tok: Any) -> Dict[str, Any]:
     else:
         pre = _split(tok.pattern, exact_findall=True)
     eow = tok.end_of_word
-    return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": _added_tokens(tok),
-        "normalizer": None,
-        "pre_tokenizer": pre,
-        "post_processor": None,
-        "decoder": {"type": "BPEDecoder", "suffix": eow} if eow else None,
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": eow,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": False,
-            "vocab": _with_specials(tok, {t: i for i, t in sorted(vocab.items())}),
-            "merges": merges,
-        },
-    }
+    return _document(
+        tok,
+        pre,
+        {"type": "BPEDecoder", "suffix": eow} if eow else None,
+        end_of_word_suffix=eow,
+        ignore_merges=False,
+        vocab={t: i for i, t in sorted(vocab.items())},
+        merges=merges,
+    )
 
 
 def to_json(tok: Any) -> Dict[str, Any]:
@@ -648,15 +643,7 @@ def _load_char(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
 def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
           special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """A ``Tokenizer`` from the text of a ``tokenizer.json``."""
-    try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(f"{path}: line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
-    except RecursionError:
-        raise FormatError(f"{path}: invalid JSON: nested too deeply") from None
-    except ValueError:  # Python reads integers of at most 4300 digits
-        raise FormatError(f"{path}: invalid JSON: a number has too many digits") from None
-    check_json_text(text, d, path)
+    d = parse_json(text, path)
     fail = _Fail(path)
     model = _check_common(d, fail)
     pre = d.get("pre_tokenizer")

@@ -15,7 +15,7 @@ import base64
 import json
 from typing import Any, Mapping, Optional
 
-from bytepair._io import atomic_write_text, check_json_text, decode_utf8, read_bytes
+from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_bytes
 from bytepair.errors import BytepairError, FormatError
 
 VERSION = 1
@@ -105,15 +105,7 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     from bytepair.tokenizer import Tokenizer
 
     text = decode_utf8(read_bytes(path), path)
-    try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise _fail(path, f"line {e.lineno}, column {e.colno}: invalid JSON: {e.msg}") from None
-    except RecursionError:
-        raise _fail(path, "invalid JSON: nested too deeply") from None
-    except ValueError:  # Python reads integers of at most 4300 digits
-        raise _fail(path, "invalid JSON: a number has too many digits") from None
-    check_json_text(text, d, path)
+    d = parse_json(text, path, "not a valid bytepair tokenizer file: ")
     _check(path, d)
     if pattern is not None:
         from bytepair.patterns import resolve_pattern
