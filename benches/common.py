@@ -222,65 +222,18 @@ def load_tiktoken_cl100k(path: str):
                              special_tokens=CL100K_SPECIALS)
 
 
-def _bytes_to_unicode() -> Dict[int, str]:
-    """GPT-2's byte -> printable character table (HF ByteLevel)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\u00a1"), ord("\u00ac") + 1)) + \
-        list(range(ord("\u00ae"), ord("\u00ff") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
 def hf_cl100k_json(path: str) -> str:
-    """A tokenizer.json for HF tokenizers equivalent to cl100k_base: the ranks
-    as the vocabulary, each token's merge derived by running BPE on its bytes
-    with the lower ranks (as transformers' tiktoken converter does),
-    ``ignore_merges`` (whole-piece lookup first, like tiktoken), the cl100k
-    regex (in Oniguruma's dialect) as a Split pre-tokenizer, then ByteLevel
-    without its own regex."""
+    """A tokenizer.json for HF tokenizers equivalent to cl100k_base: bytepair's
+    own export (the ranks as the vocabulary, each token's merge derived from
+    the lower ranks, ``ignore_merges``, the cl100k regex as a Split in
+    Oniguruma's dialect, then ByteLevel without its own regex), which the
+    conformance tests prove gives tiktoken's ids in HF."""
     out = os.path.join(WORK, "hf-cl100k.json")
-    if os.path.exists(out):
-        return out
-    ranks = cl100k_ranks(path)
-    b2u = _bytes_to_unicode()
-    show = lambda b: "".join(b2u[x] for x in b)  # noqa: E731
-    merges = []
-    for tok, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
-        if len(tok) < 2:
-            continue
-        parts = [tok[i:i + 1] for i in range(len(tok))]
-        while len(parts) > 2:
-            best = None
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and r < rank and (best is None or r < best[0]):
-                    best = (r, i)
-            if best is None:
-                break
-            i = best[1]
-            parts[i:i + 2] = [parts[i] + parts[i + 1]]
-        if len(parts) == 2:
-            merges.append([show(parts[0]), show(parts[1])])
-    doc = {
-        "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
-                          "normalized": False, "special": True} for t, i in CL100K_SPECIALS.items()],
-        "normalizer": None,
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": CL100K_HF}, "behavior": "Isolated", "invert": False},
-            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
-        "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
-                  "vocab": {show(t): r for t, r in ranks.items()}, "merges": merges},
-    }
-    _write(out, json.dumps(doc, ensure_ascii=False).encode("utf-8"))
+    if not os.path.exists(out):
+        import bytepair
+
+        tok = bytepair.Tokenizer.from_tiktoken(path, pattern="cl100k", special_tokens=CL100K_SPECIALS)
+        tok.save(out, format="hf")
     return out
 
 
