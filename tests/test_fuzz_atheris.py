@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 import atheris  # noqa: F401  (the test extra installs it: a missing one fails here, never skips)
-import pytest
 
 HARNESS = pathlib.Path(__file__).resolve().parents[1] / "fuzz" / "fuzz_loaders.py"
 RUNS = int(os.environ.get("FUZZ_ATHERIS_RUNS", "500"))
