@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// BPE-dropout (Provilkov et al.): each candidate merge is skipped with
 /// probability `p`. Draws come from splitmix64 seeded once per call, so a
@@ -56,6 +57,13 @@ pub struct ByteRanks {
     /// Rank of every two-byte token, indexed by `b0 << 8 | b1` (u32::MAX:
     /// none): the most frequent lookup, done without hashing.
     pair_ranks: Box<[u32]>,
+    /// (left rank, right rank) -> rank of the two tokens' concatenation:
+    /// merging needs no bytes hashed. `None` when some byte has no token
+    /// (parts are then not always tokens, so they are merged by bytes).
+    pairs: Option<PairTable>,
+    /// Names this vocabulary in the per-thread `PieceCache` (clones share
+    /// it: same tokens, same segmentations).
+    uid: u64,
     /// One more than the largest rank (size of the long-piece queue).
     rank_bound: usize,
     /// Length of the longest token: longer spans are not looked up.
@@ -66,13 +74,99 @@ pub struct ByteRanks {
 const PACKED: usize = 15;
 
 /// Up to `PACKED` bytes and their length as one integer (distinct for
-/// distinct byte strings: the length is the top byte).
+/// distinct byte strings: the length is the top byte). Built from two
+/// overlapping word loads rather than a variable-length copy (a `memcpy`
+/// call per lookup).
 #[inline]
 fn pack(bytes: &[u8]) -> u128 {
-    let mut k = [0u8; 16];
-    k[..bytes.len()].copy_from_slice(bytes);
-    k[15] = bytes.len() as u8;
-    u128::from_le_bytes(k)
+    let n = bytes.len();
+    debug_assert!(n <= PACKED);
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as u64;
+    // the overlapping bytes of the two loads land on the same bits
+    let (lo, hi) = if n >= 8 {
+        (word(0), if n > 8 { word(n - 8) >> ((16 - n) * 8) } else { 0 })
+    } else if n >= 4 {
+        (half(0) | half(n - 4) << ((n - 4) * 8), 0)
+    } else {
+        let mut v = 0u64;
+        for (i, &b) in bytes.iter().enumerate() {
+            v |= (b as u64) << (i * 8);
+        }
+        (v, 0)
+    };
+    (lo as u128) | (hi as u128) << 64 | (n as u128) << 120
+}
+
+/// An open-addressing table from (left rank, right rank) to the rank of
+/// the concatenated token: the lookup every merge step makes, on two
+/// integers and one cache line (12-byte slots, linear probing, at most half
+/// full).
+#[derive(Debug, Clone)]
+struct PairTable {
+    /// (left, right, merged); `left == NONE`: empty slot
+    slots: Box<[[u32; 3]]>,
+    shift: u32,
+    /// One bit per hash of every pair present: most pairs looked up are
+    /// absent, and this small table (in the L2 cache) says so without
+    /// touching `slots`.
+    filter: Box<[u64]>,
+}
+
+/// log2 of the bits in `PairTable::filter` (256 KB).
+const FILTER_BITS: u32 = 21;
+
+impl PairTable {
+    fn new(pairs: &[(u32, u32, u32)]) -> Self {
+        let bits = (pairs.len().max(1) * 2).next_power_of_two().trailing_zeros().max(4);
+        let mut t = PairTable {
+            slots: vec![[NONE; 3]; 1 << bits].into_boxed_slice(),
+            shift: 64 - bits,
+            filter: vec![0; 1 << (FILTER_BITS - 6)].into_boxed_slice(),
+        };
+        for &(a, b, m) in pairs {
+            let f = Self::filter_bit(a, b);
+            t.filter[f >> 6] |= 1 << (f & 63);
+            let mut i = t.home(a, b);
+            while t.slots[i][0] != NONE && (t.slots[i][0], t.slots[i][1]) != (a, b) {
+                i = (i + 1) & (t.slots.len() - 1);
+            }
+            t.slots[i] = [a, b, m];
+        }
+        t
+    }
+
+    #[inline]
+    fn home(&self, a: u32, b: u32) -> usize {
+        ((((a as u64) << 32 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn filter_bit(a: u32, b: u32) -> usize {
+        ((((a as u64) << 32 | b as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)) >> (64 - FILTER_BITS)) as usize
+    }
+
+    /// Rank of the concatenation of tokens `a` and `b`, `NONE` if it is
+    /// not a token.
+    #[inline]
+    fn merged(&self, a: u32, b: u32) -> u32 {
+        let f = Self::filter_bit(a, b);
+        if self.filter[f >> 6] & (1 << (f & 63)) == 0 {
+            return NONE;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(a, b);
+        loop {
+            let [x, y, m] = self.slots[i];
+            if x == a && y == b {
+                return m;
+            }
+            if x == NONE {
+                return NONE;
+            }
+            i = (i + 1) & mask;
+        }
+    }
 }
 
 /// Pieces up to this many bytes use the simple quadratic scan (fastest for
@@ -96,6 +190,17 @@ impl ByteRanks {
                 pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
             }
         }
+        let pairs = byte_ids.iter().all(Option::is_some).then(|| {
+            let mut pairs = Vec::new();
+            for (t, &r) in &ranks {
+                for i in 1..t.len() {
+                    if let (Some(&a), Some(&b)) = (ranks.get(&t[..i]), ranks.get(&t[i..])) {
+                        pairs.push((a, b, r));
+                    }
+                }
+            }
+            PairTable::new(&pairs)
+        });
         let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
         let max_len = ranks.keys().map(Vec::len).max().unwrap_or(0);
         let mut short = FxHashMap::default();
@@ -107,7 +212,8 @@ impl ByteRanks {
                 long.insert(t, r);
             }
         }
-        ByteRanks { short, long, byte_ids, pair_ranks, rank_bound, max_len }
+        let uid = NEXT_UID.fetch_add(1, Ordering::Relaxed);
+        ByteRanks { short, long, byte_ids, pair_ranks, pairs, uid, rank_bound, max_len }
     }
 
     /// The id (rank) of these bytes, if they are a token.
@@ -138,10 +244,17 @@ impl ByteRanks {
             out.push(id);
             return Ok(());
         }
-        if piece.len() <= SHORT_PIECE {
-            return self.encode_short(piece, out);
+        if let Some(pairs) = &self.pairs {
+            if piece.len() <= PACKED {
+                self.encode_cached(piece, pairs, out);
+                return Ok(());
+            }
+            if piece.len() <= SHORT_PIECE {
+                self.encode_short(piece, pairs, out);
+                return Ok(());
+            }
         }
-        let bounds = self.merge_long(piece);
+        let bounds = if piece.len() <= SHORT_PIECE { self.merge_short(piece) } else { self.merge_long(piece) };
         for w in bounds.windows(2) {
             let part = &piece[w[0]..w[1]];
             match self.rank(part) {
@@ -180,52 +293,89 @@ impl ByteRanks {
         Ok(())
     }
 
+    /// `encode_short` through this thread's `PieceCache`: words recur, and
+    /// a cached piece costs one lookup instead of its merges.
+    fn encode_cached(&self, piece: &[u8], pairs: &PairTable, out: &mut Vec<u32>) {
+        PIECES.with(|cell| {
+            let Ok(mut cache) = cell.try_borrow_mut() else {
+                return self.encode_short(piece, pairs, out);
+            };
+            let owner = (self.uid, CACHE_GENERATION.load(Ordering::Relaxed));
+            if cache.owner != owner {
+                cache.owner = owner;
+                cache.ids.clear();
+            }
+            let key = pack(piece);
+            if let Some(hit) = cache.ids.get(&key) {
+                out.extend_from_slice(&hit.ids[..hit.len as usize]);
+                return;
+            }
+            let start = out.len();
+            self.encode_short(piece, pairs, out);
+            let made = &out[start..];
+            if made.len() <= CACHED_IDS {
+                if cache.ids.len() >= CACHE_PIECES {
+                    cache.ids.clear(); // start over rather than track use
+                }
+                let mut ids = [0; CACHED_IDS];
+                ids[..made.len()].copy_from_slice(made);
+                cache.ids.insert(key, CachedIds { len: made.len() as u8, ids });
+            }
+        })
+    }
+
     /// Appends the ids of a piece of 2 to `SHORT_PIECE` bytes: tiktoken's
-    /// quadratic loop on stack arrays (no allocation), each part keeping
-    /// the id that made it (the rank of its merge), so no part is looked
-    /// up again at the end.
-    fn encode_short(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+    /// quadratic loop on stack arrays (no allocation). Every part is a
+    /// token (all bytes are), so a pair's rank comes from the two parts'
+    /// ids through `PairTable`, with no bytes hashed; a merged part is
+    /// unlinked rather than moved, and the scan for the lowest rank skips
+    /// it because its rank is `NONE`.
+    fn encode_short(&self, piece: &[u8], pairs: &PairTable, out: &mut Vec<u32>) {
         let n = piece.len();
         debug_assert!((2..=SHORT_PIECE).contains(&n));
-        // part k is piece[start[k]..start[k + 1]]; rank[k]: of parts k and
-        // k + 1 together (NONE after the last part); id[k]: NONE while a byte
-        let mut start = [0u32; SHORT_PIECE + 1];
-        let mut rank = [NONE; SHORT_PIECE + 1];
+        // live parts k: id[k] its token, next[k] the next live part (n
+        // after the last), rank[k] the rank of part k merged with next[k]
+        // (NONE if not a token, after the last part, or k merged away)
         let mut id = [NONE; SHORT_PIECE];
-        for (k, s) in start[..=n].iter_mut().enumerate() {
-            *s = k as u32;
+        let mut rank = [NONE; SHORT_PIECE];
+        let mut next = [0u8; SHORT_PIECE];
+        let mut prev = [0u8; SHORT_PIECE];
+        for k in 0..n {
+            id[k] = self.byte_ids[piece[k] as usize].unwrap_or(NONE);
+            next[k] = (k + 1) as u8;
+            prev[k] = k.wrapping_sub(1) as u8;
         }
         for k in 0..n - 1 {
             rank[k] = self.pair_ranks[(piece[k] as usize) << 8 | piece[k + 1] as usize];
         }
-        let mut len = n;
         loop {
-            let (mut best, mut at) = (NONE, 0);
-            for (k, &r) in rank[..len - 1].iter().enumerate() {
-                if r < best {
-                    (best, at) = (r, k); // strict: leftmost on ties
-                }
-            }
+            // two passes: the minimum vectorises, the position is found once
+            let best = rank[..n - 1].iter().copied().min().unwrap_or(NONE);
             if best == NONE {
                 break;
             }
+            let at = rank[..n - 1].iter().position(|&r| r == best).unwrap_or(0); // leftmost on ties
+            let right = next[at] as usize;
+            let after = next[right] as usize;
             id[at] = best;
-            start.copy_within(at + 2..=len, at + 1);
-            rank.copy_within(at + 2..len, at + 1);
-            id.copy_within(at + 2..len, at + 1);
-            len -= 1;
-            rank[at] = if at + 1 < len { self.span_rank(piece, start[at], start[at + 2]) } else { NONE };
+            rank[right] = NONE;
+            next[at] = after as u8;
+            rank[at] = if after < n {
+                prev[after] = at as u8;
+                pairs.merged(best, id[after])
+            } else {
+                NONE
+            };
             if at > 0 {
-                rank[at - 1] = self.span_rank(piece, start[at - 1], start[at + 1]);
+                let p = prev[at] as usize;
+                rank[p] = pairs.merged(id[p], best);
             }
         }
-        for k in 0..len {
-            out.push(match id[k] {
-                NONE => self.byte_id(piece[start[k] as usize])?,
-                i => i,
-            });
+        let mut k = 0;
+        while k < n {
+            out.push(id[k]);
+            k = next[k] as usize;
         }
-        Ok(())
     }
 
     /// Part boundaries after merging, quadratic scan (tiktoken's loop).
@@ -302,9 +452,9 @@ impl ByteRanks {
     /// `merge_long` on the given scratch tables.
     fn merge_linear(&self, piece: &[u8], s: &mut Scratch) -> Vec<usize> {
         let n = piece.len() as u32;
-        let Scratch { queue, next, prev, rank_at } = s;
+        let Scratch { queue, next, prev, rank_at, ids } = s;
         queue.begin(self.rank_bound);
-        // part starting at i is piece[i..next[i]]; next[i] == n for the last part
+        // part starting at i is piece[i..next[i]], token ids[i]; next[i] == n for the last part
         next.clear();
         next.extend(1..=n);
         next.push(n);
@@ -312,6 +462,14 @@ impl ByteRanks {
         prev.extend((0..n).map(|i| i.wrapping_sub(1)));
         rank_at.clear();
         rank_at.resize(n as usize, NONE);
+        ids.clear();
+        ids.extend(piece.iter().map(|&b| self.byte_ids[b as usize].unwrap_or(NONE)));
+        // rank of the parts starting at a and b (ending at end) merged:
+        // by their ids when every byte is a token, else by their bytes
+        let pair_rank = |a: u32, b: u32, end: u32, ids: &[u32]| match &self.pairs {
+            Some(t) => t.merged(ids[a as usize], ids[b as usize]),
+            None => self.span_rank(piece, a, end),
+        };
         for i in 0..n.saturating_sub(1) {
             // pair_ranks marks "no token" with u32::MAX, which is NONE
             let r = self.pair_ranks[(piece[i as usize] as usize) << 8 | piece[i as usize + 1] as usize];
@@ -329,9 +487,10 @@ impl ByteRanks {
             let end = next[mid as usize];
             rank_at[mid as usize] = NONE;
             next[i] = end;
+            ids[i] = r;
             if end != n {
                 prev[end as usize] = st;
-                let r = self.span_rank(piece, st, next[end as usize]);
+                let r = pair_rank(st, end, next[end as usize], ids);
                 rank_at[i] = r;
                 if r != NONE {
                     queue.push(r, st);
@@ -341,7 +500,7 @@ impl ByteRanks {
             }
             let p = prev[i];
             if p != u32::MAX {
-                let r = self.span_rank(piece, p, end);
+                let r = pair_rank(p, st, end, ids);
                 rank_at[p as usize] = r;
                 if r != NONE {
                     queue.push(r, p);
@@ -423,6 +582,43 @@ impl ByteRanks {
     }
 }
 
+/// Ids of recently encoded pieces of up to `PACKED` bytes that are not
+/// tokens themselves, for one vocabulary, kept per thread.
+#[derive(Debug, Default)]
+struct PieceCache {
+    /// (`ByteRanks::uid`, `CACHE_GENERATION`) the entries were made under
+    owner: (u64, u64),
+    ids: FxHashMap<u128, CachedIds>,
+}
+
+/// Pieces with more ids than this are not cached (a piece of at most
+/// `PACKED` bytes rarely has more than 4).
+const CACHED_IDS: usize = 7;
+
+#[derive(Debug, Clone, Copy)]
+struct CachedIds {
+    len: u8,
+    ids: [u32; CACHED_IDS],
+}
+
+/// Entries a thread's `PieceCache` holds before it starts over (about
+/// 2 MB).
+const CACHE_PIECES: usize = 1 << 15;
+
+static NEXT_UID: AtomicU64 = AtomicU64::new(0);
+static CACHE_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    static PIECES: std::cell::RefCell<PieceCache> = std::cell::RefCell::new(PieceCache::default());
+}
+
+/// Empties every thread's piece cache (lazily, at its next use), so that
+/// a benchmark can time encoding from a cold start. Results never depend
+/// on the cache.
+pub fn clear_piece_caches() {
+    CACHE_GENERATION.fetch_add(1, Ordering::Relaxed);
+}
+
 /// Largest rank bound for which long pieces use `RankQueue` (its tables
 /// take 4 bytes per rank and thread); real vocabularies have dense ids.
 const MAX_QUEUE_RANKS: usize = 1 << 22;
@@ -434,6 +630,8 @@ struct Scratch {
     next: Vec<u32>,
     prev: Vec<u32>,
     rank_at: Vec<u32>,
+    /// token of the part starting at each position (byte model)
+    ids: Vec<u32>,
 }
 
 /// Pieces longer than this many bytes (words, symbols) free their scratch
@@ -737,7 +935,7 @@ impl CharMerges {
     /// `apply_long` on the given scratch tables.
     fn apply_linear(&self, syms: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>, s: &mut Scratch) {
         let n = syms.len() as u32;
-        let Scratch { queue, next, prev, rank_at } = s;
+        let Scratch { queue, next, prev, rank_at, .. } = s;
         queue.begin(self.rank_bound);
         // symbol i is followed by symbol next[i]; next[i] == n for the last one
         next.clear();
@@ -994,29 +1192,94 @@ mod tests {
     #[test]
     fn linear_merging_matches_the_quadratic_scan_on_random_vocabularies() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        for round in 0..300 {
+        let mut previous: Option<(ByteRanks, Vec<u8>)> = None;
+        for round in 0..400 {
             let alphabet: &[u8] = [&b"ab"[..], b"abc", b"abcd", b"xyz\xff"][round % 4];
             let (count, len) = (3 + rng.below(60), 2 + rng.below(6));
-            let v = if round % 3 == 0 {
+            let mut v = if round % 3 == 0 {
                 trained_vocab(&mut rng, alphabet, count)
             } else {
                 random_vocab(&mut rng, alphabet, count.min(40), len)
             };
+            if round % 5 == 4 {
+                // a vocabulary without the token of one of the letters: parts
+                // are not all tokens, so merging goes by bytes (no PairTable)
+                let gone = alphabet[rng.below(alphabet.len())];
+                let mut tokens: Vec<(Vec<u8>, u32)> = Vec::new();
+                for (t, r) in v.short.iter().map(|(k, &r)| (unpack(*k), r)).chain(v.long.iter().map(|(t, &r)| (t.clone(), r))) {
+                    if t != [gone] {
+                        tokens.push((t, r));
+                    }
+                }
+                v = ByteRanks::new(tokens);
+                assert!(v.pairs.is_none());
+            }
             for k in 0..16 {
-                let n = 1 + rng.below(if k % 2 == 0 { 700 } else { SHORT_PIECE + 2 });
+                let n = 1 + rng.below([700, SHORT_PIECE + 2, 20][k % 3]);
                 let piece = random_piece(&mut rng, alphabet, n);
                 let want = v.merge_short(&piece);
                 assert_eq!(v.merge_long(&piece), want, "round {round}, piece {:?}", String::from_utf8_lossy(&piece));
                 assert_eq!(v.merge_heap(&piece), want, "round {round}");
-                // encode_piece: whole-piece lookup, stack loop (short) or queue (long)
-                let want_ids: Vec<u32> = match v.rank(&piece) {
-                    Some(id) => vec![id],
-                    None => want.windows(2).map(|w| v.rank(&piece[w[0]..w[1]]).unwrap_or(piece[w[0]] as u32)).collect(),
+                // encode_piece: whole-piece lookup, cache and stack loop
+                // (short) or queue (long); an error if a byte left alone has
+                // no token
+                let want_ids: Option<Vec<u32>> = match v.rank(&piece) {
+                    Some(id) => Some(vec![id]),
+                    None => want.windows(2).map(|w| v.rank(&piece[w[0]..w[1]])).collect(),
                 };
-                let mut ids = Vec::new();
-                v.encode_piece(&piece, &mut ids).unwrap();
-                assert_eq!(ids, want_ids, "round {round}");
+                // twice (the second from the cache), with the previous round's
+                // vocabulary encoding in between on this thread
+                for again in 0..2 {
+                    let mut ids = Vec::new();
+                    let got = v.encode_piece(&piece, &mut ids).ok().map(|()| ids);
+                    assert_eq!(got, want_ids, "round {round}, attempt {again}");
+                    if let Some((pv, pp)) = &previous {
+                        let mut other = Vec::new();
+                        let _ = pv.encode_piece(pp, &mut other);
+                    }
+                    if again == 0 && k == 7 {
+                        clear_piece_caches();
+                    }
+                }
+                if k == 15 {
+                    previous = Some((v.clone(), piece));
+                }
             }
+        }
+    }
+
+    fn unpack(key: u128) -> Vec<u8> {
+        let n = (key >> 120) as usize;
+        key.to_le_bytes()[..n].to_vec()
+    }
+
+    #[test]
+    fn pair_table_holds_exactly_the_token_concatenations() {
+        let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+        for _ in 0..30 {
+            let v = random_vocab(&mut rng, b"abc", 40, 6);
+            let t = v.pairs.as_ref().unwrap();
+            let tokens: Vec<Vec<u8>> = v.short.keys().map(|&k| unpack(k)).collect();
+            for a in &tokens {
+                for b in &tokens {
+                    let whole = [a.as_slice(), b.as_slice()].concat();
+                    let want = v.rank(&whole).unwrap_or(NONE);
+                    assert_eq!(t.merged(v.rank(a).unwrap(), v.rank(b).unwrap()), want);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pack_keys_every_length_distinctly() {
+        let bytes: Vec<u8> = (1..=PACKED as u8).collect();
+        let mut seen = std::collections::HashSet::new();
+        for n in 0..=PACKED {
+            let key = pack(&bytes[..n]);
+            assert_eq!(unpack(key), &bytes[..n]);
+            assert!(seen.insert(key));
+            let zeros = vec![0u8; n];
+            assert_eq!(unpack(pack(&zeros)), zeros);
         }
     }
 

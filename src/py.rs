@@ -374,12 +374,20 @@ fn split_words_regex(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyRes
     py.detach(|| pre.words(text).map(|w| w.into_iter().map(str::to_owned).collect())).py()
 }
 
+/// Empties the per-thread caches of encoded pieces (for benchmarks that
+/// time encoding from a cold start; ids never depend on them).
+#[pyfunction]
+fn clear_caches() {
+    crate::encode::clear_piece_caches();
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WordCounts>()?;
     m.add_class::<CoreTokenizer>()?;
     m.add_class::<EncodeStream>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
     m.add_function(wrap_pyfunction!(split_words, m)?)?;
     m.add_function(wrap_pyfunction!(split_words_regex, m)?)?;
     Ok(())
