@@ -113,10 +113,37 @@ struct PairTable {
     filter: Box<[u64]>,
 }
 
+/// Longest token `PairTable` holds: merges into longer tokens (only in
+/// pieces longer than `SHORT_PIECE`) are looked up by bytes. Bounds the
+/// work of building the table on vocabularies with huge tokens.
+const PAIR_MAX_LEN: usize = SHORT_PIECE;
+
 /// log2 of the bits in `PairTable::filter` (256 KB).
 const FILTER_BITS: u32 = 21;
 
 impl PairTable {
+    /// Every split of every token of up to `PAIR_MAX_LEN` bytes into two
+    /// tokens; `None` (merge by bytes) if a vocabulary has implausibly many
+    /// such splits (real ones have about two per token).
+    fn of_tokens(ranks: &FxHashMap<Vec<u8>, u32>) -> Option<Self> {
+        let most = ranks.len() * 8 + (1 << 16);
+        let mut pairs = Vec::new();
+        for (t, &r) in ranks {
+            if t.len() > PAIR_MAX_LEN {
+                continue;
+            }
+            for i in 1..t.len() {
+                if let (Some(&a), Some(&b)) = (ranks.get(&t[..i]), ranks.get(&t[i..])) {
+                    pairs.push((a, b, r));
+                }
+            }
+            if pairs.len() > most {
+                return None;
+            }
+        }
+        Some(PairTable::new(&pairs))
+    }
+
     fn new(pairs: &[(u32, u32, u32)]) -> Self {
         let bits = (pairs.len().max(1) * 2).next_power_of_two().trailing_zeros().max(4);
         let mut t = PairTable {
@@ -190,17 +217,7 @@ impl ByteRanks {
                 pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
             }
         }
-        let pairs = byte_ids.iter().all(Option::is_some).then(|| {
-            let mut pairs = Vec::new();
-            for (t, &r) in &ranks {
-                for i in 1..t.len() {
-                    if let (Some(&a), Some(&b)) = (ranks.get(&t[..i]), ranks.get(&t[i..])) {
-                        pairs.push((a, b, r));
-                    }
-                }
-            }
-            PairTable::new(&pairs)
-        });
+        let pairs = if byte_ids.iter().all(Option::is_some) { PairTable::of_tokens(&ranks) } else { None };
         let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
         let max_len = ranks.keys().map(Vec::len).max().unwrap_or(0);
         let mut short = FxHashMap::default();
@@ -467,8 +484,8 @@ impl ByteRanks {
         // rank of the parts starting at a and b (ending at end) merged:
         // by their ids when every byte is a token, else by their bytes
         let pair_rank = |a: u32, b: u32, end: u32, ids: &[u32]| match &self.pairs {
-            Some(t) => t.merged(ids[a as usize], ids[b as usize]),
-            None => self.span_rank(piece, a, end),
+            Some(t) if (end - a) as usize <= PAIR_MAX_LEN => t.merged(ids[a as usize], ids[b as usize]),
+            _ => self.span_rank(piece, a, end),
         };
         for i in 0..n.saturating_sub(1) {
             // pair_ranks marks "no token" with u32::MAX, which is NONE
@@ -1251,6 +1268,24 @@ mod tests {
     fn unpack(key: u128) -> Vec<u8> {
         let n = (key >> 120) as usize;
         key.to_le_bytes()[..n].to_vec()
+    }
+
+    #[test]
+    fn tokens_longer_than_the_pair_table_still_merge() {
+        // "a" * 2^j for j up to 10: merges past PAIR_MAX_LEN go by bytes
+        let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+        for j in 1..=10 {
+            all.push((vec![b'a'; 1 << j], 255 + j));
+        }
+        all.push((b"ab".to_vec(), 300));
+        let v = ByteRanks::new(all);
+        assert!(v.pairs.is_some());
+        for n in [300, 1000, 1500, 2049] {
+            let piece: Vec<u8> = (0..n).map(|i| if i % 700 == 699 { b'b' } else { b'a' }).collect();
+            let want = v.merge_short(&piece);
+            assert!(want.windows(2).any(|w| w[1] - w[0] > PAIR_MAX_LEN), "length {n}");
+            assert_eq!(v.merge_long(&piece), want, "length {n}");
+        }
     }
 
     #[test]
