@@ -188,6 +188,62 @@ impl PosArena {
     }
 }
 
+/// Every live pair: a hash index from the pair to a slot of `infos`
+/// (stable while the pair lives, so a merge can keep slots at hand and hash
+/// each neighbouring pair once per merge rather than once per occurrence).
+#[derive(Default)]
+struct PairTable {
+    index: FxHashMap<Pair, u32>,
+    infos: Vec<PairInfo>,
+    /// Slots of removed pairs, reused first.
+    free: Vec<u32>,
+}
+
+impl PairTable {
+    #[inline]
+    fn get(&self, pair: Pair) -> Option<u32> {
+        self.index.get(&pair).copied()
+    }
+
+    /// The pair's slot; a new pair starts with count 0 and first occurrence `p`.
+    #[inline]
+    fn slot(&mut self, pair: Pair, p: Pos) -> u32 {
+        let (infos, free) = (&mut self.infos, &mut self.free);
+        *self.index.entry(pair).or_insert_with(|| {
+            let info = PairInfo { count: 0, first: p, first_stale: false, pos: PosList::EMPTY };
+            match free.pop() {
+                Some(s) => {
+                    infos[s as usize] = info;
+                    s
+                }
+                None => {
+                    infos.push(info);
+                    (infos.len() - 1) as u32
+                }
+            }
+        })
+    }
+
+    /// Removes the pair (if present) and returns its position list.
+    fn remove(&mut self, pair: Pair) -> Option<PosList> {
+        let s = self.index.remove(&pair)?;
+        self.free.push(s);
+        Some(std::mem::replace(&mut self.infos[s as usize].pos, PosList::EMPTY))
+    }
+}
+
+/// Slots of the pairs a merge of (a, b) into z changes next to one symbol x
+/// (as left neighbour: (x, a) and (x, z); as right one: (b, x) and (z, x)),
+/// valid during merge number `epoch` only.
+#[derive(Clone, Copy)]
+struct NeighbourSlots {
+    epoch: u32,
+    /// The pair that loses the occurrence (`NONE`: it is the merged pair).
+    old: u32,
+    /// The pair that gains it.
+    new: u32,
+}
+
 /// A heap entry of the pair-id and first rules (small: heap moves are the cost).
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 struct Entry {
@@ -317,8 +373,13 @@ pub struct Trainer {
     /// Text to its smallest id: a merge whose text already exists yields
     /// that symbol (the reference works on strings, where they are one).
     text_ids: FxHashMap<Vec<u8>, u32>,
-    pairs: FxHashMap<Pair, PairInfo>,
+    pairs: PairTable,
     arena: PosArena,
+    /// `NeighbourSlots` by symbol id, for left and right neighbours, and
+    /// the current merge's number.
+    left_slots: Vec<NeighbourSlots>,
+    right_slots: Vec<NeighbourSlots>,
+    epoch: u32,
     /// Positions of the pair being merged or refreshed (reused).
     scratch: Vec<Pos>,
     heap: CountQueue,
@@ -327,8 +388,8 @@ pub struct Trainer {
     rule: TieBreak,
     /// Pairs that gained occurrences, and those whose count fell to zero,
     /// during the current merge (kept to reuse their allocations).
-    grown: Vec<Pair>,
-    shrunk: Vec<Pair>,
+    grown: Vec<(Pair, u32)>,
+    shrunk: Vec<(Pair, u32)>,
 }
 
 impl Trainer {
@@ -372,7 +433,10 @@ impl Trainer {
             symbol_text,
             units,
             text_ids,
-            pairs: FxHashMap::default(),
+            pairs: PairTable::default(),
+            left_slots: Vec::new(),
+            right_slots: Vec::new(),
+            epoch: 0,
             arena: PosArena { slots: Vec::new(), free: NONE },
             scratch: Vec::new(),
             heap: CountQueue::new(),
@@ -395,31 +459,27 @@ impl Trainer {
                     continue;
                 }
                 // positions come in increasing order: the first one stays first
-                let info = self.pairs.entry(pair).or_insert_with(|| PairInfo {
-                    count: 0,
-                    first: p,
-                    first_stale: false,
-                    pos: PosList::EMPTY,
-                });
+                let s = self.pairs.slot(pair, p);
+                let info = &mut self.pairs.infos[s as usize];
                 info.count = info.count.checked_add(count).ok_or_else(|| {
                     Error::Training("a pair count overflows 64 bits".into())
                 })?;
                 self.arena.push(&mut info.pos, p);
             }
         }
-        let pairs: Vec<Pair> = self.pairs.keys().copied().collect();
+        let pairs: Vec<(Pair, u32)> = self.pairs.index.iter().map(|(&p, &s)| (p, s)).collect();
         if self.rule == TieBreak::Alphabetical {
             self.text_heap.reserve(pairs.len());
-        } else {
         }
-        for pair in pairs {
-            self.push(pair);
+        for (pair, s) in pairs {
+            self.push(pair, s);
         }
         Ok(())
     }
 
-    fn push(&mut self, pair: Pair) {
-        let info = &self.pairs[&pair];
+    /// Queues `pair` (slot `s`) with its current count and first occurrence.
+    fn push(&mut self, pair: Pair, s: u32) {
+        let info = &self.pairs.infos[s as usize];
         let tie = match self.rule {
             TieBreak::PairId => !((u64::from(pair.0) << 32) | u64::from(pair.1)),
             TieBreak::First | TieBreak::Alphabetical => !u64::from(info.first),
@@ -443,10 +503,10 @@ impl Trainer {
         node.sym == pair.0 && node.next != NONE && self.nodes[node.next as usize].sym == pair.1
     }
 
-    /// Finds the exact first occurrence of `pair` and drops stale
-    /// positions from its list.
-    fn refresh_first(&mut self, pair: Pair) {
-        let Some(info) = self.pairs.get_mut(&pair) else { return };
+    /// Finds the exact first occurrence of `pair` (slot `s`) and drops
+    /// stale positions from its list.
+    fn refresh_first(&mut self, pair: Pair, s: u32) {
+        let info = &mut self.pairs.infos[s as usize];
         let mut pos = std::mem::take(&mut self.scratch);
         pos.clear();
         self.arena.take_into(&mut info.pos, &mut pos);
@@ -483,7 +543,8 @@ impl Trainer {
                 self.heap.pop()
             };
             let Some(top) = top else { break };
-            let Some(info) = self.pairs.get(&top.pair) else { continue };
+            let Some(s) = self.pairs.get(top.pair) else { continue };
+            let info = &self.pairs.infos[s as usize];
             let (count, first_stale) = (info.count, info.first_stale);
             if count == 0 {
                 continue;
@@ -499,28 +560,41 @@ impl Trainer {
                 return Some((top.pair, top.count));
             }
             if self.rule.needs_first() && first_stale {
-                self.refresh_first(top.pair);
+                self.refresh_first(top.pair, s);
             }
-            let info = &self.pairs[&top.pair];
+            let info = &self.pairs.infos[s as usize];
             if top.count == info.count && (!self.rule.needs_first() || top.tie == !u64::from(info.first)) {
                 return Some((top.pair, top.count));
             }
-            self.push(top.pair);
+            self.push(top.pair, s);
         }
         None
     }
 
+    /// The slots of the pairs that a merge of `pair` into `new_id` changes
+    /// next to symbol `x` (`left`: x is the left neighbour), looked up once
+    /// per merge.
     #[inline]
-    fn add_occurrence(&mut self, pair: Pair, p: Pos, count: u64) {
-        if pair.0 == BARRIER || pair.1 == BARRIER {
-            return;
+    fn neighbour_slots(&mut self, x: u32, left: bool, pair: Pair, new_id: u32, p: Pos) -> NeighbourSlots {
+        let cache = if left { &mut self.left_slots } else { &mut self.right_slots };
+        let cached = cache[x as usize];
+        if cached.epoch == self.epoch {
+            return cached;
         }
-        let info = self.pairs.entry(pair).or_insert_with(|| PairInfo {
-            count: 0,
-            first: p,
-            first_stale: false,
-            pos: PosList::EMPTY,
-        });
+        let (old, new) = if left { ((x, pair.0), (x, new_id)) } else { ((pair.1, x), (new_id, x)) };
+        // absent only when it is the merged pair itself (already removed)
+        let old = self.pairs.get(old).unwrap_or(NONE);
+        let s = self.pairs.slot(new, p);
+        self.grown.push((new, s));
+        let slots = NeighbourSlots { epoch: self.epoch, old, new: s };
+        let cache = if left { &mut self.left_slots } else { &mut self.right_slots };
+        cache[x as usize] = slots;
+        slots
+    }
+
+    #[inline]
+    fn add_occurrence(&mut self, s: u32, p: Pos, count: u64) {
+        let info = &mut self.pairs.infos[s as usize];
         if info.count == 0 {
             info.first = p;
             info.first_stale = false;
@@ -529,23 +603,21 @@ impl Trainer {
         }
         info.count += count;
         self.arena.push(&mut info.pos, p);
-        self.grown.push(pair);
     }
 
     #[inline]
-    fn remove_occurrence(&mut self, pair: Pair, p: Pos, count: u64) {
-        if pair.0 == BARRIER || pair.1 == BARRIER {
+    fn remove_occurrence(&mut self, pair: Pair, s: u32, p: Pos, count: u64) {
+        if s == NONE {
             return;
         }
-        if let Some(info) = self.pairs.get_mut(&pair) {
-            debug_assert!(info.count >= count);
-            info.count = info.count.saturating_sub(count);
-            if info.count == 0 {
-                self.shrunk.push(pair);
-            }
-            if info.first == p {
-                info.first_stale = true;
-            }
+        let info = &mut self.pairs.infos[s as usize];
+        debug_assert!(info.count >= count);
+        info.count = info.count.saturating_sub(count);
+        if info.count == 0 {
+            self.shrunk.push((pair, s));
+        }
+        if info.first == p {
+            info.first_stale = true;
         }
     }
 
@@ -554,10 +626,15 @@ impl Trainer {
     /// occurrence. Only the merged positions and their neighbours are touched.
     fn apply_merge(&mut self, pair: Pair, new_id: u32) {
         let (a, b) = pair;
-        let mut info = self.pairs.remove(&pair).expect("merged pair is present");
+        let mut list = self.pairs.remove(pair).expect("merged pair is present");
         let mut pos = std::mem::take(&mut self.scratch);
         pos.clear();
-        self.arena.take_into(&mut info.pos, &mut pos);
+        self.arena.take_into(&mut list, &mut pos);
+        let n_symbols = self.symbol_text.len();
+        let unset = NeighbourSlots { epoch: 0, old: NONE, new: NONE };
+        self.left_slots.resize(n_symbols, unset);
+        self.right_slots.resize(n_symbols, unset);
+        self.epoch += 1;
         // increasing positions: left to right in each word, so of two
         // overlapping occurrences ("aaa") the left one merges
         pos.sort_unstable();
@@ -579,14 +656,20 @@ impl Trainer {
             let l = node.prev;
             if l != NONE {
                 let left = self.nodes[l as usize].sym;
-                self.remove_occurrence((left, a), l, count);
-                self.add_occurrence((left, new_id), l, count);
+                if left != BARRIER {
+                    let slots = self.neighbour_slots(left, true, pair, new_id, l);
+                    self.remove_occurrence((left, a), slots.old, l, count);
+                    self.add_occurrence(slots.new, l, count);
+                }
             }
             let r = self.nodes[q as usize].next;
             if r != NONE {
                 let right = self.nodes[r as usize].sym;
-                self.remove_occurrence((b, right), q, count);
-                self.add_occurrence((new_id, right), p, count);
+                if right != BARRIER {
+                    let slots = self.neighbour_slots(right, false, pair, new_id, p);
+                    self.remove_occurrence((b, right), slots.old, q, count);
+                    self.add_occurrence(slots.new, p, count);
+                }
                 self.nodes[r as usize].prev = p;
             }
             self.nodes[p as usize].sym = new_id;
@@ -595,24 +678,25 @@ impl Trainer {
         }
         self.scratch = pos;
         // the merged pair is gone for good (its symbols never meet again)
-        if let Some(mut info) = self.pairs.remove(&pair) {
-            self.arena.free(&mut info.pos);
+        if let Some(mut list) = self.pairs.remove(pair) {
+            self.arena.free(&mut list);
         }
         let mut grown = std::mem::take(&mut self.grown);
         grown.sort_unstable();
         grown.dedup();
-        for &p in &grown {
-            if self.pairs.get(&p).is_some_and(|i| i.count > 0) {
-                self.push(p);
+        for &(p, s) in &grown {
+            if self.pairs.infos[s as usize].count > 0 {
+                self.push(p, s);
             }
         }
         grown.clear();
         self.grown = grown;
         let mut shrunk = std::mem::take(&mut self.shrunk);
-        for &p in &shrunk {
-            if self.pairs.get(&p).is_some_and(|i| i.count == 0) {
-                if let Some(mut info) = self.pairs.remove(&p) {
-                    self.arena.free(&mut info.pos);
+        for &(p, s) in &shrunk {
+            // a pair may fall to zero twice (and regain occurrences in between)
+            if self.pairs.infos[s as usize].count == 0 && self.pairs.get(p) == Some(s) {
+                if let Some(mut list) = self.pairs.remove(p) {
+                    self.arena.free(&mut list);
                 }
             }
         }
