@@ -132,6 +132,16 @@ impl WordCounts {
         Ok(())
     }
 
+    /// Counts each line of `text` as a document, the lines being those of
+    /// Python's `open(path, encoding="utf-8").read().splitlines(keepends=True)`
+    /// (see [`python_lines`]): the file route of training, with no Python
+    /// string per line.
+    pub fn add_lines(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<()> {
+        let text = universal_newlines(text);
+        let lines = python_lines(&text);
+        self.add_documents(pre, specials, &lines)
+    }
+
     /// Adds another table; words new to `self` are appended in `other`'s order,
     /// which keeps first-appearance order when `other` came later in the corpus.
     pub fn merge(&mut self, other: WordCounts) -> Result<()> {
@@ -153,6 +163,54 @@ impl WordCounts {
         }
         Ok(())
     }
+}
+
+/// `text` as Python's text mode reads it (`newline=None`): `\r\n` and a
+/// lone `\r` become `\n`.
+pub fn universal_newlines(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\r') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('\r') {
+        out.push_str(&rest[..i]);
+        out.push('\n');
+        rest = &rest[i + 1..];
+        if let Some(r) = rest.strip_prefix('\n') {
+            rest = r;
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// The lines of `text` with their ends, as Python's `str.splitlines(keepends=True)`
+/// cuts them: after `\n`, `\r` (`\r\n` is one end), `\x0b`, `\x0c`,
+/// `\x1c`-`\x1e`, U+0085, U+2028 and U+2029.
+pub fn python_lines(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut lines = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        let end = match bytes[i] {
+            b'\n' | 0x0b | 0x0c | 0x1c..=0x1e => i + 1,
+            b'\r' => i + 1 + usize::from(bytes.get(i + 1) == Some(&b'\n')),
+            0xc2 if bytes.get(i + 1) == Some(&0x85) => i + 2,
+            0xe2 if bytes.get(i + 1) == Some(&0x80) && matches!(bytes.get(i + 2), Some(0xa8 | 0xa9)) => i + 3,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        lines.push(&text[start..end]);
+        start = end;
+        i = end;
+    }
+    if start < bytes.len() {
+        lines.push(&text[start..]);
+    }
+    lines
 }
 
 /// A part of a stream block that more text can no longer change.
@@ -304,6 +362,17 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn lines_as_python_cuts_them() {
+        let text = "a\r\nb\rc\nd\x0be\x0cf\x1cg\x1dh\x1ei\u{85}j\u{2028}k\u{2029}l\u{feff}\n\n\x1f";
+        assert_eq!(universal_newlines("a\r\nb\r\rc\r"), "a\nb\n\nc\n");
+        assert_eq!(
+            python_lines(text),
+            ["a\r\n", "b\r", "c\n", "d\x0b", "e\x0c", "f\x1c", "g\x1d", "h\x1e", "i\u{85}", "j\u{2028}", "k\u{2029}", "l\u{feff}\n", "\n", "\x1f"]
+        );
+        assert!(python_lines("").is_empty());
     }
 
     #[test]
