@@ -44,10 +44,35 @@ impl TieBreak {
     }
 }
 
-/// A word for training: its initial symbol ids and its count.
-pub struct TrainWord {
-    pub symbols: Vec<u32>,
-    pub count: u64,
+/// The words to train on, flat: each word's initial symbol ids one after
+/// another (no allocation per word), with its count.
+#[derive(Default)]
+pub struct Words {
+    symbols: Vec<u32>,
+    /// Where each word starts in `symbols`.
+    starts: Vec<usize>,
+    counts: Vec<u64>,
+}
+
+impl Words {
+    pub fn with_capacity(words: usize, symbols: usize) -> Self {
+        Words { symbols: Vec::with_capacity(symbols), starts: Vec::with_capacity(words), counts: Vec::with_capacity(words) }
+    }
+
+    /// Adds a word: the symbols pushed by `f`, `count` times.
+    pub fn push(&mut self, count: u64, f: impl FnOnce(&mut Vec<u32>)) {
+        self.starts.push(self.symbols.len());
+        self.counts.push(count);
+        f(&mut self.symbols);
+    }
+
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -397,8 +422,8 @@ impl Trainer {
     /// ids `symbol_text.len() + k`.
     /// `count_chars`: token length is measured in characters (char model)
     /// rather than bytes.
-    pub fn new(words: Vec<TrainWord>, symbol_text: Vec<Vec<u8>>, rule: TieBreak, count_chars: bool) -> Result<Self> {
-        let total: usize = words.iter().map(|w| w.symbols.len()).sum();
+    pub fn new(words: Words, symbol_text: Vec<Vec<u8>>, rule: TieBreak, count_chars: bool) -> Result<Self> {
+        let total = words.symbols.len();
         // positions and NONE share u32
         if total >= NONE as usize || words.len() >= u32::MAX as usize {
             return Err(Error::Training("too many symbols in the distinct words (2^32 or more)".into()));
@@ -409,26 +434,24 @@ impl Trainer {
             text_ids.entry(t.clone()).or_insert(id as u32);
         }
         let mut nodes = Vec::with_capacity(total);
-        let mut counts = Vec::with_capacity(words.len());
-        let mut starts = Vec::with_capacity(words.len() + 1);
-        for (w, word) in words.into_iter().enumerate() {
-            let start = nodes.len() as u32;
-            let n = word.symbols.len() as u32;
-            starts.push(start);
-            counts.push(word.count);
-            for (i, &sym) in (0..n).zip(&word.symbols) {
+        let mut starts: Vec<u32> = words.starts.iter().map(|&s| s as u32).collect();
+        starts.push(total as u32);
+        for (w, span) in starts.windows(2).enumerate() {
+            let (start, end) = (span[0], span[1]);
+            for (p, &sym) in (start..end).zip(&words.symbols[start as usize..end as usize]) {
                 nodes.push(Node {
                     sym,
-                    next: if i + 1 == n { NONE } else { start + i + 1 },
-                    prev: if i == 0 { NONE } else { start + i - 1 },
+                    next: if p + 1 == end { NONE } else { p + 1 },
+                    prev: if p == start { NONE } else { p - 1 },
                     word: w as u32,
                 });
             }
         }
-        starts.push(nodes.len() as u32);
+        let max_symbol = words.symbols.iter().copied().filter(|&s| s != BARRIER).max();
+        drop(words.symbols);
         let mut t = Trainer {
             nodes,
-            counts,
+            counts: words.counts,
             starts,
             symbol_text,
             units,
@@ -445,11 +468,17 @@ impl Trainer {
             grown: Vec::new(),
             shrunk: Vec::new(),
         };
-        t.count_all_pairs()?;
+        t.count_all_pairs(max_symbol.map_or(0, |m| m as usize + 1))?;
         Ok(t)
     }
 
-    fn count_all_pairs(&mut self) -> Result<()> {
+    /// Builds the pair table and queues every pair. `n`: symbols in the
+    /// words are below it.
+    fn count_all_pairs(&mut self, n: usize) -> Result<()> {
+        // few initial symbols (bytes, a small alphabet): pairs index a dense
+        // table of slots rather than the hash index, which gets each distinct
+        // pair once at the end
+        let mut dense: Vec<u32> = if n * n <= DENSE_PAIRS { vec![NONE; n * n] } else { Vec::new() };
         for w in 0..self.counts.len() {
             let count = self.counts[w];
             let (start, end) = (self.starts[w], self.starts[w + 1]);
@@ -459,12 +488,26 @@ impl Trainer {
                     continue;
                 }
                 // positions come in increasing order: the first one stays first
-                let s = self.pairs.slot(pair, p);
+                let s = if dense.is_empty() {
+                    self.pairs.slot(pair, p)
+                } else {
+                    let d = &mut dense[pair.0 as usize * n + pair.1 as usize];
+                    if *d == NONE {
+                        *d = self.pairs.infos.len() as u32;
+                        self.pairs.infos.push(PairInfo { count: 0, first: p, first_stale: false, pos: PosList::EMPTY });
+                    }
+                    *d
+                };
                 let info = &mut self.pairs.infos[s as usize];
                 info.count = info.count.checked_add(count).ok_or_else(|| {
                     Error::Training("a pair count overflows 64 bits".into())
                 })?;
                 self.arena.push(&mut info.pos, p);
+            }
+        }
+        for (i, &s) in dense.iter().enumerate() {
+            if s != NONE {
+                self.pairs.index.insert(((i / n) as u32, (i % n) as u32), s);
             }
         }
         let pairs: Vec<(Pair, u32)> = self.pairs.index.iter().map(|(&p, &s)| (p, s)).collect();
@@ -704,26 +747,14 @@ impl Trainer {
         self.shrunk = shrunk;
     }
 
-    /// The current symbols of word `w`.
-    fn word_symbols(&self, w: usize) -> Vec<u32> {
-        let (start, end) = (self.starts[w], self.starts[w + 1]);
-        let mut out = Vec::new();
-        let mut p = if start < end { start } else { NONE };
-        while p != NONE {
-            out.push(self.nodes[p as usize].sym);
-            p = self.nodes[p as usize].next;
-        }
-        out
-    }
-
     /// Runs up to `config.max_merges` merges; `on_merge(k, merge)` is
     /// called after each and stops training by returning false. Returns
-    /// the merges, why training stopped and the words' final segmentation.
+    /// the merges and why training stopped.
     pub fn run(
         mut self,
         config: &TrainConfig,
         mut on_merge: impl FnMut(usize, &Merge) -> bool,
-    ) -> (Vec<Merge>, StopReason, Vec<TrainWord>) {
+    ) -> (Vec<Merge>, StopReason) {
         let mut merges = Vec::new();
         let mut reason = StopReason::Done;
         while merges.len() < config.max_merges {
@@ -750,12 +781,12 @@ impl Trainer {
                 break;
             }
         }
-        let words = (0..self.counts.len())
-            .map(|w| TrainWord { symbols: self.word_symbols(w), count: self.counts[w] })
-            .collect();
-        (merges, reason, words)
+        (merges, reason)
     }
 }
+
+/// Largest dense table of initial pairs (4 bytes each): 256 x 256 bytes fit.
+const DENSE_PAIRS: usize = 1 << 18;
 
 /// How many positions ahead `apply_merge` asks for memory.
 const PREFETCH: usize = 8;
@@ -785,18 +816,15 @@ fn units_of(text: &[u8], count_chars: bool) -> u32 {
 mod tests {
     use super::*;
 
-    fn chars(words: &[(&str, u64)]) -> (Vec<TrainWord>, Vec<Vec<u8>>) {
+    fn chars(words: &[(&str, u64)]) -> (Words, Vec<Vec<u8>>) {
         let mut alphabet: Vec<char> = words.iter().flat_map(|(w, _)| w.chars()).collect();
         alphabet.sort_unstable();
         alphabet.dedup();
         let text = alphabet.iter().map(|c| c.to_string().into_bytes()).collect();
-        let tw = words
-            .iter()
-            .map(|(w, c)| TrainWord {
-                symbols: w.chars().map(|ch| alphabet.binary_search(&ch).unwrap() as u32).collect(),
-                count: *c,
-            })
-            .collect();
+        let mut tw = Words::default();
+        for (w, c) in words {
+            tw.push(*c, |s| s.extend(w.chars().map(|ch| alphabet.binary_search(&ch).unwrap() as u32)));
+        }
         (tw, text)
     }
 
@@ -805,7 +833,7 @@ mod tests {
         let t = Trainer::new(tw, text, rule, true).unwrap();
         let mut names: Vec<String> = t.symbol_text.iter().map(|b| String::from_utf8(b.clone()).unwrap()).collect();
         let cfg = TrainConfig { tie_break: rule, min_frequency: 1, max_merges: n, max_token_length: None };
-        let (merges, _, _) = t.run(&cfg, |_, _| true);
+        let (merges, _) = t.run(&cfg, |_, _| true);
         merges
             .iter()
             .map(|m| {
