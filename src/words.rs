@@ -8,6 +8,8 @@ use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
 pub type WordMap = IndexMap<String, u64, FxBuildHasher>;
+/// Counts of one block of documents, the words borrowed from them.
+type BlockCounts<'t> = IndexMap<&'t str, u64, FxBuildHasher>;
 
 /// Distinct words with their counts; iteration order is first appearance.
 #[derive(Debug, Clone, Default)]
@@ -119,15 +121,21 @@ impl WordCounts {
         if start < docs.len() {
             blocks.push(&docs[start..]);
         }
-        let partial: Vec<Result<WordCounts>> = crate::parallel::map(&blocks, |block| {
-            let mut wc = WordCounts::new();
+        // each block's words borrow from its documents: a word is copied
+        // once, when it is new to the whole table, not once per block
+        let partial: Vec<Result<BlockCounts>> = crate::parallel::map(&blocks, |block| {
+            let mut map = BlockCounts::default();
             for d in block.iter() {
-                wc.add_text(pre, specials, d.as_ref())?;
+                for segment in specials.segments(d.as_ref()) {
+                    pre.for_each_word(segment, |w| *map.entry(w).or_insert(0) += 1)?;
+                }
             }
-            Ok(wc)
+            Ok(map)
         });
-        for wc in partial {
-            self.merge(wc?)?;
+        for map in partial {
+            for (w, c) in map? {
+                self.add_word(w, c)?;
+            }
         }
         Ok(())
     }
