@@ -373,8 +373,9 @@ impl CountQueue {
     }
 }
 
-/// One position: its symbol, its live neighbours in the word and its word
-/// (together, so one cache line serves a position's whole update).
+/// One position: its symbol, its live neighbours in the word and its word's
+/// count (together, so one cache line serves a position's whole update,
+/// with no second load from a table of counts).
 #[derive(Clone, Copy)]
 struct Node {
     /// `DEAD` once merged into its left neighbour.
@@ -382,8 +383,12 @@ struct Node {
     /// Next and previous live position in the same word (`NONE` at the ends).
     next: u32,
     prev: u32,
-    word: u32,
+    /// The word's count, or `BIG_COUNT` when it does not fit (then found
+    /// in `Trainer::counts` by the position).
+    count: u32,
 }
+
+const BIG_COUNT: u32 = u32::MAX;
 
 /// The state of one training run: build with `new`, then `run`.
 pub struct Trainer {
@@ -443,7 +448,7 @@ impl Trainer {
                     sym,
                     next: if p + 1 == end { NONE } else { p + 1 },
                     prev: if p == start { NONE } else { p - 1 },
-                    word: w as u32,
+                    count: u32::try_from(words.counts[w]).unwrap_or(BIG_COUNT),
                 });
             }
         }
@@ -664,6 +669,12 @@ impl Trainer {
         }
     }
 
+    /// Count of the word holding position `p` (for counts of 2^32 - 1 or more).
+    #[cold]
+    fn word_count(&self, p: Pos) -> u64 {
+        self.counts[self.starts.partition_point(|&s| s <= p) - 1]
+    }
+
     /// Replaces `pair` by `new_id` at its positions, left to right without
     /// overlap inside each word, and updates the pair counts around each
     /// occurrence. Only the merged positions and their neighbours are touched.
@@ -686,16 +697,12 @@ impl Trainer {
             if let Some(&ahead) = pos.get(i + PREFETCH) {
                 prefetch(&self.nodes[ahead as usize]);
             }
-            // and the word count of a nearer one, whose node should be here by now
-            if let Some(&near) = pos.get(i + PREFETCH / 2) {
-                prefetch(&self.counts[self.nodes[near as usize].word as usize]);
-            }
             if !self.holds(p, pair) {
                 continue;
             }
             let node = self.nodes[p as usize];
             let q = node.next;
-            let count = self.counts[node.word as usize];
+            let count = if node.count != BIG_COUNT { u64::from(node.count) } else { self.word_count(p) };
             let l = node.prev;
             if l != NONE {
                 let left = self.nodes[l as usize].sym;
@@ -856,6 +863,17 @@ mod tests {
         // "aaa" holds (a, a) twice; merging gives "aa a", then (aa, a)
         let m = run(&[("aaa", 1)], TieBreak::First, 5);
         assert_eq!(m, ["a+a", "aa+a"]);
+    }
+
+    #[test]
+    fn counts_beyond_32_bits() {
+        // the nodes keep counts below 2^32 - 1; larger ones are found by position
+        let words = [("xab", 5), ("cab", u64::from(u32::MAX)), ("abd", 1 << 40), ("zab", 7)];
+        let (tw, text) = chars(&words);
+        let t = Trainer::new(tw, text, TieBreak::PairId, true).unwrap();
+        let cfg = TrainConfig { tie_break: TieBreak::PairId, min_frequency: 1, max_merges: 3, max_token_length: None };
+        let counts: Vec<u64> = t.run(&cfg, |_, _| true).0.iter().map(|m| m.count).collect();
+        assert_eq!(counts, [(1 << 40) + u64::from(u32::MAX) + 12, 1 << 40, u64::from(u32::MAX)]);
     }
 
     #[test]
