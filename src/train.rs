@@ -792,8 +792,9 @@ impl Trainer {
     }
 }
 
-/// Largest dense table of initial pairs (4 bytes each): 256 x 256 bytes fit.
-const DENSE_PAIRS: usize = 1 << 18;
+/// Largest dense table of initial pairs (4 bytes each): 256 x 256 bytes and
+/// alphabets of up to 1024 characters fit.
+const DENSE_PAIRS: usize = 1 << 20;
 
 /// How many positions ahead `apply_merge` asks for memory.
 const PREFETCH: usize = 8;
