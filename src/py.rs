@@ -95,11 +95,7 @@ impl WordCounts {
     /// (nothing is counted then), else None.
     fn add_lines(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<Option<usize>> {
         let (pre, specials, counts) = (&self.pre, &self.specials, &mut self.counts);
-        py.detach(|| match std::str::from_utf8(data) {
-            Ok(text) => counts.add_lines(pre, specials, text).map(|_| None),
-            Err(e) => Ok(Some(e.valid_up_to())),
-        })
-        .py()
+        py.detach(|| counts.add_lines(pre, specials, data)).py()
     }
 
     /// Counts one block of a document that goes on: returns how many
