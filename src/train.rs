@@ -135,13 +135,18 @@ struct PairInfo {
 const BLOCK: usize = 16;
 const PER_BLOCK: u32 = BLOCK as u32 - 1;
 
-/// A list of positions: a chain of blocks in a `PosArena`.
+/// A list of positions: a chain of blocks in a `PosArena`, or, up to
+/// `INLINE` positions, the positions themselves in `head` and `tail` (most
+/// pairs formed late in training occur once or twice: no block to take and
+/// free, no cache miss on the free list).
 #[derive(Clone, Copy)]
 struct PosList {
     head: u32,
     tail: u32,
     len: u32,
 }
+
+const INLINE: u32 = 2;
 
 impl PosList {
     const EMPTY: PosList = PosList { head: NONE, tail: NONE, len: 0 };
@@ -171,15 +176,30 @@ impl PosArena {
 
     #[inline]
     fn push(&mut self, list: &mut PosList, p: Pos) {
+        match list.len {
+            0 => list.head = p,
+            1 => list.tail = p,
+            _ => return self.push_block(list, p),
+        }
+        list.len += 1;
+    }
+
+    fn push_block(&mut self, list: &mut PosList, p: Pos) {
+        if list.len == INLINE {
+            // the inline positions move to the first block's first slots
+            let b = self.alloc();
+            let start = b as usize * BLOCK;
+            self.slots[start] = list.head;
+            self.slots[start + 1] = list.tail;
+            self.slots[start + PER_BLOCK as usize] = NONE;
+            list.head = b;
+            list.tail = b;
+        }
         let slot = list.len % PER_BLOCK;
         if slot == 0 {
             let b = self.alloc();
             self.slots[b as usize * BLOCK + PER_BLOCK as usize] = NONE;
-            if list.len == 0 {
-                list.head = b;
-            } else {
-                self.slots[list.tail as usize * BLOCK + PER_BLOCK as usize] = b;
-            }
+            self.slots[list.tail as usize * BLOCK + PER_BLOCK as usize] = b;
             list.tail = b;
         }
         self.slots[list.tail as usize * BLOCK + slot as usize] = p;
@@ -188,7 +208,7 @@ impl PosArena {
 
     /// Returns the list's blocks to the free list (O(1)).
     fn free(&mut self, list: &mut PosList) {
-        if list.len > 0 {
+        if list.len > INLINE {
             self.slots[list.tail as usize * BLOCK + PER_BLOCK as usize] = self.free;
             self.free = list.head;
         }
@@ -197,6 +217,11 @@ impl PosArena {
 
     /// Appends the list's positions to `out` and frees the list.
     fn take_into(&mut self, list: &mut PosList, out: &mut Vec<Pos>) {
+        if list.len <= INLINE {
+            out.extend([list.head, list.tail].iter().take(list.len as usize));
+            *list = PosList::EMPTY;
+            return;
+        }
         let (mut b, mut left) = (list.head, list.len);
         out.reserve(left as usize);
         while left > 0 {
