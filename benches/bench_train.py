@@ -172,6 +172,11 @@ def main(argv=None):
     lines = common.header(["benches/bench_train.py"] + argv, a.python, a.label)
     lines.append("- settings: vocabulary %d, byte-level tools use the cl100k regex, %d repetition(s) (medians), "
                  "total run time %.0f s" % (a.vocab, a.reps, time.time() - t_start))
+    routes = sorted({r["route"] for rs in results.values() for r in rs if "route" in r})
+    if routes:
+        lines.append("- bytepair's input: " + ", ".join(
+            {"path": "the slice's path (lines read and cut by its core)", "lines": "the slice's lines (a Python list)"}[x]
+            for x in routes))
     skipped = {t: why for t, why in missing.items() if why}
     if skipped:
         lines.append("- skipped: " + "; ".join("%s (%s)" % kv for kv in skipped.items()))

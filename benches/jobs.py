@@ -63,14 +63,22 @@ def train(spec):
     pattern = spec.get("pattern", CL100K)
     info = {}
     if tool.startswith("bytepair"):
+        import pathlib
+
         import bytepair
 
-        lines = read_lines(path)
+        # the file route (the same lines, read and cut by bytepair's core) where the build has it
+        if hasattr(bytepair._core.WordCounts, "add_lines") and not spec.get("lines"):
+            corpus = pathlib.Path(path)
+            info["route"] = "path"
+        else:
+            corpus = read_lines(path)
+            info["route"] = "lines"
         if tool == "bytepair-char":
-            tok = bytepair.Tokenizer.train(lines, model="char", vocab_size=vocab)
+            tok = bytepair.Tokenizer.train(corpus, model="char", vocab_size=vocab)
         else:
             tie = {"bytepair": "pair-id", "bytepair-first": "first"}[tool]
-            tok = bytepair.Tokenizer.train(lines, vocab_size=vocab, pattern=pattern, tie_break=tie)
+            tok = bytepair.Tokenizer.train(corpus, vocab_size=vocab, pattern=pattern, tie_break=tie)
         tok.save(out)
         info["vocab"] = tok.n_vocab
     elif tool == "rustbpe":

@@ -14,7 +14,7 @@ fn pool_usable() -> bool {
 }
 
 /// `items.iter().map(f).collect()`, in parallel when it is safe.
-pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+pub fn map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync + Send) -> Vec<R> {
     if items.len() > 1 && pool_usable() {
         items.par_iter().map(f).collect()
     } else {

@@ -89,6 +89,15 @@ impl WordCounts {
         py.detach(|| counts.add_documents(pre, specials, &documents)).py()
     }
 
+    /// Counts each line of `data` (a UTF-8 file's bytes) as a document, cut
+    /// as Python's text-mode reading and `str.splitlines(keepends=True)` cut
+    /// them. Returns the byte offset of the first invalid UTF-8 sequence
+    /// (nothing is counted then), else None.
+    fn add_lines(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<Option<usize>> {
+        let (pre, specials, counts) = (&self.pre, &self.specials, &mut self.counts);
+        py.detach(|| counts.add_lines(pre, specials, data)).py()
+    }
+
     /// Counts one block of a document that goes on: returns how many
     /// characters of `text` were counted; the caller puts the rest in front
     /// of the next block and gives the last block to `add_documents`.

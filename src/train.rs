@@ -44,10 +44,35 @@ impl TieBreak {
     }
 }
 
-/// A word for training: its initial symbol ids and its count.
-pub struct TrainWord {
-    pub symbols: Vec<u32>,
-    pub count: u64,
+/// The words to train on, flat: each word's initial symbol ids one after
+/// another (no allocation per word), with its count.
+#[derive(Default)]
+pub struct Words {
+    symbols: Vec<u32>,
+    /// Where each word starts in `symbols`.
+    starts: Vec<usize>,
+    counts: Vec<u64>,
+}
+
+impl Words {
+    pub fn with_capacity(words: usize, symbols: usize) -> Self {
+        Words { symbols: Vec::with_capacity(symbols), starts: Vec::with_capacity(words), counts: Vec::with_capacity(words) }
+    }
+
+    /// Adds a word: the symbols pushed by `f`, `count` times.
+    pub fn push(&mut self, count: u64, f: impl FnOnce(&mut Vec<u32>)) {
+        self.starts.push(self.symbols.len());
+        self.counts.push(count);
+        f(&mut self.symbols);
+    }
+
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,13 +135,18 @@ struct PairInfo {
 const BLOCK: usize = 16;
 const PER_BLOCK: u32 = BLOCK as u32 - 1;
 
-/// A list of positions: a chain of blocks in a `PosArena`.
+/// A list of positions: a chain of blocks in a `PosArena`, or, up to
+/// `INLINE` positions, the positions themselves in `head` and `tail` (most
+/// pairs formed late in training occur once or twice: no block to take and
+/// free, no cache miss on the free list).
 #[derive(Clone, Copy)]
 struct PosList {
     head: u32,
     tail: u32,
     len: u32,
 }
+
+const INLINE: u32 = 2;
 
 impl PosList {
     const EMPTY: PosList = PosList { head: NONE, tail: NONE, len: 0 };
@@ -146,15 +176,30 @@ impl PosArena {
 
     #[inline]
     fn push(&mut self, list: &mut PosList, p: Pos) {
+        match list.len {
+            0 => list.head = p,
+            1 => list.tail = p,
+            _ => return self.push_block(list, p),
+        }
+        list.len += 1;
+    }
+
+    fn push_block(&mut self, list: &mut PosList, p: Pos) {
+        if list.len == INLINE {
+            // the inline positions move to the first block's first slots
+            let b = self.alloc();
+            let start = b as usize * BLOCK;
+            self.slots[start] = list.head;
+            self.slots[start + 1] = list.tail;
+            self.slots[start + PER_BLOCK as usize] = NONE;
+            list.head = b;
+            list.tail = b;
+        }
         let slot = list.len % PER_BLOCK;
         if slot == 0 {
             let b = self.alloc();
             self.slots[b as usize * BLOCK + PER_BLOCK as usize] = NONE;
-            if list.len == 0 {
-                list.head = b;
-            } else {
-                self.slots[list.tail as usize * BLOCK + PER_BLOCK as usize] = b;
-            }
+            self.slots[list.tail as usize * BLOCK + PER_BLOCK as usize] = b;
             list.tail = b;
         }
         self.slots[list.tail as usize * BLOCK + slot as usize] = p;
@@ -163,7 +208,7 @@ impl PosArena {
 
     /// Returns the list's blocks to the free list (O(1)).
     fn free(&mut self, list: &mut PosList) {
-        if list.len > 0 {
+        if list.len > INLINE {
             self.slots[list.tail as usize * BLOCK + PER_BLOCK as usize] = self.free;
             self.free = list.head;
         }
@@ -172,6 +217,11 @@ impl PosArena {
 
     /// Appends the list's positions to `out` and frees the list.
     fn take_into(&mut self, list: &mut PosList, out: &mut Vec<Pos>) {
+        if list.len <= INLINE {
+            out.extend([list.head, list.tail].iter().take(list.len as usize));
+            *list = PosList::EMPTY;
+            return;
+        }
         let (mut b, mut left) = (list.head, list.len);
         out.reserve(left as usize);
         while left > 0 {
@@ -186,6 +236,62 @@ impl PosArena {
         }
         self.free(list);
     }
+}
+
+/// Every live pair: a hash index from the pair to a slot of `infos`
+/// (stable while the pair lives, so a merge can keep slots at hand and hash
+/// each neighbouring pair once per merge rather than once per occurrence).
+#[derive(Default)]
+struct PairTable {
+    index: FxHashMap<Pair, u32>,
+    infos: Vec<PairInfo>,
+    /// Slots of removed pairs, reused first.
+    free: Vec<u32>,
+}
+
+impl PairTable {
+    #[inline]
+    fn get(&self, pair: Pair) -> Option<u32> {
+        self.index.get(&pair).copied()
+    }
+
+    /// The pair's slot; a new pair starts with count 0 and first occurrence `p`.
+    #[inline]
+    fn slot(&mut self, pair: Pair, p: Pos) -> u32 {
+        let (infos, free) = (&mut self.infos, &mut self.free);
+        *self.index.entry(pair).or_insert_with(|| {
+            let info = PairInfo { count: 0, first: p, first_stale: false, pos: PosList::EMPTY };
+            match free.pop() {
+                Some(s) => {
+                    infos[s as usize] = info;
+                    s
+                }
+                None => {
+                    infos.push(info);
+                    (infos.len() - 1) as u32
+                }
+            }
+        })
+    }
+
+    /// Removes the pair (if present) and returns its position list.
+    fn remove(&mut self, pair: Pair) -> Option<PosList> {
+        let s = self.index.remove(&pair)?;
+        self.free.push(s);
+        Some(std::mem::replace(&mut self.infos[s as usize].pos, PosList::EMPTY))
+    }
+}
+
+/// Slots of the pairs a merge of (a, b) into z changes next to one symbol x
+/// (as left neighbour: (x, a) and (x, z); as right one: (b, x) and (z, x)),
+/// valid during merge number `epoch` only.
+#[derive(Clone, Copy)]
+struct NeighbourSlots {
+    epoch: u32,
+    /// The pair that loses the occurrence (`NONE`: it is the merged pair).
+    old: u32,
+    /// The pair that gains it.
+    new: u32,
 }
 
 /// A heap entry of the pair-id and first rules (small: heap moves are the cost).
@@ -292,8 +398,9 @@ impl CountQueue {
     }
 }
 
-/// One position: its symbol, its live neighbours in the word and its word
-/// (together, so one cache line serves a position's whole update).
+/// One position: its symbol, its live neighbours in the word and its word's
+/// count (together, so one cache line serves a position's whole update,
+/// with no second load from a table of counts).
 #[derive(Clone, Copy)]
 struct Node {
     /// `DEAD` once merged into its left neighbour.
@@ -301,8 +408,12 @@ struct Node {
     /// Next and previous live position in the same word (`NONE` at the ends).
     next: u32,
     prev: u32,
-    word: u32,
+    /// The word's count, or `BIG_COUNT` when it does not fit (then found
+    /// in `Trainer::counts` by the position).
+    count: u32,
 }
+
+const BIG_COUNT: u32 = u32::MAX;
 
 /// The state of one training run: build with `new`, then `run`.
 pub struct Trainer {
@@ -317,8 +428,13 @@ pub struct Trainer {
     /// Text to its smallest id: a merge whose text already exists yields
     /// that symbol (the reference works on strings, where they are one).
     text_ids: FxHashMap<Vec<u8>, u32>,
-    pairs: FxHashMap<Pair, PairInfo>,
+    pairs: PairTable,
     arena: PosArena,
+    /// `NeighbourSlots` by symbol id, for left and right neighbours, and
+    /// the current merge's number.
+    left_slots: Vec<NeighbourSlots>,
+    right_slots: Vec<NeighbourSlots>,
+    epoch: u32,
     /// Positions of the pair being merged or refreshed (reused).
     scratch: Vec<Pos>,
     heap: CountQueue,
@@ -327,8 +443,8 @@ pub struct Trainer {
     rule: TieBreak,
     /// Pairs that gained occurrences, and those whose count fell to zero,
     /// during the current merge (kept to reuse their allocations).
-    grown: Vec<Pair>,
-    shrunk: Vec<Pair>,
+    grown: Vec<(Pair, u32)>,
+    shrunk: Vec<(Pair, u32)>,
 }
 
 impl Trainer {
@@ -336,8 +452,8 @@ impl Trainer {
     /// ids `symbol_text.len() + k`.
     /// `count_chars`: token length is measured in characters (char model)
     /// rather than bytes.
-    pub fn new(words: Vec<TrainWord>, symbol_text: Vec<Vec<u8>>, rule: TieBreak, count_chars: bool) -> Result<Self> {
-        let total: usize = words.iter().map(|w| w.symbols.len()).sum();
+    pub fn new(words: Words, symbol_text: Vec<Vec<u8>>, rule: TieBreak, count_chars: bool) -> Result<Self> {
+        let total = words.symbols.len();
         // positions and NONE share u32
         if total >= NONE as usize || words.len() >= u32::MAX as usize {
             return Err(Error::Training("too many symbols in the distinct words (2^32 or more)".into()));
@@ -348,31 +464,32 @@ impl Trainer {
             text_ids.entry(t.clone()).or_insert(id as u32);
         }
         let mut nodes = Vec::with_capacity(total);
-        let mut counts = Vec::with_capacity(words.len());
-        let mut starts = Vec::with_capacity(words.len() + 1);
-        for (w, word) in words.into_iter().enumerate() {
-            let start = nodes.len() as u32;
-            let n = word.symbols.len() as u32;
-            starts.push(start);
-            counts.push(word.count);
-            for (i, &sym) in (0..n).zip(&word.symbols) {
+        let mut starts: Vec<u32> = words.starts.iter().map(|&s| s as u32).collect();
+        starts.push(total as u32);
+        for (w, span) in starts.windows(2).enumerate() {
+            let (start, end) = (span[0], span[1]);
+            for (p, &sym) in (start..end).zip(&words.symbols[start as usize..end as usize]) {
                 nodes.push(Node {
                     sym,
-                    next: if i + 1 == n { NONE } else { start + i + 1 },
-                    prev: if i == 0 { NONE } else { start + i - 1 },
-                    word: w as u32,
+                    next: if p + 1 == end { NONE } else { p + 1 },
+                    prev: if p == start { NONE } else { p - 1 },
+                    count: u32::try_from(words.counts[w]).unwrap_or(BIG_COUNT),
                 });
             }
         }
-        starts.push(nodes.len() as u32);
+        let max_symbol = words.symbols.iter().copied().filter(|&s| s != BARRIER).max();
+        drop(words.symbols);
         let mut t = Trainer {
             nodes,
-            counts,
+            counts: words.counts,
             starts,
             symbol_text,
             units,
             text_ids,
-            pairs: FxHashMap::default(),
+            pairs: PairTable::default(),
+            left_slots: Vec::new(),
+            right_slots: Vec::new(),
+            epoch: 0,
             arena: PosArena { slots: Vec::new(), free: NONE },
             scratch: Vec::new(),
             heap: CountQueue::new(),
@@ -381,11 +498,17 @@ impl Trainer {
             grown: Vec::new(),
             shrunk: Vec::new(),
         };
-        t.count_all_pairs()?;
+        t.count_all_pairs(max_symbol.map_or(0, |m| m as usize + 1))?;
         Ok(t)
     }
 
-    fn count_all_pairs(&mut self) -> Result<()> {
+    /// Builds the pair table and queues every pair. `n`: symbols in the
+    /// words are below it.
+    fn count_all_pairs(&mut self, n: usize) -> Result<()> {
+        // few initial symbols (bytes, a small alphabet): pairs index a dense
+        // table of slots rather than the hash index, which gets each distinct
+        // pair once at the end
+        let mut dense: Vec<u32> = if n * n <= DENSE_PAIRS { vec![NONE; n * n] } else { Vec::new() };
         for w in 0..self.counts.len() {
             let count = self.counts[w];
             let (start, end) = (self.starts[w], self.starts[w + 1]);
@@ -395,31 +518,41 @@ impl Trainer {
                     continue;
                 }
                 // positions come in increasing order: the first one stays first
-                let info = self.pairs.entry(pair).or_insert_with(|| PairInfo {
-                    count: 0,
-                    first: p,
-                    first_stale: false,
-                    pos: PosList::EMPTY,
-                });
+                let s = if dense.is_empty() {
+                    self.pairs.slot(pair, p)
+                } else {
+                    let d = &mut dense[pair.0 as usize * n + pair.1 as usize];
+                    if *d == NONE {
+                        *d = self.pairs.infos.len() as u32;
+                        self.pairs.infos.push(PairInfo { count: 0, first: p, first_stale: false, pos: PosList::EMPTY });
+                    }
+                    *d
+                };
+                let info = &mut self.pairs.infos[s as usize];
                 info.count = info.count.checked_add(count).ok_or_else(|| {
                     Error::Training("a pair count overflows 64 bits".into())
                 })?;
                 self.arena.push(&mut info.pos, p);
             }
         }
-        let pairs: Vec<Pair> = self.pairs.keys().copied().collect();
+        for (i, &s) in dense.iter().enumerate() {
+            if s != NONE {
+                self.pairs.index.insert(((i / n) as u32, (i % n) as u32), s);
+            }
+        }
+        let pairs: Vec<(Pair, u32)> = self.pairs.index.iter().map(|(&p, &s)| (p, s)).collect();
         if self.rule == TieBreak::Alphabetical {
             self.text_heap.reserve(pairs.len());
-        } else {
         }
-        for pair in pairs {
-            self.push(pair);
+        for (pair, s) in pairs {
+            self.push(pair, s);
         }
         Ok(())
     }
 
-    fn push(&mut self, pair: Pair) {
-        let info = &self.pairs[&pair];
+    /// Queues `pair` (slot `s`) with its current count and first occurrence.
+    fn push(&mut self, pair: Pair, s: u32) {
+        let info = &self.pairs.infos[s as usize];
         let tie = match self.rule {
             TieBreak::PairId => !((u64::from(pair.0) << 32) | u64::from(pair.1)),
             TieBreak::First | TieBreak::Alphabetical => !u64::from(info.first),
@@ -443,10 +576,10 @@ impl Trainer {
         node.sym == pair.0 && node.next != NONE && self.nodes[node.next as usize].sym == pair.1
     }
 
-    /// Finds the exact first occurrence of `pair` and drops stale
-    /// positions from its list.
-    fn refresh_first(&mut self, pair: Pair) {
-        let Some(info) = self.pairs.get_mut(&pair) else { return };
+    /// Finds the exact first occurrence of `pair` (slot `s`) and drops
+    /// stale positions from its list.
+    fn refresh_first(&mut self, pair: Pair, s: u32) {
+        let info = &mut self.pairs.infos[s as usize];
         let mut pos = std::mem::take(&mut self.scratch);
         pos.clear();
         self.arena.take_into(&mut info.pos, &mut pos);
@@ -483,7 +616,8 @@ impl Trainer {
                 self.heap.pop()
             };
             let Some(top) = top else { break };
-            let Some(info) = self.pairs.get(&top.pair) else { continue };
+            let Some(s) = self.pairs.get(top.pair) else { continue };
+            let info = &self.pairs.infos[s as usize];
             let (count, first_stale) = (info.count, info.first_stale);
             if count == 0 {
                 continue;
@@ -499,28 +633,41 @@ impl Trainer {
                 return Some((top.pair, top.count));
             }
             if self.rule.needs_first() && first_stale {
-                self.refresh_first(top.pair);
+                self.refresh_first(top.pair, s);
             }
-            let info = &self.pairs[&top.pair];
+            let info = &self.pairs.infos[s as usize];
             if top.count == info.count && (!self.rule.needs_first() || top.tie == !u64::from(info.first)) {
                 return Some((top.pair, top.count));
             }
-            self.push(top.pair);
+            self.push(top.pair, s);
         }
         None
     }
 
+    /// The slots of the pairs that a merge of `pair` into `new_id` changes
+    /// next to symbol `x` (`left`: x is the left neighbour), looked up once
+    /// per merge.
     #[inline]
-    fn add_occurrence(&mut self, pair: Pair, p: Pos, count: u64) {
-        if pair.0 == BARRIER || pair.1 == BARRIER {
-            return;
+    fn neighbour_slots(&mut self, x: u32, left: bool, pair: Pair, new_id: u32, p: Pos) -> NeighbourSlots {
+        let cache = if left { &mut self.left_slots } else { &mut self.right_slots };
+        let cached = cache[x as usize];
+        if cached.epoch == self.epoch {
+            return cached;
         }
-        let info = self.pairs.entry(pair).or_insert_with(|| PairInfo {
-            count: 0,
-            first: p,
-            first_stale: false,
-            pos: PosList::EMPTY,
-        });
+        let (old, new) = if left { ((x, pair.0), (x, new_id)) } else { ((pair.1, x), (new_id, x)) };
+        // absent only when it is the merged pair itself (already removed)
+        let old = self.pairs.get(old).unwrap_or(NONE);
+        let s = self.pairs.slot(new, p);
+        self.grown.push((new, s));
+        let slots = NeighbourSlots { epoch: self.epoch, old, new: s };
+        let cache = if left { &mut self.left_slots } else { &mut self.right_slots };
+        cache[x as usize] = slots;
+        slots
+    }
+
+    #[inline]
+    fn add_occurrence(&mut self, s: u32, p: Pos, count: u64) {
+        let info = &mut self.pairs.infos[s as usize];
         if info.count == 0 {
             info.first = p;
             info.first_stale = false;
@@ -529,24 +676,28 @@ impl Trainer {
         }
         info.count += count;
         self.arena.push(&mut info.pos, p);
-        self.grown.push(pair);
     }
 
     #[inline]
-    fn remove_occurrence(&mut self, pair: Pair, p: Pos, count: u64) {
-        if pair.0 == BARRIER || pair.1 == BARRIER {
+    fn remove_occurrence(&mut self, pair: Pair, s: u32, p: Pos, count: u64) {
+        if s == NONE {
             return;
         }
-        if let Some(info) = self.pairs.get_mut(&pair) {
-            debug_assert!(info.count >= count);
-            info.count = info.count.saturating_sub(count);
-            if info.count == 0 {
-                self.shrunk.push(pair);
-            }
-            if info.first == p {
-                info.first_stale = true;
-            }
+        let info = &mut self.pairs.infos[s as usize];
+        debug_assert!(info.count >= count);
+        info.count = info.count.saturating_sub(count);
+        if info.count == 0 {
+            self.shrunk.push((pair, s));
         }
+        if info.first == p {
+            info.first_stale = true;
+        }
+    }
+
+    /// Count of the word holding position `p` (for counts of 2^32 - 1 or more).
+    #[cold]
+    fn word_count(&self, p: Pos) -> u64 {
+        self.counts[self.starts.partition_point(|&s| s <= p) - 1]
     }
 
     /// Replaces `pair` by `new_id` at its positions, left to right without
@@ -554,10 +705,15 @@ impl Trainer {
     /// occurrence. Only the merged positions and their neighbours are touched.
     fn apply_merge(&mut self, pair: Pair, new_id: u32) {
         let (a, b) = pair;
-        let mut info = self.pairs.remove(&pair).expect("merged pair is present");
+        let mut list = self.pairs.remove(pair).expect("merged pair is present");
         let mut pos = std::mem::take(&mut self.scratch);
         pos.clear();
-        self.arena.take_into(&mut info.pos, &mut pos);
+        self.arena.take_into(&mut list, &mut pos);
+        let n_symbols = self.symbol_text.len();
+        let unset = NeighbourSlots { epoch: 0, old: NONE, new: NONE };
+        self.left_slots.resize(n_symbols, unset);
+        self.right_slots.resize(n_symbols, unset);
+        self.epoch += 1;
         // increasing positions: left to right in each word, so of two
         // overlapping occurrences ("aaa") the left one merges
         pos.sort_unstable();
@@ -566,27 +722,29 @@ impl Trainer {
             if let Some(&ahead) = pos.get(i + PREFETCH) {
                 prefetch(&self.nodes[ahead as usize]);
             }
-            // and the word count of a nearer one, whose node should be here by now
-            if let Some(&near) = pos.get(i + PREFETCH / 2) {
-                prefetch(&self.counts[self.nodes[near as usize].word as usize]);
-            }
             if !self.holds(p, pair) {
                 continue;
             }
             let node = self.nodes[p as usize];
             let q = node.next;
-            let count = self.counts[node.word as usize];
+            let count = if node.count != BIG_COUNT { u64::from(node.count) } else { self.word_count(p) };
             let l = node.prev;
             if l != NONE {
                 let left = self.nodes[l as usize].sym;
-                self.remove_occurrence((left, a), l, count);
-                self.add_occurrence((left, new_id), l, count);
+                if left != BARRIER {
+                    let slots = self.neighbour_slots(left, true, pair, new_id, l);
+                    self.remove_occurrence((left, a), slots.old, l, count);
+                    self.add_occurrence(slots.new, l, count);
+                }
             }
             let r = self.nodes[q as usize].next;
             if r != NONE {
                 let right = self.nodes[r as usize].sym;
-                self.remove_occurrence((b, right), q, count);
-                self.add_occurrence((new_id, right), p, count);
+                if right != BARRIER {
+                    let slots = self.neighbour_slots(right, false, pair, new_id, p);
+                    self.remove_occurrence((b, right), slots.old, q, count);
+                    self.add_occurrence(slots.new, p, count);
+                }
                 self.nodes[r as usize].prev = p;
             }
             self.nodes[p as usize].sym = new_id;
@@ -595,24 +753,25 @@ impl Trainer {
         }
         self.scratch = pos;
         // the merged pair is gone for good (its symbols never meet again)
-        if let Some(mut info) = self.pairs.remove(&pair) {
-            self.arena.free(&mut info.pos);
+        if let Some(mut list) = self.pairs.remove(pair) {
+            self.arena.free(&mut list);
         }
         let mut grown = std::mem::take(&mut self.grown);
         grown.sort_unstable();
         grown.dedup();
-        for &p in &grown {
-            if self.pairs.get(&p).is_some_and(|i| i.count > 0) {
-                self.push(p);
+        for &(p, s) in &grown {
+            if self.pairs.infos[s as usize].count > 0 {
+                self.push(p, s);
             }
         }
         grown.clear();
         self.grown = grown;
         let mut shrunk = std::mem::take(&mut self.shrunk);
-        for &p in &shrunk {
-            if self.pairs.get(&p).is_some_and(|i| i.count == 0) {
-                if let Some(mut info) = self.pairs.remove(&p) {
-                    self.arena.free(&mut info.pos);
+        for &(p, s) in &shrunk {
+            // a pair may fall to zero twice (and regain occurrences in between)
+            if self.pairs.infos[s as usize].count == 0 && self.pairs.get(p) == Some(s) {
+                if let Some(mut list) = self.pairs.remove(p) {
+                    self.arena.free(&mut list);
                 }
             }
         }
@@ -620,26 +779,14 @@ impl Trainer {
         self.shrunk = shrunk;
     }
 
-    /// The current symbols of word `w`.
-    fn word_symbols(&self, w: usize) -> Vec<u32> {
-        let (start, end) = (self.starts[w], self.starts[w + 1]);
-        let mut out = Vec::new();
-        let mut p = if start < end { start } else { NONE };
-        while p != NONE {
-            out.push(self.nodes[p as usize].sym);
-            p = self.nodes[p as usize].next;
-        }
-        out
-    }
-
     /// Runs up to `config.max_merges` merges; `on_merge(k, merge)` is
     /// called after each and stops training by returning false. Returns
-    /// the merges, why training stopped and the words' final segmentation.
+    /// the merges and why training stopped.
     pub fn run(
         mut self,
         config: &TrainConfig,
         mut on_merge: impl FnMut(usize, &Merge) -> bool,
-    ) -> (Vec<Merge>, StopReason, Vec<TrainWord>) {
+    ) -> (Vec<Merge>, StopReason) {
         let mut merges = Vec::new();
         let mut reason = StopReason::Done;
         while merges.len() < config.max_merges {
@@ -666,12 +813,13 @@ impl Trainer {
                 break;
             }
         }
-        let words = (0..self.counts.len())
-            .map(|w| TrainWord { symbols: self.word_symbols(w), count: self.counts[w] })
-            .collect();
-        (merges, reason, words)
+        (merges, reason)
     }
 }
+
+/// Largest dense table of initial pairs (4 bytes each): 256 x 256 bytes and
+/// alphabets of up to 1024 characters fit.
+const DENSE_PAIRS: usize = 1 << 20;
 
 /// How many positions ahead `apply_merge` asks for memory.
 const PREFETCH: usize = 8;
@@ -701,18 +849,15 @@ fn units_of(text: &[u8], count_chars: bool) -> u32 {
 mod tests {
     use super::*;
 
-    fn chars(words: &[(&str, u64)]) -> (Vec<TrainWord>, Vec<Vec<u8>>) {
+    fn chars(words: &[(&str, u64)]) -> (Words, Vec<Vec<u8>>) {
         let mut alphabet: Vec<char> = words.iter().flat_map(|(w, _)| w.chars()).collect();
         alphabet.sort_unstable();
         alphabet.dedup();
         let text = alphabet.iter().map(|c| c.to_string().into_bytes()).collect();
-        let tw = words
-            .iter()
-            .map(|(w, c)| TrainWord {
-                symbols: w.chars().map(|ch| alphabet.binary_search(&ch).unwrap() as u32).collect(),
-                count: *c,
-            })
-            .collect();
+        let mut tw = Words::default();
+        for (w, c) in words {
+            tw.push(*c, |s| s.extend(w.chars().map(|ch| alphabet.binary_search(&ch).unwrap() as u32)));
+        }
         (tw, text)
     }
 
@@ -721,7 +866,7 @@ mod tests {
         let t = Trainer::new(tw, text, rule, true).unwrap();
         let mut names: Vec<String> = t.symbol_text.iter().map(|b| String::from_utf8(b.clone()).unwrap()).collect();
         let cfg = TrainConfig { tie_break: rule, min_frequency: 1, max_merges: n, max_token_length: None };
-        let (merges, _, _) = t.run(&cfg, |_, _| true);
+        let (merges, _) = t.run(&cfg, |_, _| true);
         merges
             .iter()
             .map(|m| {
@@ -744,6 +889,17 @@ mod tests {
         // "aaa" holds (a, a) twice; merging gives "aa a", then (aa, a)
         let m = run(&[("aaa", 1)], TieBreak::First, 5);
         assert_eq!(m, ["a+a", "aa+a"]);
+    }
+
+    #[test]
+    fn counts_beyond_32_bits() {
+        // the nodes keep counts below 2^32 - 1; larger ones are found by position
+        let words = [("xab", 5), ("cab", u64::from(u32::MAX)), ("abd", 1 << 40), ("zab", 7)];
+        let (tw, text) = chars(&words);
+        let t = Trainer::new(tw, text, TieBreak::PairId, true).unwrap();
+        let cfg = TrainConfig { tie_break: TieBreak::PairId, min_frequency: 1, max_merges: 3, max_token_length: None };
+        let counts: Vec<u64> = t.run(&cfg, |_, _| true).0.iter().map(|m| m.count).collect();
+        assert_eq!(counts, [(1 << 40) + u64::from(u32::MAX) + 12, 1 << 40, u64::from(u32::MAX)]);
     }
 
     #[test]

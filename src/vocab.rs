@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::encode::{CharMerges, Sym};
-use crate::train::{Merge, StopReason, TieBreak, TrainConfig, TrainWord, Trainer, BARRIER};
+use crate::train::{Merge, StopReason, TieBreak, TrainConfig, Trainer, Words, BARRIER};
 use crate::words::WordCounts;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -60,8 +60,6 @@ pub struct TrainOutput {
     pub n_symbols: usize,
     pub merges: Vec<Merge>,
     pub reason: StopReason,
-    /// Final segmentation of each training word, first-appearance order.
-    pub words: Vec<Vec<u32>>,
 }
 
 /// The initial symbols of a char-model word.
@@ -212,23 +210,22 @@ pub fn train(
     let (base, n_symbols, words) = match req.kind {
         ModelKind::Byte => {
             let base: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-            let words = counts
-                .iter()
-                .map(|(w, c)| TrainWord { symbols: w.bytes().map(u32::from).collect(), count: c })
-                .collect();
+            let (n, bytes, _) = counts.sizes();
+            let mut words = Words::with_capacity(n, bytes);
+            for (w, c) in counts.iter() {
+                words.push(c, |s| s.extend(w.bytes().map(u32::from)));
+            }
             (base, 256, words)
         }
         ModelKind::Char => {
             let base = char_base(counts.iter().map(|(w, _)| w), &req.char);
             let ids = SymbolIds::new(&base, &req.char);
-            let words = counts
-                .iter()
-                .map(|(w, c)| {
-                    let mut symbols = Vec::with_capacity(w.len() + 1);
-                    ids.each(w, &req.char, |s| symbols.push(s.id.expect("every symbol is in the base")));
-                    TrainWord { symbols, count: c }
-                })
-                .collect();
+            let mut words = Words::default();
+            for (w, c) in counts.iter() {
+                words.push(c, |symbols| {
+                    ids.each(w, &req.char, |s| symbols.push(s.id.expect("every symbol is in the base")))
+                });
+            }
             let n = base.len();
             let mut base: Vec<Vec<u8>> = base.into_iter().map(String::into_bytes).collect();
             if req.char.byte_fallback {
@@ -250,20 +247,20 @@ pub fn train(
     for t in symbol_text.iter_mut().skip(n_symbols) {
         t.clear();
     }
-    let (merges, reason, words) = run_trainer(words, symbol_text, req, fixed, &what, on_merge)?;
-    Ok(TrainOutput { base, n_symbols, merges, reason, words })
+    let (merges, reason) = run_trainer(words, symbol_text, req, fixed, &what, on_merge)?;
+    Ok(TrainOutput { base, n_symbols, merges, reason })
 }
 
 /// Runs the trainer on `words` whose symbols are ids of `symbol_text`; the
 /// vocabulary already holds `fixed` ids (`what` describes them in errors).
 fn run_trainer(
-    words: Vec<TrainWord>,
+    words: Words,
     symbol_text: Vec<Vec<u8>>,
     req: &TrainRequest,
     fixed: u64,
     what: &str,
     mut on_merge: impl FnMut(usize, &Merge, usize) -> bool,
-) -> Result<(Vec<Merge>, StopReason, Vec<Vec<u32>>)> {
+) -> Result<(Vec<Merge>, StopReason)> {
     let mut max_merges = req.num_merges.unwrap_or(u64::MAX);
     if let Some(v) = req.vocab_size {
         if v < fixed {
@@ -281,8 +278,7 @@ fn run_trainer(
         max_token_length: req.max_token_length,
     };
     let total = config.max_merges;
-    let (merges, reason, words) = trainer.run(&config, |k, m| on_merge(k, m, total));
-    Ok((merges, reason, words.into_iter().map(|w| w.symbols).collect()))
+    Ok(trainer.run(&config, |k, m| on_merge(k, m, total)))
 }
 
 /// Continued training: the words start as `init` would segment them in
@@ -310,7 +306,7 @@ fn continue_training(
     }
     let merges = CharMerges::new(&rules);
     let mut symbols: Vec<Sym> = Vec::new();
-    let mut words = Vec::with_capacity(counts.len());
+    let mut words = Words::with_capacity(counts.len(), 0);
     for (w, c) in counts.iter() {
         symbols.clear();
         match req.kind {
@@ -328,12 +324,12 @@ fn continue_training(
             }
         }
         merges.apply(&mut symbols, None);
-        words.push(TrainWord { symbols: symbols.iter().map(|s| s.id).collect(), count: c });
+        words.push(c, |s| s.extend(symbols.iter().map(|s| s.id)));
     }
     let what = format!("the initial tokenizer's vocabulary ({n} ids)");
     let symbol_text: Vec<Vec<u8>> = init.tokens.iter().map(|t| t.clone().unwrap_or_default()).collect();
-    let (merges, reason, words) = run_trainer(words, symbol_text, req, n as u64, &what, on_merge)?;
-    Ok(TrainOutput { base: Vec::new(), n_symbols: 0, merges, reason, words })
+    let (merges, reason) = run_trainer(words, symbol_text, req, n as u64, &what, on_merge)?;
+    Ok(TrainOutput { base: Vec::new(), n_symbols: 0, merges, reason })
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
 pub type WordMap = IndexMap<String, u64, FxBuildHasher>;
+/// Counts of one block of documents, the words borrowed from them.
+type BlockCounts<'t> = IndexMap<&'t str, u64, FxBuildHasher>;
 
 /// Distinct words with their counts; iteration order is first appearance.
 #[derive(Debug, Clone, Default)]
@@ -119,17 +121,55 @@ impl WordCounts {
         if start < docs.len() {
             blocks.push(&docs[start..]);
         }
-        let partial: Vec<Result<WordCounts>> = crate::parallel::map(&blocks, |block| {
-            let mut wc = WordCounts::new();
-            for d in block.iter() {
-                wc.add_text(pre, specials, d.as_ref())?;
+        let partial = crate::parallel::map(&blocks, |block| count_block(pre, specials, block.iter().map(AsRef::as_ref)));
+        self.add_blocks(partial)
+    }
+
+    /// Adds the tables of consecutive blocks in order.
+    fn add_blocks(&mut self, blocks: Vec<Result<BlockCounts>>) -> Result<()> {
+        for map in blocks {
+            for (w, c) in map? {
+                self.add_word(w, c)?;
             }
-            Ok(wc)
-        });
-        for wc in partial {
-            self.merge(wc?)?;
         }
         Ok(())
+    }
+
+    /// Counts each line of `data` (a UTF-8 file's bytes) as a document,
+    /// the lines being those of Python's `open(path,
+    /// encoding="utf-8").read().splitlines(keepends=True)` (see
+    /// [`universal_newlines`], [`python_lines`]): the file route of
+    /// training, with no Python string per line. Blocks of whole lines are
+    /// checked, cut and counted in parallel. Returns the byte offset of
+    /// the first invalid UTF-8 sequence (nothing is counted then).
+    pub fn add_lines(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, data: &[u8]) -> Result<Option<usize>> {
+        // blocks end after a \n byte (never inside a character, nor
+        // between the \r and \n of one line end)
+        let per_block = (data.len() / (crate::parallel::threads() * 4)).max(1 << 16);
+        let mut blocks = Vec::new();
+        let mut start = 0;
+        while start < data.len() {
+            let end = match data.get(start + per_block..).and_then(|rest| rest.iter().position(|&b| b == b'\n')) {
+                Some(i) => start + per_block + i + 1,
+                None => data.len(),
+            };
+            blocks.push((start, &data[start..end]));
+            start = end;
+        }
+        let texts = crate::parallel::map(&blocks, |&(start, bytes)| match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(universal_newlines(text)),
+            Err(e) => Err(start + e.valid_up_to()),
+        });
+        let mut checked = Vec::with_capacity(texts.len());
+        for t in texts {
+            match t {
+                Ok(text) => checked.push(text),
+                Err(offset) => return Ok(Some(offset)),
+            }
+        }
+        let partial = crate::parallel::map(&checked, |text| count_block(pre, specials, python_lines(text).into_iter()));
+        self.add_blocks(partial)?;
+        Ok(None)
     }
 
     /// Adds another table; words new to `self` are appended in `other`'s order,
@@ -153,6 +193,70 @@ impl WordCounts {
         }
         Ok(())
     }
+}
+
+/// Counts a block of documents; the words borrow from them, so a word is
+/// copied once, when it is new to the whole table, not once per block.
+fn count_block<'t>(
+    pre: &Pretokenizer,
+    specials: &SpecialTokens,
+    docs: impl Iterator<Item = &'t str>,
+) -> Result<BlockCounts<'t>> {
+    let mut map = BlockCounts::default();
+    for d in docs {
+        for segment in specials.segments(d) {
+            pre.for_each_word(segment, |w| *map.entry(w).or_insert(0) += 1)?;
+        }
+    }
+    Ok(map)
+}
+
+/// `text` as Python's text mode reads it (`newline=None`): `\r\n` and a
+/// lone `\r` become `\n`.
+pub fn universal_newlines(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\r') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('\r') {
+        out.push_str(&rest[..i]);
+        out.push('\n');
+        rest = &rest[i + 1..];
+        if let Some(r) = rest.strip_prefix('\n') {
+            rest = r;
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// The lines of `text` with their ends, as Python's `str.splitlines(keepends=True)`
+/// cuts them: after `\n`, `\r` (`\r\n` is one end), `\x0b`, `\x0c`,
+/// `\x1c`-`\x1e`, U+0085, U+2028 and U+2029.
+pub fn python_lines(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut lines = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        let end = match bytes[i] {
+            b'\n' | 0x0b | 0x0c | 0x1c..=0x1e => i + 1,
+            b'\r' => i + 1 + usize::from(bytes.get(i + 1) == Some(&b'\n')),
+            0xc2 if bytes.get(i + 1) == Some(&0x85) => i + 2,
+            0xe2 if bytes.get(i + 1) == Some(&0x80) && matches!(bytes.get(i + 2), Some(0xa8 | 0xa9)) => i + 3,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        lines.push(&text[start..end]);
+        start = end;
+        i = end;
+    }
+    if start < bytes.len() {
+        lines.push(&text[start..]);
+    }
+    lines
 }
 
 /// A part of a stream block that more text can no longer change.
@@ -304,6 +408,35 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn lines_as_python_cuts_them() {
+        let text = "a\r\nb\rc\nd\x0be\x0cf\x1cg\x1dh\x1ei\u{85}j\u{2028}k\u{2029}l\u{feff}\n\n\x1f";
+        assert_eq!(universal_newlines("a\r\nb\r\rc\r"), "a\nb\n\nc\n");
+        assert_eq!(
+            python_lines(text),
+            ["a\r\n", "b\r", "c\n", "d\x0b", "e\x0c", "f\x1c", "g\x1d", "h\x1e", "i\u{85}", "j\u{2028}", "k\u{2029}", "l\u{feff}\n", "\n", "\x1f"]
+        );
+        assert!(python_lines("").is_empty());
+    }
+
+    #[test]
+    fn lines_of_a_large_file_in_blocks() {
+        // several blocks of 64 KB, cut after \n bytes: the same table as the lines of the whole text
+        use crate::pretokenize::CL100K;
+        let pre = Pretokenizer::new(Some(CL100K)).unwrap();
+        let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9)]).unwrap();
+        let text = "It's a line\r\n  with  spaces\rand\x0ccuts\u{2028}é 你 🙂 <|eot|>\n\n 123 \u{85}x\n".repeat(8000);
+        let mut blocks = WordCounts::new();
+        assert_eq!(blocks.add_lines(&pre, &sp, text.as_bytes()).unwrap(), None);
+        let mut whole = WordCounts::new();
+        whole.add_documents(&pre, &sp, &python_lines(&universal_newlines(&text))).unwrap();
+        assert!(blocks.len() > 10);
+        assert_eq!(blocks.iter().collect::<Vec<_>>(), whole.iter().collect::<Vec<_>>());
+        let mut bad = text.into_bytes();
+        bad[300_001] = 0xff;
+        assert_eq!(WordCounts::new().add_lines(&pre, &sp, &bad).unwrap(), Some(300_001));
     }
 
     #[test]

@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Collection, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
-from bytepair.errors import BytepairError, FormatError, PatternError, TrainingError, TrainingWarning, UnknownTokenError
+from bytepair.errors import BytepairError, FormatError, InputError, PatternError, TrainingError, TrainingWarning, UnknownTokenError
 from bytepair.limits import check_training_memory, parse_memory
 from bytepair.patterns import preset_name, resolve_pattern
 from bytepair.progress import Reporter, make_reporter
 
-Corpus = Union[str, Iterable[str], Mapping[str, int]]
+Corpus = Union[str, "os.PathLike[str]", Iterable[str], Mapping[str, int]]
 SpecialTokens = Union[Sequence[str], Mapping[str, int]]
 AllOr = Union[Literal["all"], Collection[str]]
 
@@ -115,6 +115,15 @@ def _count_words(
     counts = _core.WordCounts(pattern, list(specials))
     if isinstance(corpus, str):
         _add_documents(counts, [corpus])
+    elif isinstance(corpus, os.PathLike):
+        # read and cut into lines by the core: no Python string per line
+        with open(corpus, "rb") as fh:
+            data = fh.read()
+        bad = counts.add_lines(data)
+        if bad is not None:
+            raise InputError(f"{os.fspath(corpus)}: invalid UTF-8 at byte offset {bad} (byte 0x{data[bad]:02X})")
+        if report:
+            report("count", len(data), len(data))
     elif isinstance(corpus, _core.WordCounts):
         counts.merge(corpus)
     elif isinstance(corpus, Mapping):
@@ -221,7 +230,11 @@ class Tokenizer:
         max_memory: Union[None, int, str] = None,
     ) -> "Tokenizer":
         """Train a tokenizer on ``corpus``: a str, an iterable of documents
-        (str), or a mapping of word counts (each key one word, in its order).
+        (str), a mapping of word counts (each key one word, in its order), or
+        a path (``os.PathLike``, e.g. ``pathlib.Path``; a ``str`` is text) to
+        a UTF-8 file whose lines are the documents: the same tokenizer as
+        ``open(path, encoding="utf-8").read().splitlines(keepends=True)``
+        gives, but read and cut by the core, without a Python string per line.
 
         ``pattern`` defaults to ``"cl100k"`` for the byte model and to
         ``str.split()`` (``None``) for the char model. Training stops after
