@@ -100,7 +100,6 @@ def train(spec):
     elif tool == "hf":
         from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
-        lines = read_lines(path)
         tok = Tokenizer(models.BPE())
         tok.pre_tokenizer = pre_tokenizers.Sequence(
             [pre_tokenizers.Split(Regex(CL100K_HF if pattern == CL100K else pattern), behavior="isolated"),
@@ -108,7 +107,11 @@ def train(spec):
         tok.decoder = decoders.ByteLevel()
         trainer = trainers.BpeTrainer(vocab_size=vocab, min_frequency=0, show_progress=False,
                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-        tok.train_from_iterator(lines, trainer, length=len(lines))
+        if spec.get("lines"):
+            lines = read_lines(path)
+            tok.train_from_iterator(lines, trainer, length=len(lines))
+        else:  # HF's own file route (lines read in Rust, in parallel), as bytepair gets its own
+            tok.train([path], trainer)
         tok.save(out)
         info["vocab"] = tok.get_vocab_size()
     elif tool == "sentencepiece":
