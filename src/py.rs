@@ -136,11 +136,11 @@ impl WordCounts {
 /// Trains a model from word counts. Returns (base tokens, number of real
 /// base symbols, merges as (left, right, count), stop reason).
 #[pyfunction]
-#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None, progress=None, init=None))]
+#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None, progress=None, init=None, consume=false))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn train<'py>(
     py: Python<'py>,
-    counts: &WordCounts,
+    counts: &Bound<'py, WordCounts>,
     model: &str,
     end_of_word: Option<String>,
     end_of_word_fused: bool,
@@ -153,6 +153,7 @@ fn train<'py>(
     max_token_length: Option<u32>,
     progress: Option<Py<PyAny>>,
     init: Option<(Vec<Option<Vec<u8>>>, Vec<(u32, u32, u32)>)>,
+    consume: bool,
 ) -> PyResult<(Vec<Bound<'py, PyBytes>>, usize, Vec<(u32, u32, u64)>, &'static str)> {
     let request = TrainRequest {
         kind: ModelKind::parse(model).py()?,
@@ -165,12 +166,17 @@ fn train<'py>(
         max_token_length,
         init: init.map(|(tokens, merges)| Init { tokens, merges }),
     };
+    // consume: the caller is done with the table, which is freed as soon as
+    // the trainer has its words (it leaves the Python object empty)
+    let owned = if consume { Some(std::mem::take(&mut counts.try_borrow_mut()?.counts)) } else { None };
+    let kept = counts.borrow();
+    let kept_table = &kept.counts;
     // every ~0.1 s: take the GIL, report progress, and let Ctrl-C stop training
     let mut interrupted: Option<PyErr> = None;
     let mut last = std::time::Instant::now();
     let out = py
         .detach(|| {
-            vocab::train(&counts.counts, &request, |k, _, total| {
+            let on_merge = |k, _: &_, total| {
                 if last.elapsed() < std::time::Duration::from_millis(100) {
                     return true;
                 }
@@ -188,9 +194,14 @@ fn train<'py>(
                         }
                     }
                 })
-            })
+            };
+            match owned {
+                Some(table) => vocab::train_consuming(table, &request, on_merge),
+                None => vocab::train(kept_table, &request, on_merge),
+            }
         })
         .py()?;
+    drop(kept);
     if let Some(e) = interrupted {
         return Err(e);
     }

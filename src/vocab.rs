@@ -201,12 +201,46 @@ pub fn train(
     req: &TrainRequest,
     on_merge: impl FnMut(usize, &Merge, usize) -> bool,
 ) -> Result<TrainOutput> {
+    if let Some(init) = &req.init {
+        check_not_empty(counts)?;
+        return continue_training(counts, req, init, on_merge);
+    }
+    let start = prepare(counts, req)?;
+    finish(start, req, on_merge)
+}
+
+/// `train`, freeing the word table once the trainer has its words (the
+/// table is a fifth to a quarter of training's peak memory).
+pub fn train_consuming(
+    counts: WordCounts,
+    req: &TrainRequest,
+    on_merge: impl FnMut(usize, &Merge, usize) -> bool,
+) -> Result<TrainOutput> {
+    if req.init.is_some() {
+        return train(&counts, req, on_merge);
+    }
+    let start = prepare(&counts, req)?;
+    drop(counts);
+    finish(start, req, on_merge)
+}
+
+fn check_not_empty(counts: &WordCounts) -> Result<()> {
     if counts.is_empty() {
         return Err(Error::Training("the corpus is empty: it has no words to train on".into()));
     }
-    if let Some(init) = &req.init {
-        return continue_training(counts, req, init, on_merge);
-    }
+    Ok(())
+}
+
+/// What training starts from: the base vocabulary, how many of its
+/// entries are symbols, and the words as symbol ids.
+struct Start {
+    base: Vec<Vec<u8>>,
+    n_symbols: usize,
+    words: Words,
+}
+
+fn prepare(counts: &WordCounts, req: &TrainRequest) -> Result<Start> {
+    check_not_empty(counts)?;
     let (base, n_symbols, words) = match req.kind {
         ModelKind::Byte => {
             let base: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
@@ -234,6 +268,11 @@ pub fn train(
             (base, n, words)
         }
     };
+    Ok(Start { base, n_symbols, words })
+}
+
+fn finish(start: Start, req: &TrainRequest, on_merge: impl FnMut(usize, &Merge, usize) -> bool) -> Result<TrainOutput> {
+    let Start { base, n_symbols, words } = start;
     let fixed = base.len() as u64 + req.n_special;
     let what = format!(
         "the vocabulary without merges ({fixed}: {} base symbols{} + {} special tokens)",

@@ -301,3 +301,27 @@ def test_cli_max_bytes_suffixes():
     assert parse_size("4K") == 4000 and parse_size("1.5M") == 1_500_000 and parse_size("3gb") == 3 * 10**9
     with pytest.raises(Exception):
         parse_size("lots")
+
+
+@pytest.mark.parametrize("model", ["byte", "char"])
+def test_consuming_training_frees_the_table_and_merges_the_same(model):
+    """``_core.train(..., consume=True)`` (what ``Tokenizer.train`` uses)
+    gives the merges of training on a kept table, and leaves the table empty;
+    a table the caller passes in to ``Tokenizer.train`` is never consumed."""
+    def table():
+        t = _core.WordCounts(CL100K if model == "byte" else None, [])
+        t.add_documents([" ".join(PARTS)] * 3 + ["lower lowest newer newest wider"] * 5)
+        return t
+
+    options = dict(end_of_word="</w>" if model == "char" else None, end_of_word_fused=False, byte_fallback=False,
+                   tie_break="first", min_frequency=0, vocab_size=None, num_merges=40, n_special=0)
+    kept, consumed = table(), table()
+    n = len(kept)
+    assert n > 0
+    want = _core.train(kept, model, **options)
+    got = _core.train(consumed, model, consume=True, **options)
+    assert got == want
+    assert (len(kept), len(consumed)) == (n, 0)
+    mine = table()
+    Tokenizer.train(mine, model=model, num_merges=10)
+    assert len(mine) == n

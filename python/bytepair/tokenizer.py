@@ -332,6 +332,7 @@ class Tokenizer:
             n_special=len(special_names),
             max_token_length=max_token_length,
             progress=on_merge,
+            consume=True,  # the table is freed once the trainer has its words
         )
         first_special = len(base) + len(merges)
         specials = _special_ids(special_tokens if explicit else special_names, first_special)
