@@ -160,6 +160,27 @@ def test_byte_model(data, tie_break, pattern, size, min_frequency, specials, max
 
 @SETTINGS
 @given(
+    words=st.lists(st.text(alphabet="aab", min_size=2, max_size=16), min_size=1, max_size=10),
+    counts=st.lists(st.integers(1, 3), min_size=10, max_size=10),
+    model=st.sampled_from(["char", "byte"]),
+    num_merges=st.integers(5, 60),
+)
+def test_first_rule_when_merges_respell_a_symbol(words, counts, model, num_merges):
+    """Runs of few letters with small, tying counts: two merges often spell
+    one text (a + aa, aa + a), so a merge adds occurrences to pairs that
+    already exist, possibly before their recorded first occurrence (the
+    `first` rule's bookkeeping must still pick the earliest)."""
+    table = {}
+    for w, n in zip(words, counts):
+        table[w] = table.get(w, 0) + n
+    kwargs = {"end_of_word": None} if model == "char" else {"pattern": r"[ab]+|."}
+    r, c = run_both("train", table, model=model, tie_break="first", num_merges=num_merges, **kwargs)
+    if r is not None:
+        same_model(r, c)
+
+
+@SETTINGS
+@given(
     counts=st.dictionaries(st.text(alphabet="abc", min_size=1, max_size=7), st.integers(1, 2**40), min_size=1, max_size=8),
     tie_break=st.sampled_from(["first", "alphabetical", "pair-id"]),
     model=st.sampled_from(["char", "byte"]),
