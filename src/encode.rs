@@ -1129,19 +1129,7 @@ mod tests {
         }
     }
 
-    /// xorshift64: deterministic random numbers for the tests.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
+    use crate::testing::Rng;
 
     /// Up to `count` random tokens (2..=max_len bytes over `alphabet`) with distinct
     /// ranks in a random order, above the 256 single bytes, with gaps.
@@ -1387,17 +1375,10 @@ mod tests {
         // symbols 0..3; merges over them, including a pair that recurs at a later rank
         let rules = [(0, 1, 4), (1, 0, 5), (4, 4, 6), (2, 3, 7), (6, 0, 8), (0, 1, 9), (5, 5, 10), (8, 7, 11)];
         let m = CharMerges::new(&rules);
-        let mut state = 0x2545F4914F6CDD1Du64;
+        let mut rng = Rng(0x2545F4914F6CDD1D);
         for n in 1..200 {
             for _ in 0..20 {
-                let word: Vec<Sym> = (0..n)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        Sym { id: (state % 4) as u32, len: 1 }
-                    })
-                    .collect();
+                let word: Vec<Sym> = (0..n).map(|_| Sym { id: rng.below(4) as u32, len: 1 }).collect();
                 for p in [None, Some(0.3)] {
                     let (mut a, mut b) = (word.clone(), word.clone());
                     let (mut da, mut db) = (p.map(|p| Dropout::new(p, n as u64)), p.map(|p| Dropout::new(p, n as u64)));

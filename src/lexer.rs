@@ -288,13 +288,8 @@ mod tests {
         let alphabet: Vec<char> = "aZsSſdDmMtTlLvVeErRk'’ \u{a0}\u{3000}\t\r\n\u{b}\u{c}\u{85}\u{2028}\u{1c}\u{1f}.,!?-/\\()[]{}\"_*#@1234567890٣٤০१२௩ⅫⅣ²½éñßøπωЖжשלוםمرحبا你好世界こんにちはカタカナ한국어\u{301}\u{5bf}\u{93f}🙂🚀👍🏽𝔘𝟘\u{1F1FA}\u{1F1F8}"
             .chars()
             .collect();
-        let mut state = 0x2545F4914F6CDD1Du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::testing::Rng(0x2545F4914F6CDD1D);
+        let mut next = || rng.next();
         (0..n)
             .map(|_| {
                 let len = (next() % 40) as usize;

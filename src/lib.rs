@@ -18,6 +18,9 @@ pub mod train;
 pub mod vocab;
 pub mod words;
 
+#[cfg(test)]
+mod testing;
+
 #[cfg(feature = "python")]
 mod py;
 

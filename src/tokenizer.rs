@@ -784,13 +784,8 @@ mod stream_tests {
         let pieces = ["a", "b", "ab", " ", "  ", "\n", "1", "234", "é", "你", "<|", "<|eot|>", "|>", "<|e", "🙂"];
         let none = SpecialSet::Some(FxHashSet::default());
         let options = [(SpecialSet::All, SpecialSet::All), (none.clone(), none.clone()), (none.clone(), SpecialSet::All)];
-        let mut state = 0x2545F4914F6CDD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::testing::Rng(0x2545F4914F6CDD1Du64);
+        let mut next = move || rng.next();
         for pattern in [None, Some(CL100K), Some(r"\S+|\s+")] {
             let tok = byte_tokenizer(pattern);
             for _ in 0..500 {

@@ -388,13 +388,8 @@ mod tests {
         use crate::pretokenize::{CL100K, GPT2};
         let pieces = ["a", "Z", "'s", "'", " ", "  ", "\n", "\r\n", "\t", "1", "234", ".", "!?", "é", "你", "<|", "<|eot|>", "|>", "<|e", "\u{3000}", "🙂"];
         let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9), ("<|e".into(), 10)]).unwrap();
-        let mut state = 0x9E3779B97F4A7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::testing::Rng(0x9E3779B97F4A7C15u64);
+        let mut next = move || rng.next();
         for _ in 0..3000 {
             let n = (next() % 60) as usize;
             let text: String = (0..n).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
