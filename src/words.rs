@@ -107,7 +107,7 @@ impl WordCounts {
         }
         // blocks of roughly equal byte size, counted independently, merged in order
         let total: usize = docs.iter().map(|d| d.as_ref().len()).sum();
-        let per_block = (total / (crate::parallel::threads() * 4)).max(1 << 16);
+        let per_block = block_size(total);
         let mut blocks: Vec<&[S]> = Vec::new();
         let (mut start, mut size) = (0, 0);
         for (i, d) in docs.iter().enumerate() {
@@ -145,7 +145,7 @@ impl WordCounts {
     pub fn add_lines(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, data: &[u8]) -> Result<Option<usize>> {
         // blocks end after a \n byte (never inside a character, nor
         // between the \r and \n of one line end)
-        let per_block = (data.len() / (crate::parallel::threads() * 4)).max(1 << 16);
+        let per_block = block_size(data.len());
         let mut blocks = Vec::new();
         let mut start = 0;
         while start < data.len() {
@@ -193,6 +193,12 @@ impl WordCounts {
         }
         Ok(())
     }
+}
+
+/// Bytes per block when `total` bytes are counted in parallel: four blocks
+/// per thread (uneven blocks even out), at least 64 KB.
+fn block_size(total: usize) -> usize {
+    (total / (crate::parallel::threads() * 4)).max(1 << 16)
 }
 
 /// Counts a block of documents; the words borrow from them, so a word is
