@@ -292,7 +292,7 @@ impl ByteRanks {
             let mut best: Option<(u32, usize)> = None;
             for i in 0..bounds.len().saturating_sub(2) {
                 if let Some(r) = self.rank(&piece[bounds[i]..bounds[i + 2]]) {
-                    if !rng.drop_merge() && best.map_or(true, |(b, _)| r < b) {
+                    if !rng.drop_merge() && best.is_none_or(|(b, _)| r < b) {
                         best = Some((r, i));
                     }
                 }
@@ -862,7 +862,7 @@ impl CharMerges {
             let mut best: Option<(u32, (u32, u32), u32)> = None;
             for w in symbols.windows(2) {
                 if let Some((rank, id)) = self.rule((w[0].id, w[1].id), min_rank) {
-                    if best.map_or(true, |b| rank < b.0) {
+                    if best.is_none_or(|b| rank < b.0) {
                         best = Some((rank, (w[0].id, w[1].id), id));
                     }
                 }
