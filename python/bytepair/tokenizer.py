@@ -16,6 +16,7 @@ from typing import Any, Collection, Dict, Iterator, List, Literal, Optional, Seq
 
 from bytepair import _core
 from bytepair.errors import BytepairError, FormatError, InputError, PatternError, TrainingError, TrainingWarning, UnknownTokenError
+from bytepair.formats import transformers as transformers_folder
 from bytepair.limits import check_training_memory, parse_memory
 from bytepair.patterns import preset_name, resolve_pattern
 from bytepair.progress import Reporter, make_reporter
@@ -961,6 +962,32 @@ class Tokenizer:
         from bytepair.formats import load
 
         return load(path, format=format, pattern=pattern, special_tokens=special_tokens)
+
+    def save_pretrained(
+        self,
+        folder: str,
+        *,
+        bos: Optional[str] = None,
+        eos: Optional[str] = None,
+        pad: Optional[str] = None,
+        unk: Optional[str] = None,
+        chat_template: Optional[str] = None,
+        model_max_length: Optional[int] = None,
+    ) -> None:
+        """Write a ``transformers`` folder that ``AutoTokenizer.from_pretrained(folder)``
+        loads with the same ids; ``bos``/``eos``/``pad``/``unk`` name special
+        tokens (their texts) to give those roles. See
+        :mod:`bytepair.formats.transformers`.
+
+        >>> import os, tempfile
+        >>> tok = Tokenizer.train("hello world", special_tokens=["<|endoftext|>"])
+        >>> folder = tempfile.mkdtemp()
+        >>> tok.save_pretrained(folder, eos="<|endoftext|>")
+        >>> sorted(os.listdir(folder))
+        ['special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json']
+        """
+        transformers_folder.save(self, folder, bos=bos, eos=eos, pad=pad, unk=unk, chat_template=chat_template,
+                                 model_max_length=model_max_length)
 
     def to_dict(self) -> Dict[str, Any]:
         """The native description (what ``save`` writes as JSON)."""

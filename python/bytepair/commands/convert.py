@@ -13,6 +13,7 @@ Examples::
     $ bytepair convert cl100k_base.tiktoken tokenizer.json
     $ bytepair convert tokenizer.json gpt2-files --to gpt2
     $ bytepair convert ranks.tiktoken tok.json --pattern gpt2 --special '<|endoftext|>=50256'
+    $ bytepair convert tok.json my-model --to transformers --eos '<|endoftext|>'
 """
 
 from __future__ import annotations
@@ -67,7 +68,21 @@ def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     if target is None:
         raise CliError(f"cannot tell the format of {args.output} from its name: pass --to ({', '.join(sorted(FORMATS))})")
     tok = Tokenizer.load(args.input, format=source, pattern=args.pattern, special_tokens=_specials(args.special))
-    tok.save(args.output, format=target)
+    roles = {r: getattr(args, r, None) for r in ("bos", "eos", "pad", "unk")}
+    template = getattr(args, "chat_template", None)
+    max_length = getattr(args, "model_max_length", None)
+    if target == "transformers":
+        if template is not None:
+            try:
+                with open(template, encoding="utf-8") as f:
+                    template = f.read()
+            except (OSError, UnicodeDecodeError) as e:
+                raise CliError(f"--chat-template {template}: cannot read it ({e})") from None
+        tok.save_pretrained(args.output, chat_template=template, model_max_length=max_length, **roles)
+    elif any(v is not None for v in [*roles.values(), template, max_length]):
+        raise CliError("--bos/--eos/--pad/--unk/--chat-template/--model-max-length need --to transformers")
+    else:
+        tok.save(args.output, format=target)
     print(f"{args.input} ({source}) -> {args.output} ({target})", file=sys.stderr)
     return 0
 
@@ -91,4 +106,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="pre-tokenizer for IN formats that store none (.tiktoken, gpt2 files): gpt2, cl100k, o200k or a regex")
     p.add_argument("--special", action="append", metavar="TEXT=ID",
                    help="a special token and its id, replacing IN's (for .tiktoken files, which hold none); repeatable")
+    for role in ("bos", "eos", "pad", "unk"):
+        p.add_argument(f"--{role}", metavar="TEXT", default=None,
+                       help=f"--to transformers: the special token that is the {role} token")
+    p.add_argument("--chat-template", metavar="FILE", default=None,
+                   help="--to transformers: a Jinja chat template file, written into tokenizer_config.json")
+    p.add_argument("--model-max-length", metavar="N", type=int, default=None,
+                   help="--to transformers: model_max_length in tokenizer_config.json")
     p.set_defaults(run=cmd_convert)

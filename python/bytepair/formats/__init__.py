@@ -23,6 +23,7 @@ FORMATS = {
     "hf": "hf",
     "gpt2": "gpt2",
     "subword-nmt": "subword_nmt",
+    "transformers": "transformers",  # a folder: tokenizer.json + tokenizer_config.json + special_tokens_map.json
 }
 
 
@@ -33,7 +34,8 @@ def _module(fmt: str) -> Any:
 
 
 def detect(path: str) -> str:
-    """Guess a file's format from its name and first bytes: a folder, or a
+    """Guess a file's format from its name and first bytes: a folder holding
+    ``tokenizer.json`` is ``transformers``; another folder, or a
     file named ``vocab.json``/``merges.txt``, is ``gpt2``; ``*.tiktoken`` or
     lines of ``base64 rank`` are ``tiktoken``; JSON is native when its first
     key is ``"bytepair"``, else ``hf``; ``#version`` or lines of two symbols
@@ -46,7 +48,7 @@ def detect(path: str) -> str:
     'tiktoken'
     """
     if os.path.isdir(path):
-        return "gpt2"
+        return "transformers" if os.path.isfile(os.path.join(path, "tokenizer.json")) else "gpt2"
     name = os.path.basename(path)
     if name.endswith(".tiktoken"):
         return "tiktoken"
