@@ -29,6 +29,7 @@ MODULES = [
     "bytepair.formats.convert",
     "bytepair.formats.regex_dialects",
     "bytepair.formats.transformers",
+    "bytepair.decode_stream",
 ]
 
 

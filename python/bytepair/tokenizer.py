@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Collection, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
+from bytepair.decode_stream import DecodeStream
 from bytepair.errors import BytepairError, FormatError, InputError, PatternError, TrainingError, TrainingWarning, UnknownTokenError
 from bytepair.formats import transformers as transformers_folder
 from bytepair.limits import check_training_memory, parse_memory
@@ -933,6 +934,18 @@ class Tokenizer:
         'wörld héllo'
         """
         return self.decode_bytes(ids).decode("utf-8", errors)
+
+    def decode_stream(self, skip_special_tokens: bool = False, ids: Optional[Iterable[int]] = None) -> DecodeStream:
+        """A :class:`~bytepair.decode_stream.DecodeStream`: ``step(id)`` returns
+        the new text as soon as it is complete UTF-8, else ``None``, exactly as
+        Hugging Face's ``DecodeStream`` does; ``ids`` are ids already shown.
+
+        >>> tok = Tokenizer.train("hello world")
+        >>> stream = tok.decode_stream()
+        >>> "".join(t for t in map(stream.step, tok.encode("héllo 😀")) if t is not None)
+        'héllo 😀'
+        """
+        return DecodeStream(self, skip_special_tokens=skip_special_tokens, ids=ids)
 
     def decode_single_token_bytes(self, id_: int) -> bytes:
         """The bytes of one token."""
