@@ -17,6 +17,7 @@ import sys
 from typing import Any, Iterator, List, Optional, TextIO
 
 from bytepair.commands._common import expand_paths, tokenizer_options, wrap
+from bytepair.progress import PROGRESS_CHOICES
 
 _UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 
@@ -57,8 +58,8 @@ def _reading_options(p: argparse.ArgumentParser, *, max_bytes: bool = True) -> N
 
 
 def _progress_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--progress", choices=["auto", "bar", "json", "none"], default="auto",
-                   help="progress on stderr: a bar (auto: when stderr is a terminal), JSON lines, or none")
+    p.add_argument("--progress", choices=PROGRESS_CHOICES, nargs="?", const="bar", default="auto",
+                   help="progress on stderr: a bar (also bare --progress; auto: when stderr is a terminal), JSON lines, or none")
 
 
 @contextlib.contextmanager
