@@ -28,6 +28,8 @@ MODULES = [
     "bytepair.formats.subword_nmt",
     "bytepair.formats.convert",
     "bytepair.formats.regex_dialects",
+    "bytepair.cli",
+    "bytepair.dataset",
 ]
 
 
