@@ -30,6 +30,7 @@ MODULES = [
     "bytepair.formats.regex_dialects",
     "bytepair.cli",
     "bytepair.dataset",
+    "bytepair.encodings",
 ]
 
 
