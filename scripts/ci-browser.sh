@@ -17,7 +17,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends chromium chromium-driver fonts-dejavu-core >/dev/null
+# wait for another apt run (up to 10 min) instead of failing on its lock
+LOCK="-o DPkg::Lock::Timeout=600"
+$SUDO apt-get $LOCK update -qq
+$SUDO apt-get $LOCK install -y -qq --no-install-recommends chromium chromium-driver fonts-dejavu-core >/dev/null
 chromium --version
 chromedriver --version

@@ -30,6 +30,9 @@ MODULES = [
     "bytepair.formats.regex_dialects",
     "bytepair.formats.transformers",
     "bytepair.decode_stream",
+    "bytepair.cli",
+    "bytepair.dataset",
+    "bytepair.encodings",
 ]
 
 

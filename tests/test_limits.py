@@ -374,6 +374,7 @@ import signal  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from childproc import default_sigint  # noqa: E402
 
 
 def random_words(n: int, seed: int = 0) -> str:
@@ -399,7 +400,8 @@ def interrupt_at(argv, stage, sig, timeout=120):
     the first JSON progress line of ``stage`` appears, returns the exit
     status (the run must not have finished by itself)."""
     proc = subprocess.Popen([sys.executable, "-m", "bytepair", *map(str, argv), "--progress", "json"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            preexec_fn=default_sigint)
     try:
         for line in proc.stderr:
             if line.startswith("{") and f'"stage": "{stage}"' in line:
@@ -451,7 +453,7 @@ def test_kill_during_encode_dataset_then_resume(tmp_path, big_corpus, sig):
     out = tmp_path / "out"
     argv = ["encode-dataset", "-t", tok_path, *[big_corpus] * 2, "-o", out, "--shard-mb", "0.2", "--append-eot"]
     proc = subprocess.Popen([sys.executable, "-m", "bytepair", *map(str, argv)], stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, preexec_fn=default_sigint)
     marker = tmp_path / "out.partial" / "shard_000002.json"
     deadline = time.monotonic() + 120
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:

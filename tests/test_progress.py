@@ -11,6 +11,7 @@ import time
 
 from bytepair import Tokenizer
 from bytepair.cli import main
+from childproc import default_sigint
 
 
 def random_words(n: int, seed: int = 0) -> str:
@@ -44,7 +45,7 @@ def test_ctrl_c_stops_training_promptly_and_writes_nothing(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "bytepair", "train", str(corpus), "--vocab-size", "150000",
          "--progress", "json", "-o", str(out)],
-        stderr=subprocess.PIPE, text=True,
+        stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
     )
     # wait until merging has started, then interrupt
     for line in proc.stderr:

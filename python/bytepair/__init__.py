@@ -18,6 +18,8 @@ from bytepair.errors import (
     TrainingWarning,
     UnknownTokenError,
 )
+from bytepair.encodings import encoding_for_model, get_encoding
+from bytepair.errors import UnknownEncodingError
 from bytepair.patterns import PRESETS
 from bytepair.tokenizer import Tokenizer
 
@@ -36,4 +38,7 @@ __all__ = [
     "TrainingError",
     "TrainingWarning",
     "UnknownTokenError",
+    "UnknownEncodingError",
+    "get_encoding",
+    "encoding_for_model",
 ]

@@ -18,6 +18,7 @@ from typing import Callable, List, Optional, Sequence, TextIO
 from bytepair import __version__
 from bytepair._io import decode_utf8, read_bytes
 from bytepair.errors import BytepairError, DisallowedSpecialError, TrainingWarning
+from bytepair.progress import PROGRESS_CHOICES
 from bytepair.tokenizer import Tokenizer
 
 
@@ -260,8 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--init", metavar="TOK",
                    help="continue training this tokenizer: its ids, merges and settings are kept, new merges follow")
     p.add_argument("--trace", action="store_true", help="print each merge as it is learned (seed 000's format)")
-    p.add_argument("--progress", choices=["auto", "bar", "json", "none"], default="auto",
-                   help="progress on stderr: a bar (auto: when stderr is a terminal), JSON lines, or none")
+    p.add_argument("--progress", choices=PROGRESS_CHOICES, nargs="?", const="bar", default="auto",
+                   help="progress on stderr: a bar (also bare --progress; auto: when stderr is a terminal), JSON lines, or none")
     p.add_argument("--errors", choices=["strict", "replace"], default="strict",
                    help="invalid UTF-8 in the input: stop with an error (default) or replace it")
     from bytepair.commands.data import add_train_options
@@ -284,8 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "vocabulary fits, else uint32, like encode-dataset shards) or, for other names, text ids")
     p.add_argument("--to", choices=["npy", "text"], default=None,
                    help="format of the ids written by -o (default: npy for *.npy, else text)")
-    p.add_argument("--progress", choices=["auto", "bar", "json", "none"], default="none",
-                   help="with --input: progress on stderr (bytes read): a bar, JSON lines, or none (default)")
+    p.add_argument("--progress", choices=PROGRESS_CHOICES, nargs="?", const="bar", default="none",
+                   help="with --input: progress on stderr (bytes read): a bar (also bare --progress), JSON lines, or none (default)")
     p.add_argument("--allowed-special", action="append", metavar="TOK",
                    help="encode this special token's text as the token ('all' for every one); repeatable")
     p.add_argument("--ordinary", action="store_true", help="treat special-token text as plain text")
@@ -325,13 +326,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def bare_progress(argv: Sequence[str]) -> List[str]:
+    """``--progress`` given without a value means ``--progress=bar`` (as users
+    type ``rsync --progress``), also when a file or text follows it.
+
+    >>> bare_progress(["train", "--progress", "corpus.txt", "-o", "t.json"])
+    ['train', '--progress=bar', 'corpus.txt', '-o', 't.json']
+    >>> bare_progress(["train", "c.txt", "--progress", "json"])
+    ['train', 'c.txt', '--progress', 'json']
+    """
+    out: List[str] = []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return out + list(argv[i:])
+        following = argv[i + 1] if i + 1 < len(argv) else None
+        out.append("--progress=bar" if arg == "--progress" and following not in PROGRESS_CHOICES else arg)
+    return out
+
+
 def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None) -> int:
     """Run the CLI; returns the exit status.
 
     >>> main(["train", "--help"])  # doctest: +SKIP
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(bare_progress(sys.argv[1:] if argv is None else list(argv)))
     run: Callable[[argparse.Namespace, TextIO], int] = args.run
     try:
         return run(args, out or sys.stdout)

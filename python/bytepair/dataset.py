@@ -10,6 +10,14 @@ end-of-text token if asked) and writes the concatenated ids as shards::
       shard_000000.idx.npy       int64: offset in the shard where each document starting in it starts
       shard_000001.npy ...
 
+**Formats** (``shard_format``, ``--format``): ``npy`` (the default) as
+above; ``bin``, the ``.bin`` shards of llm.c and modded-nanogpt: a header
+of 256 little-endian int32 (magic, version, token count; llm.c's
+``write_datafile``: 20240520 / 1 for uint16 tokens, 20240801 / 7 for
+uint32) then the tokens; ``u16`` / ``u32``, the raw tokens (``np.memmap``
+them; ``u16`` needs n_vocab <= 65536). The index files and the manifest are
+the same for every format; :func:`read_shard` reads any of them.
+
 **Shards.** The ids of all documents, in input order, form one stream;
 shard ``k`` holds ids ``k*S .. (k+1)*S - 1`` of it (``S`` = ``shard_tokens``,
 about 100 MB by default), the last shard the rest. A document may continue
@@ -87,6 +95,75 @@ def dtype_for(tok: Any) -> str:
     return "uint16" if tok.n_vocab <= 65536 else "uint32"
 
 
+SHARD_FORMATS = ("npy", "bin", "u16", "u32")
+# llm.c dev/data/data_common.py HEADERS_INFO: "gpt-2" (uint16) and "llama-3" (uint32)
+BIN_HEADERS = {"uint16": (20240520, 1), "uint32": (20240801, 7)}
+BIN_HEADER_INTS = 256
+
+
+def shard_dtype(tok: Any, shard_format: str = "npy") -> str:
+    """The dtype of the shards of ``tok`` in ``shard_format``: ``u16`` and
+    ``u32`` say it, ``npy`` and ``bin`` take :func:`dtype_for`.
+
+    >>> from bytepair import Tokenizer
+    >>> tok = Tokenizer.train(["low lower lowest"], num_merges=3)
+    >>> shard_dtype(tok, "bin"), shard_dtype(tok, "u32")
+    ('uint16', 'uint32')
+    """
+    if shard_format not in SHARD_FORMATS:
+        raise BytepairError(f"unknown shard format {shard_format!r}: use one of {', '.join(SHARD_FORMATS)}")
+    if shard_format == "u16":
+        if tok.n_vocab > 65536:
+            raise BytepairError(f"--format u16 holds ids below 65536, the tokenizer has {tok.n_vocab}: use u32")
+        return "uint16"
+    if shard_format == "u32":
+        return "uint32"
+    return dtype_for(tok)
+
+
+def shard_suffix(shard_format: str) -> str:
+    """The file name suffix of a shard: ``.npy``, ``.bin``, ``.u16``, ``.u32``."""
+    return "." + shard_format
+
+
+def read_shard(path: PathLike, shard_format: Optional[str] = None, dtype: Optional[str] = None) -> Any:
+    """The ids of one shard file, memory-mapped, in any format (taken from
+    the suffix unless given; raw ``u16``/``u32`` files need no ``dtype``).
+    A ``.bin`` header is checked against the file: magic, version, count.
+
+    >>> import numpy as np, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.bin")
+    >>> _atomic_save(path, np.array([5, 6, 7], np.uint16), "bin")
+    >>> read_shard(path).tolist()
+    [5, 6, 7]
+    """
+    np = _np()
+    path = os.fspath(path)
+    fmt = shard_format or os.path.splitext(path)[1].lstrip(".")
+    if fmt == "npy":
+        return np.load(path, mmap_mode="r")
+    if fmt in ("u16", "u32"):
+        dt = np.dtype(dtype or ("uint16" if fmt == "u16" else "uint32"))
+        if os.path.getsize(path) % dt.itemsize:
+            raise InputError(f"{path}: its size is not a whole number of {dt} ids")
+        return np.memmap(path, dtype=dt, mode="r") if os.path.getsize(path) else np.zeros(0, dt)
+    if fmt != "bin":
+        raise InputError(f"{path}: unknown shard format {fmt!r}")
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        header = np.frombuffer(fh.read(BIN_HEADER_INTS * 4), dtype="<i4")
+    found = {v: k for k, v in BIN_HEADERS.items()}.get((int(header[0]), int(header[1])) if len(header) == BIN_HEADER_INTS else None)
+    if found is None:
+        raise InputError(f"{path}: not an llm.c token shard (no 256-int32 header with a known magic and version)")
+    dt = np.dtype(found)
+    count = int(header[2])
+    if count < 0 or size != BIN_HEADER_INTS * 4 + count * dt.itemsize:
+        raise InputError(f"{path}: the header says {count} ids, the file holds {(size - BIN_HEADER_INTS * 4) / dt.itemsize:g}")
+    if count == 0:
+        return np.zeros(0, dt)
+    return np.memmap(path, dtype=dt, mode="r", offset=BIN_HEADER_INTS * 4, shape=(count,))
+
+
 def _splittable(pattern: Optional[str]) -> bool:
     """Whether a document can be encoded in segments with this pre-tokenizer:
     matching at a word boundary must not look behind it (the presets and
@@ -106,10 +183,22 @@ def _splittable(pattern: Optional[str]) -> bool:
 # ---------------------------------------------------------------- files
 
 
-def _atomic_save(path: str, array: Any) -> None:
+def _atomic_save(path: str, array: Any, shard_format: str = "npy") -> None:
+    """Writes ``array`` to ``path`` atomically: ``npy``, llm.c's ``bin`` or raw ids."""
     np = _np()
+    array = np.ascontiguousarray(array)
     with atomic_open(path) as fh:
-        np.lib.format.write_array(fh, np.ascontiguousarray(array), allow_pickle=False)
+        if shard_format == "npy":
+            np.lib.format.write_array(fh, array, allow_pickle=False)
+            return
+        if shard_format == "bin":
+            if len(array) >= 2**31:  # llm.c: "token count too large"
+                raise BytepairError(f"{path}: an llm.c shard holds fewer than 2**31 ids, not {len(array)}")
+            header = np.zeros(BIN_HEADER_INTS, dtype="<i4")
+            header[0], header[1] = BIN_HEADERS[array.dtype.name]
+            header[2] = len(array)
+            fh.write(header.tobytes())
+        fh.write(array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes())
 
 
 def _atomic_json(path: str, data: Any) -> None:
@@ -351,8 +440,9 @@ class _Assembler:
     """Cuts the pieces, fed in order, into shards of exactly ``S`` ids (the
     last one shorter), continuing after the shards already finished."""
 
-    def __init__(self, partial: str, S: int, dtype: str) -> None:
+    def __init__(self, partial: str, S: int, dtype: str, shard_format: str = "npy") -> None:
         self.np = _np()
+        self.shard_format = shard_format
         self.folder = self.partial = partial
         self.S, self.dtype = S, self.np.dtype(dtype)
         self.k = 0
@@ -399,7 +489,8 @@ class _Assembler:
 
     def _write(self, data: Any, doc_starts: Any, next_pos: Tuple[int, int, int, int], last: bool = False) -> None:
         base = _shard_base(self.folder, self.k)
-        _atomic_save(base + ".npy", data.astype(self.dtype, copy=False))
+        shard_path = base + shard_suffix(self.shard_format)
+        _atomic_save(shard_path, data.astype(self.dtype, copy=False), self.shard_format)
         _atomic_save(base + ".idx.npy", doc_starts.astype(self.np.int64, copy=False))
         side = {
             "shard": self.k,
@@ -407,7 +498,7 @@ class _Assembler:
             "docs": int(len(doc_starts)),
             "tokens_before": self.tokens_before,
             "docs_before": self.docs_before,
-            "sha256": _sha256_file(base + ".npy"),
+            "sha256": _sha256_file(shard_path),
             "next": list(next_pos),
             "last": last,
         }
@@ -488,6 +579,7 @@ def encode_dataset(
     progress: Any = None,
     unit_bytes: Optional[int] = None,
     piece_tokens: Optional[int] = None,
+    shard_format: str = "npy",
 ) -> Dict[str, Any]:
     """Encodes the documents of ``paths`` into shards in ``outdir`` (see the
     module docstring) and returns the manifest.
@@ -497,18 +589,32 @@ def encode_dataset(
     of ids. ``field``/``column``/``errors`` choose how inputs are read
     (:mod:`bytepair.corpus`). ``client``, a ``dask.distributed.Client``,
     encodes units on its workers (same bytes). If ``outdir`` is already the
-    finished output of the same run, it is left as it is.
+    finished output of the same run, it is left as it is. ``shard_format``:
+    ``npy``, ``bin`` (llm.c / modded-nanogpt), ``u16`` or ``u32`` (raw).
+
+    >>> import os, tempfile
+    >>> from bytepair import Tokenizer
+    >>> tok = Tokenizer.train(["the cat sat on the mat"] * 3, num_merges=5, special_tokens=["<|endoftext|>"])
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "a.txt"), "w") as f:
+    ...     _ = f.write("the cat")
+    >>> m = encode_dataset(tok, [os.path.join(folder, "a.txt")], os.path.join(folder, "out"),
+    ...                    append_eot=True, shard_format="bin")
+    >>> m["shards"][0]["file"], read_shard(os.path.join(folder, "out", "shard_000000.bin")).tolist() == tok.encode_ordinary("the cat") + [tok.eot_token]
+    ('shard_000000.bin', True)
     """
     np = _np()
     from bytepair.progress import make_reporter
 
     report = make_reporter(progress)
     eot = _eot_id(tok, append_eot)
-    dtype = dtype_for(tok)
+    dtype = shard_dtype(tok, shard_format)
     itemsize = np.dtype(dtype).itemsize
     S = shard_tokens if shard_tokens is not None else SHARD_BYTES // itemsize
     if isinstance(S, bool) or not isinstance(S, int) or S < 1:
         raise BytepairError(f"shard_tokens must be a positive integer, got {shard_tokens!r}")
+    if shard_format == "bin" and S >= 2**31:
+        raise BytepairError(f"an llm.c shard holds fewer than 2**31 ids: shard_tokens {S} is too large")
     unit_bytes = unit_bytes or UNIT_BYTES
     piece_tokens = piece_tokens or min(S, PIECE_TOKENS)
     srcs = make_sources([os.fspath(p) for p in paths], field=field, column=column)
@@ -518,7 +624,8 @@ def encode_dataset(
         if s.path == "-":
             raise InputError("encode-dataset reads files (standard input cannot be resumed): give file names")
     plan = _plan(tok, srcs, shard_tokens=S, dtype=dtype, eot=eot, errors=errors,
-                 unit_bytes=unit_bytes, piece_tokens=piece_tokens)
+                 unit_bytes=unit_bytes, piece_tokens=piece_tokens,
+                 **({"shard_format": shard_format} if shard_format != "npy" else {}))
 
     final = os.path.abspath(os.fspath(outdir)).rstrip(os.sep)
     partial = final + ".partial"
@@ -552,7 +659,7 @@ def encode_dataset(
     try:
         units = group_units(srcs, unit_bytes)
         firsts = [unit[0] for unit in units]
-        asm = _Assembler(partial, S, dtype)
+        asm = _Assembler(partial, S, dtype, shard_format)
         total = sum(s.size() or 0 for s in srcs)
         done_bytes = [0]
 
@@ -611,7 +718,7 @@ def encode_dataset(
         for k in range(asm.k):
             side = _read_json(_shard_base(partial, k) + ".json") or {}
             shards.append({
-                "file": f"shard_{k:06d}.npy",
+                "file": f"shard_{k:06d}{shard_suffix(shard_format)}",
                 "index": f"shard_{k:06d}.idx.npy",
                 "tokens": side["tokens"],
                 "documents": side["docs"],
@@ -626,6 +733,7 @@ def encode_dataset(
             "tokenizer_sha256": plan["tokenizer_sha256"],
             "n_vocab": tok.n_vocab,
             "dtype": dtype,
+            "format": shard_format,
             "eot_token": eot,
             "shard_tokens": S,
             "inputs": [{"path": s.path, "size": s.size()} for s in srcs],
@@ -666,7 +774,8 @@ def load_shards(outdir: PathLike) -> Tuple[Dict[str, Any], List[Any], List[Any]]
     manifest = _read_json(os.path.join(outdir, "manifest.json"))
     if manifest is None:
         raise InputError(f"{outdir}: no manifest.json (not a finished bytepair dataset)")
-    shards = [np.load(os.path.join(outdir, s["file"]), mmap_mode="r") for s in manifest["shards"]]
+    fmt = manifest.get("format", "npy")
+    shards = [read_shard(os.path.join(outdir, s["file"]), fmt, manifest.get("dtype")) for s in manifest["shards"]]
     indexes = [np.load(os.path.join(outdir, s["index"])) for s in manifest["shards"]]
     return manifest, shards, indexes
 

@@ -68,3 +68,12 @@ __all__ = [
     "ResourceError",
     "TrainingWarning",
 ]
+
+
+class UnknownEncodingError(BytepairError, KeyError):
+    """``get_encoding`` / ``encoding_for_model`` do not know the name (a
+    ``ValueError`` as tiktoken's ``get_encoding`` raises, and a ``KeyError``
+    as its ``encoding_for_model`` raises)."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""

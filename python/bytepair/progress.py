@@ -20,6 +20,8 @@ from typing import Any, Callable, Dict, Optional, TextIO, Union
 
 Reporter = Callable[[str, int, Optional[int]], None]
 UNITS = {"count": "B", "merge": "merges", "encode": "B"}
+# the CLI's --progress values (a bare --progress means "bar")
+PROGRESS_CHOICES = ["auto", "bar", "json", "none"]
 
 
 class _Bars:

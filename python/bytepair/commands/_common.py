@@ -25,15 +25,17 @@ from bytepair.tokenizer import Tokenizer
 GLOB_CHARS = "*?["
 
 
-def tokenizer_options(p: argparse.ArgumentParser, *, multiple: bool = False, read_input: bool = True) -> None:
+def tokenizer_options(p: argparse.ArgumentParser, *, multiple: bool = False, read_input: bool = True,
+                      format_option: str = "--format") -> None:
     """``-t TOK`` plus ``--format``/``--pattern`` (and ``--errors`` when the
     command reads text), with the help texts of ``bytepair.cli``.
 
     ``multiple=True`` makes ``-t`` repeatable (``args.tokenizer`` is then a
-    list)."""
+    list). ``format_option`` names the tokenizer's format option where the
+    command's own ``--format`` means something else (encode-dataset's shards)."""
     from bytepair.cli import _tokenizer_options
 
-    if not multiple and read_input:
+    if not multiple and read_input and format_option == "--format":
         _tokenizer_options(p)
         return
     scratch = argparse.ArgumentParser(add_help=False)
@@ -44,7 +46,8 @@ def tokenizer_options(p: argparse.ArgumentParser, *, multiple: bool = False, rea
                        help=helps["tokenizer"] + "; repeat -t for several tokenizers")
     else:
         p.add_argument("-t", "--tokenizer", required=True, metavar="TOK", help=helps["tokenizer"])
-    p.add_argument("--format", default=None, help=helps["format"] + " (the same for every -t)" if multiple else helps["format"])
+    p.add_argument(format_option, dest="format", default=None,
+                   help=helps["format"] + " (the same for every -t)" if multiple else helps["format"])
     p.add_argument("--pattern", default=None, help=helps["pattern"])
     if read_input:
         p.add_argument("--errors", choices=["strict", "replace"], default="strict", help=helps["errors"])

@@ -17,6 +17,7 @@ import sys
 from typing import Any, Iterator, List, Optional, TextIO
 
 from bytepair.commands._common import expand_paths, tokenizer_options, wrap
+from bytepair.progress import PROGRESS_CHOICES
 
 _UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 
@@ -57,8 +58,8 @@ def _reading_options(p: argparse.ArgumentParser, *, max_bytes: bool = True) -> N
 
 
 def _progress_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--progress", choices=["auto", "bar", "json", "none"], default="auto",
-                   help="progress on stderr: a bar (auto: when stderr is a terminal), JSON lines, or none")
+    p.add_argument("--progress", choices=PROGRESS_CHOICES, nargs="?", const="bar", default="auto",
+                   help="progress on stderr: a bar (also bare --progress; auto: when stderr is a terminal), JSON lines, or none")
 
 
 @contextlib.contextmanager
@@ -128,7 +129,7 @@ def cmd_count_words(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_encode_dataset(args: argparse.Namespace, out: TextIO) -> int:
     from bytepair.commands._common import load
-    from bytepair.dataset import dtype_for, encode_dataset
+    from bytepair.dataset import encode_dataset, shard_dtype
 
     tok = load(args.tokenizer, args)
     files = expand_paths(args.files)
@@ -137,11 +138,12 @@ def cmd_encode_dataset(args: argparse.Namespace, out: TextIO) -> int:
     if args.shard_mb is not None:
         import numpy
 
-        shard_tokens = max(1, int(args.shard_mb * 1_000_000) // numpy.dtype(dtype_for(tok)).itemsize)
+        itemsize = numpy.dtype(shard_dtype(tok, args.shard_format)).itemsize
+        shard_tokens = max(1, int(args.shard_mb * 1_000_000) // itemsize)
     with _client(args.dask) as client:
         manifest = encode_dataset(tok, files, args.output, append_eot=append, shard_tokens=shard_tokens,
                                   field=args.field, column=args.column, errors=args.errors, client=client,
-                                  progress=args.progress)
+                                  progress=args.progress, shard_format=args.shard_format)
     print(f"encoded {manifest['documents']} documents, {manifest['tokens']} tokens ({manifest['dtype']}) "
           f"into {manifest['n_shards']} shards: wrote {args.output}", file=sys.stderr)
     return 0
@@ -248,15 +250,20 @@ def register(sub: "argparse._SubParsersAction") -> None:
         ),
         epilog="examples:\n"
                "  bytepair encode-dataset -t tok.json corpus/*.txt -o data --append-eot\n"
+               "  bytepair encode-dataset -t tok.json corpus/*.txt -o data --append-eot --format bin  # llm.c\n"
                "  bytepair encode-dataset -t tok.json shards/*.parquet --column text --dask tcp://sched:8786 -o data",
     )
-    tokenizer_options(p)
+    tokenizer_options(p, format_option="--tokenizer-format")
     p.add_argument("files", nargs="+", metavar="FILE", help="text, JSONL or Parquet files (.gz/.zst compressed or not)")
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="output folder (must not exist, or be empty)")
     p.add_argument("--append-eot", action="store_true", help="append <|endoftext|> after every document")
     p.add_argument("--eot-token", metavar="TOK", help="append this special token after every document")
     p.add_argument("--shard-mb", type=_positive_float, metavar="MB",
                    help="shard size in MB of ids (default 100)")
+    p.add_argument("--format", dest="shard_format", choices=["npy", "bin", "u16", "u32"], default="npy",
+                   help="shard files: .npy (default); .bin, llm.c / modded-nanogpt shards (256 x int32 header: "
+                        "magic 20240520 version 1 for uint16 ids, 20240801 version 7 for uint32); "
+                        ".u16 / .u32, raw ids to np.memmap (the tokenizer's format: --tokenizer-format)")
     _reading_options(p, max_bytes=False)
     _progress_option(p)
     p.set_defaults(run=cmd_encode_dataset)

@@ -1,0 +1,107 @@
+"""The README's test command on a fresh machine (issue 16, item 1).
+
+- CI (`.ci/run`) runs exactly the README's command;
+- `scripts/test.sh` installs the headless browser when chromium is missing
+  (checked with stub `apt-get`/`cargo`/`python3` on a PATH without chromium);
+- the tests that interrupt a child pass when the suite itself runs with
+  SIGINT ignored, as `cmd &`, `nohup` and `setsid` start it.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import stat
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def readme_test_command() -> str:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Run the whole test suite"))
+    return next(line.strip() for line in lines[start + 1:] if line.startswith("    "))
+
+
+def test_ci_runs_exactly_the_readme_command():
+    command = readme_test_command()
+    assert command == 'pip install ".[test]" && bash scripts/test.sh'
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert command in ci
+    # nothing else installs or tests: the command alone must be enough
+    others = [line for line in ci if line and not line.startswith("#") and line != command]
+    assert all(line.startswith(("set ", "cd ", "export ")) for line in others), others
+
+
+def _stub(path: pathlib.Path, body: str) -> None:
+    path.write_text("#!/bin/bash\n" + body, encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool) -> list:
+    """Runs a copy of scripts/test.sh (and ci-browser.sh) with a PATH of
+    stubs: returns the commands they ran, in order."""
+    repo = tmp_path / "repo"
+    (repo / "scripts").mkdir(parents=True)
+    for name in ("test.sh", "ci-browser.sh"):
+        shutil.copy(ROOT / "scripts" / name, repo / "scripts" / name)
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    log = tmp_path / "log"
+    for tool in ("bash", "dirname", "id", "cat", "chmod"):
+        os.symlink(shutil.which(tool), bin_ / tool)
+    record = f'echo "$(basename "$0") $*" >> {log}\n'
+    browser = f'{record}echo "$(basename "$0") 1.0"\n'
+    _stub(bin_ / "basename", 'echo "${1##*/}"\n')
+    # apt-get install puts chromium and chromedriver on the PATH, as Debian's packages do
+    install = "".join(f"printf '%s' '{browser}' > {bin_}/{b}; chmod +x {bin_}/{b}\n" for b in ("chromium", "chromedriver"))
+    _stub(bin_ / "apt-get", record + f'if [[ " $* " == *" install "* ]]; then\n{install}fi\n')
+    _stub(bin_ / "sudo", 'exec "$@"\n')
+    _stub(bin_ / "cargo", record)
+    _stub(bin_ / "python3", record)
+    if with_browser:
+        for b in ("chromium", "chromedriver"):
+            _stub(bin_ / b, browser)
+    done = subprocess.run(["/bin/bash", str(repo / "scripts" / "test.sh"), "-x"], env={"PATH": str(bin_)},
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return log.read_text(encoding="utf-8").splitlines()
+
+
+def test_test_sh_installs_the_browser_when_chromium_is_missing(tmp_path):
+    calls = _run_test_sh(tmp_path, with_browser=False)
+    names = [c.split()[0] for c in calls]
+    assert names[:2] == ["apt-get", "apt-get"]
+    assert " update" in calls[0]
+    assert " install " in calls[1] and "chromium" in calls[1].split() and "chromium-driver" in calls[1].split()
+    assert names[2:] == ["chromium", "chromedriver", "cargo", "python3"]
+    assert calls[-1] == "python3 -m pytest -q -x"
+
+
+def test_test_sh_leaves_an_installed_browser_alone(tmp_path):
+    calls = _run_test_sh(tmp_path, with_browser=True)
+    assert [c.split()[0] for c in calls] == ["cargo", "python3"]
+
+
+def _in_background(command: str) -> subprocess.CompletedProcess:
+    """Runs COMMAND as a shell starts a background job: SIGINT ignored, no
+    terminal (a new session), stdin closed."""
+    return subprocess.run(["bash", "-c", f'trap "" INT; {command}'], cwd=ROOT, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, start_new_session=True, timeout=600)
+
+
+def test_a_background_job_ignores_sigint():
+    """The condition the next test reproduces: a child of such a job starts with SIGINT ignored."""
+    done = _in_background(f"{sys.executable} -c 'import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)'")
+    assert done.stdout.strip() == "True"
+
+
+def test_sigint_tests_pass_when_the_suite_runs_in_the_background():
+    done = _in_background(
+        f"{sys.executable} -m pytest -q -p no:cacheprovider "
+        "tests/test_progress.py::test_ctrl_c_stops_training_promptly_and_writes_nothing "
+        "'tests/test_limits.py::test_kill_during_training_keeps_the_previous_tokenizer[2]'")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "2 passed" in done.stdout
