@@ -56,7 +56,9 @@ impl Bpe {
         let mut vocab_r: FxHashMap<u32, String> = FxHashMap::default();
         for (t, id) in &spec.vocab {
             vocab.insert(t.clone(), *id);
-            vocab_r.insert(*id, t.clone());
+            if let Some(other) = vocab_r.insert(*id, t.clone()) {
+                return Err(Error::Format(format!("model.vocab: the id {id} is given to both {other:?} and {t:?}")));
+            }
         }
         let prefix_len = spec.continuing_subword_prefix.as_ref().map_or(0, |p| p.len());
         let mut merges: FxHashMap<(u32, u32), (u32, u32)> = FxHashMap::default();

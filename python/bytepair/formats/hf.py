@@ -646,18 +646,29 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
           special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """A ``Tokenizer`` from the text of a ``tokenizer.json``."""
     d = parse_json(text, path)
+    caught: List[warnings.WarningMessage] = []
     try:
-        fail = _Fail(path)
-        model = _check_common(d, fail)
-        pre = d.get("pre_tokenizer")
-        seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
-        pres = [pre] + (seq if isinstance(seq, list) else [])
-        byte_level = any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in pres)
-        if byte_level:
-            return _load_byte(d, model, fail, pattern, special_tokens)
-        return _load_char(d, model, fail, pattern, special_tokens)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tok = _load_models(d, path, pattern, special_tokens)
     except FormatError as refused:
         return _load_pipeline(d, path, pattern, special_tokens, refused)
+    for w in caught:  # the byte or char model loaded it: its warnings stand
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return tok
+
+
+def _load_models(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]]) -> Any:
+    """The byte or char model of ``d``, or a FormatError saying why not."""
+    fail = _Fail(path)
+    model = _check_common(d, fail)
+    pre = d.get("pre_tokenizer")
+    seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
+    pres = [pre] + (seq if isinstance(seq, list) else [])
+    byte_level = any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in pres)
+    if byte_level:
+        return _load_byte(d, model, fail, pattern, special_tokens)
+    return _load_char(d, model, fail, pattern, special_tokens)
 
 
 def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]],
