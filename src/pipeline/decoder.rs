@@ -26,15 +26,18 @@ fn char_bytes() -> &'static FxHashMap<char, u8> {
     M.get_or_init(|| bytes_char().iter().enumerate().map(|(b, &c)| (c, b as u8)).collect())
 }
 
-/// The bytes a byte-level token stands for (chars outside the byte map: their UTF-8).
+/// The bytes a byte-level token stands for (a token with a char outside the
+/// byte map: its own UTF-8, as Hugging Face does).
 pub fn byte_level_bytes(token: &str, out: &mut Vec<u8>) {
     let m = char_bytes();
+    let start = out.len();
     for c in token.chars() {
         match m.get(&c) {
             Some(&b) => out.push(b),
             None => {
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                out.truncate(start);
+                out.extend_from_slice(token.as_bytes());
+                return;
             }
         }
     }

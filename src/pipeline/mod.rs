@@ -44,6 +44,7 @@ pub struct Pipeline {
     post: Option<PostProcessor>,
     decoder: Option<Decoder>,
     byte_level: bool,
+    needs_alignments: bool,
     n_vocab: usize,
 }
 
@@ -68,6 +69,7 @@ impl Pipeline {
         let decoder = spec.decoder.as_ref().map(|d| Decoder::new(d, regexes)).transpose()?;
         let byte_level = pre_tokenizer.as_ref().is_some_and(|p| p.is_byte_level())
             || matches!(decoder, Some(Decoder::ByteLevel));
+        let needs_alignments = pre_tokenizer.as_ref().is_some_and(|p| p.needs_alignments());
         let max_model = model.vocab_r.keys().max().map_or(0, |&m| m as usize + 1);
         let max_added = added.by_id.keys().max().map_or(0, |&m| m as usize + 1);
         Ok(Pipeline {
@@ -79,6 +81,7 @@ impl Pipeline {
             post,
             decoder,
             byte_level,
+            needs_alignments,
             n_vocab: max_model.max(max_added),
         })
     }
@@ -95,7 +98,8 @@ impl Pipeline {
     /// `ordinary` leaves special added tokens unmatched (their text is
     /// encoded as text); `track` computes byte offsets into `text`.
     pub fn encode(&self, text: &str, add_special_tokens: bool, ordinary: bool, track: bool) -> Result<Encoding> {
-        let segments = self.added.extract_and_normalize(text, self.normalizer.as_ref(), track, ordinary)?;
+        let segments =
+            self.added.extract_and_normalize(text, self.normalizer.as_ref(), track || self.needs_alignments, ordinary)?;
         let mut ids = Vec::with_capacity(text.len() / 3 + 4);
         let mut offsets = Vec::new();
         let mut local = Vec::new();

@@ -314,6 +314,16 @@ impl PreTokenizer {
         }
     }
 
+    /// Whether a stage asks where a piece starts in the original text
+    /// (Metaspace "first"): alignments are then tracked even without offsets.
+    pub fn needs_alignments(&self) -> bool {
+        match self {
+            PreTokenizer::Metaspace { prepend_scheme, .. } => *prepend_scheme == PrependScheme::First,
+            PreTokenizer::Sequence(items) => items.iter().any(|p| p.needs_alignments()),
+            _ => false,
+        }
+    }
+
     pub fn pre_tokenize(&self, pieces: Vec<NStr>) -> Result<Vec<NStr>> {
         match self {
             PreTokenizer::Sequence(items) => {
