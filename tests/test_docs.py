@@ -28,6 +28,7 @@ MODULES = [
     "bytepair.formats.subword_nmt",
     "bytepair.formats.convert",
     "bytepair.formats.regex_dialects",
+    "bytepair.pipeline",
 ]
 
 
