@@ -1,7 +1,7 @@
 """Type stubs of the Rust extension (``src/py.rs``). Private: use
 ``bytepair.Tokenizer``."""
 
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 class WordCounts:
     def __init__(self, pattern: Optional[str] = None, special_tokens: Sequence[str] = ...) -> None: ...
