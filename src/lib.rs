@@ -11,6 +11,7 @@ pub mod encode;
 pub mod error;
 pub mod lexer;
 pub mod parallel;
+pub mod pipeline;
 pub mod pretokenize;
 pub mod special;
 pub mod tokenizer;

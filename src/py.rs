@@ -401,11 +401,128 @@ fn clear_caches() {
     crate::encode::clear_piece_caches();
 }
 
+
+// ---------------------------------------------------------------- HF pipelines (src/pipeline)
+
+fn pipeline_ids(ids: Vec<i64>) -> PyResult<Vec<u32>> {
+    ids_to_u32(ids)
+}
+
+/// A tokenizer pipeline built from a Hugging Face `tokenizer.json` text.
+#[pyclass(module = "bytepair._core", frozen)]
+pub struct CorePipeline {
+    inner: crate::pipeline::Pipeline,
+}
+
+#[pymethods]
+impl CorePipeline {
+    #[new]
+    #[pyo3(signature = (description, regexes=None))]
+    fn new(py: Python<'_>, description: String, regexes: Option<std::collections::HashMap<String, String>>) -> PyResult<Self> {
+        let map: crate::pipeline::RegexMap = regexes.unwrap_or_default().into_iter().collect();
+        let inner = py.detach(|| crate::pipeline::Pipeline::from_json(&description, &map)).py()?;
+        Ok(CorePipeline { inner })
+    }
+
+    #[getter]
+    fn n_vocab(&self) -> usize {
+        self.inner.n_vocab()
+    }
+
+    #[getter]
+    fn description(&self) -> String {
+        self.inner.description.clone()
+    }
+
+    #[getter]
+    fn is_byte_level(&self) -> bool {
+        self.inner.is_byte_level()
+    }
+
+    /// content -> id of every added token, and the set of special ones
+    fn added_tokens(&self) -> (std::collections::HashMap<String, u32>, Vec<String>) {
+        let map = self.inner.added.by_content.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        (map, self.inner.added.special.iter().cloned().collect())
+    }
+
+    #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
+    fn encode(&self, py: Python<'_>, text: &str, add_special_tokens: bool, ordinary: bool) -> PyResult<Vec<u32>> {
+        py.detach(|| self.inner.encode(text, add_special_tokens, ordinary, false)).py().map(|e| e.ids)
+    }
+
+    #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
+    fn encode_with_offsets(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        add_special_tokens: bool,
+        ordinary: bool,
+    ) -> PyResult<(Vec<u32>, Vec<(usize, usize)>)> {
+        py.detach(|| {
+            self.inner.encode(text, add_special_tokens, ordinary, true).map(|e| {
+                let spans = crate::pipeline::char_offsets(text, &e.offsets);
+                (e.ids, spans)
+            })
+        })
+        .py()
+    }
+
+    #[pyo3(signature = (texts, add_special_tokens=false, ordinary=false))]
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<String>,
+        add_special_tokens: bool,
+        ordinary: bool,
+    ) -> PyResult<Vec<Vec<u32>>> {
+        py.detach(|| {
+            crate::parallel::map(&texts, |t| self.inner.encode(t, add_special_tokens, ordinary, false).map(|e| e.ids))
+                .into_iter()
+                .collect::<crate::Result<Vec<_>>>()
+        })
+        .py()
+    }
+
+    #[pyo3(signature = (ids, skip_special_tokens=false))]
+    fn decode(&self, py: Python<'_>, ids: Vec<i64>, skip_special_tokens: bool) -> PyResult<String> {
+        let ids = pipeline_ids(ids)?;
+        py.detach(|| self.inner.decode(&ids, skip_special_tokens)).py()
+    }
+
+    #[pyo3(signature = (ids, skip_special_tokens=false))]
+    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<i64>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyBytes>> {
+        let ids = pipeline_ids(ids)?;
+        let out = py.detach(|| self.inner.decode_bytes(&ids, skip_special_tokens)).py()?;
+        Ok(PyBytes::new(py, &out))
+    }
+
+    fn token_bytes<'py>(&self, py: Python<'py>, id: i64) -> Option<Bound<'py, PyBytes>> {
+        let id = u32::try_from(id).ok()?;
+        self.inner.token_bytes(id).map(|b| PyBytes::new(py, &b))
+    }
+
+    fn id_to_token(&self, id: i64) -> Option<String> {
+        u32::try_from(id).ok().and_then(|id| self.inner.id_to_token(id).map(str::to_string))
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+}
+
+#[pyfunction]
+fn clear_pipeline_caches() {
+    crate::pipeline::bpe::clear_caches();
+}
+// ---------------------------------------------------------------- end of HF pipelines
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WordCounts>()?;
     m.add_class::<CoreTokenizer>()?;
     m.add_class::<EncodeStream>()?;
+    m.add_class::<CorePipeline>()?;
+    m.add_function(wrap_pyfunction!(clear_pipeline_caches, m)?)?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
     m.add_function(wrap_pyfunction!(split_words, m)?)?;

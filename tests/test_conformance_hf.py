@@ -378,31 +378,33 @@ def test_add_prefix_space_cannot_be_written_where_it_has_no_place(imported, tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
-def test_add_prefix_space_after_a_split_is_refused(imported, tmp_path):
-    """After a Split, Hugging Face puts the space before every piece: bytepair
-    does not, so such a file is refused, saying why."""
+def _same_as_hf_pipeline(path, docs):
+    """A file the byte and char models refuse runs as a pipeline
+    (bytepair.pipeline) with Hugging Face's ids and decoding."""
+    bp = Tokenizer.load(path)
+    theirs = tokenizers.Tokenizer.from_file(path)
+    assert bp.model == "pipeline"
+    for doc in docs:
+        expected = theirs.encode(doc, add_special_tokens=False).ids
+        assert bp.encode(doc) == expected, repr(doc[:200])
+        assert bp.decode(expected) == theirs.decode(expected, skip_special_tokens=False), repr(doc[:200])
+
+
+def test_add_prefix_space_after_a_split_is_exact(imported, tmp_path, real_texts):
+    """After a Split, Hugging Face puts the space before every piece: the
+    byte model does not, so such a file runs as a pipeline, with HF's ids."""
     def change(d):
         d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
             {"type": "Split", "pattern": {"Regex": "\\s+"}, "behavior": "Isolated", "invert": False},
             {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": False}]}
     path = _variant(imported, tmp_path, change)
-    with pytest.raises(FormatError, match="before every piece"):
-        Tokenizer.load(path)
+    _same_as_hf_pipeline(path, _lines(real_texts[:3])[:300] + ["", "<pad>x y", " a  b "])
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda d: d.update(normalizer={"type": "NFC"}), "normalizer"),
-        (lambda d: d["model"].update(dropout=0.1), "dropout"),
-        (lambda d: d["added_tokens"][0].update(lstrip=True), "lstrip"),
         (lambda d: d["model"].update(type="WordPiece"), "only BPE"),
-        (lambda d: d.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Isolated", "invert": False},
-            {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}]}), "two regex splits"),
-        (lambda d: d.update(pre_tokenizer={"type": "Whitespace"}), "pre_tokenizer"),
-        (lambda d: d["model"]["merges"].append(d["model"]["merges"][5]), "makes"),
-        (lambda d: d["model"]["merges"].insert(0, d["model"]["merges"].pop(500)), "grow with the merge order"),
         (lambda d: d["model"]["merges"].append(["Ġ", "zzzz"]), "not in the vocabulary"),
         (lambda d: d["model"].update(merges=[["a", "b", "c"]]), r"merges\[0\]"),
     ],
@@ -410,6 +412,37 @@ def test_add_prefix_space_after_a_split_is_refused(imported, tmp_path):
 def test_inexact_constructs_are_refused(imported, tmp_path, change, message):
     with pytest.raises(FormatError, match=message):
         Tokenizer.load(_variant(imported, tmp_path, change))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d.update(normalizer={"type": "NFC"}),
+        lambda d: d["added_tokens"][0].update(lstrip=True),
+        lambda d: d.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}]}),
+        lambda d: d.update(pre_tokenizer={"type": "Whitespace"}),
+        lambda d: d["model"]["merges"].append(d["model"]["merges"][5]),
+        lambda d: d["model"]["merges"].insert(0, d["model"]["merges"].pop(500)),
+    ],
+    ids=["nfc", "lstrip", "two-regex-splits", "whitespace", "duplicate-merge", "merge-order"],
+)
+def test_constructs_once_refused_are_exact_as_pipelines(imported, tmp_path, real_texts, change):
+    """These were refused before the pipeline engine; they now load and give
+    Hugging Face's ids and decoding."""
+    docs = _lines(real_texts[:3])[:300] + ["", "x <pad> y", "<pad><pad>", "Ｆｕｌｌ ﬁ café"]
+    _same_as_hf_pipeline(_variant(imported, tmp_path, change), docs)
+
+
+def test_dropout_runs_as_a_pipeline(imported, tmp_path, real_texts):
+    """BPE-dropout is random in both libraries: the ids differ run to run,
+    but they always decode to the text, as Hugging Face's do."""
+    path = _variant(imported, tmp_path, lambda d: d["model"].update(dropout=0.1))
+    bp = Tokenizer.load(path)
+    theirs = tokenizers.Tokenizer.from_file(path)
+    for doc in _lines(real_texts[:1])[:100]:
+        assert bp.decode(bp.encode(doc)) == theirs.decode(theirs.encode(doc, add_special_tokens=False).ids)
 
 
 def test_post_processor_is_ignored_with_a_warning(imported, tmp_path, real_texts):

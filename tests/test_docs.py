@@ -33,6 +33,7 @@ MODULES = [
     "bytepair.cli",
     "bytepair.dataset",
     "bytepair.encodings",
+    "bytepair.pipeline",
 ]
 
 

@@ -247,6 +247,8 @@ def _char_json(tok: Any) -> Dict[str, Any]:
 
 def to_json(tok: Any) -> Dict[str, Any]:
     """The ``tokenizer.json`` content of ``tok`` as a dict."""
+    if getattr(tok, "model", None) == "pipeline":
+        return tok.description()
     return _byte_json(tok) if tok.model == "byte" else _char_json(tok)
 
 
@@ -644,6 +646,20 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
           special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """A ``Tokenizer`` from the text of a ``tokenizer.json``."""
     d = parse_json(text, path)
+    caught: List[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tok = _load_models(d, path, pattern, special_tokens)
+    except FormatError as refused:
+        return _load_pipeline(d, path, pattern, special_tokens, refused)
+    for w in caught:  # the byte or char model loaded it: its warnings stand
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return tok
+
+
+def _load_models(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]]) -> Any:
+    """The byte or char model of ``d``, or a FormatError saying why not."""
     fail = _Fail(path)
     model = _check_common(d, fail)
     pre = d.get("pre_tokenizer")
@@ -653,6 +669,23 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     if byte_level:
         return _load_byte(d, model, fail, pattern, special_tokens)
     return _load_char(d, model, fail, pattern, special_tokens)
+
+
+def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]],
+                   refused: FormatError) -> Any:
+    """What the byte and char models cannot run exactly runs as a pipeline
+    (:mod:`bytepair.pipeline`). When the pipeline engine refuses it too, the
+    error names the unsupported component, or else is the first refusal."""
+    from bytepair.pipeline import PipelineTokenizer
+
+    if pattern is not None or special_tokens is not None:
+        raise refused
+    try:
+        return PipelineTokenizer._from_description(d, path)
+    except FormatError as e:
+        if "not supported by bytepair's pipeline engine" in str(e):
+            raise FormatError(str(e).splitlines()[0]) from None
+        raise refused from None
 
 
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:

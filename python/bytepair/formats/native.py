@@ -106,6 +106,14 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
 
     text = decode_utf8(read_bytes(path), path)
     d = parse_json(text, path, "not a valid bytepair tokenizer file: ")
+    if isinstance(d, dict) and d.get("bytepair") == VERSION and d.get("model") == "pipeline":
+        from bytepair.pipeline import PipelineTokenizer  # a Hugging Face pipeline (see docs/decisions.md)
+
+        if pattern is not None or special_tokens is not None:
+            raise _fail(path, "pattern= and special_tokens= do not apply to a pipeline")
+        if not isinstance(d.get("pipeline"), dict):
+            raise _fail(path, "field 'pipeline' must be a tokenizer.json object")
+        return PipelineTokenizer._from_description(d["pipeline"], path)
     _check(path, d)
     if pattern is not None:
         from bytepair.patterns import resolve_pattern

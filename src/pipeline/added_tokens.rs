@@ -1,0 +1,215 @@
+//! Added tokens as Hugging Face matches them: tokens with `normalized=false`
+//! are found in the raw text, the others in the normalized text (their own
+//! content normalized), leftmost-longest, with `single_word`, `lstrip` and
+//! `rstrip`. Ids: the model's id when the content is in its vocab, else the
+//! next free id after the model's (HF's `add_tokens`).
+
+use super::bpe::Bpe;
+use super::normalized::NStr;
+use super::normalizer::Normalizer;
+use super::spec::AddedTokenSpec;
+use crate::error::{Error, Result};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use fancy_regex::Regex;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::OnceLock;
+
+#[derive(Debug, Clone)]
+pub struct AddedToken {
+    pub spec: AddedTokenSpec,
+    pub id: u32,
+}
+
+#[derive(Debug)]
+pub struct AddedTokens {
+    pub tokens: Vec<AddedToken>,
+    /// id -> (content used for decoding, special)
+    pub by_id: FxHashMap<u32, (String, bool)>,
+    pub by_content: FxHashMap<String, u32>,
+    pub special: FxHashSet<String>,
+    raw: Option<(AhoCorasick, Vec<usize>)>,
+    normalized: Option<(AhoCorasick, Vec<usize>)>,
+}
+
+fn word_regexes() -> &'static (Regex, Regex) {
+    static R: OnceLock<(Regex, Regex)> = OnceLock::new();
+    R.get_or_init(|| (Regex::new(r"^\w").unwrap(), Regex::new(r"\w$").unwrap()))
+}
+
+fn build(patterns: &[(String, usize)]) -> Result<Option<(AhoCorasick, Vec<usize>)>> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let ac = AhoCorasickBuilder::new()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(patterns.iter().map(|(p, _)| p.as_str()))
+        .map_err(|e| Error::Format(format!("added_tokens: {e}")))?;
+    Ok(Some((ac, patterns.iter().map(|(_, i)| *i).collect())))
+}
+
+pub enum Segment {
+    Token(u32, usize, usize),
+    Text(NStr),
+}
+
+impl AddedTokens {
+    pub fn new(specs: &[AddedTokenSpec], model: &Bpe, normalizer: Option<&Normalizer>) -> Result<AddedTokens> {
+        let mut by_content: FxHashMap<String, u32> = FxHashMap::default();
+        let mut by_id_tok: FxHashMap<u32, AddedTokenSpec> = FxHashMap::default();
+        let mut normalized_cache: FxHashMap<u32, String> = FxHashMap::default();
+        let mut special = FxHashSet::default();
+        let vocab_size = model.len as u32;
+        let mut next_id = match by_id_tok.keys().max() {
+            None => vocab_size,
+            Some(&m) => {
+                if m >= vocab_size || vocab_size == 0 {
+                    m + 1
+                } else {
+                    vocab_size
+                }
+            }
+        };
+        for t in specs {
+            if t.content.is_empty() {
+                continue;
+            }
+            let id = match by_content.get(&t.content).copied().or_else(|| model.vocab.get(&t.content).copied()) {
+                Some(id) => id,
+                None => {
+                    let id = next_id;
+                    next_id = next_id
+                        .checked_add(1)
+                        .ok_or_else(|| Error::Format("added_tokens: too many ids".to_string()))?;
+                    id
+                }
+            };
+            if t.normalized {
+                if let Some(n) = normalizer {
+                    let mut s = NStr::new(&t.content, 0, false);
+                    n.normalize(&mut s)?;
+                    if s.s != t.content {
+                        normalized_cache.insert(id, s.s);
+                    }
+                }
+            }
+            by_content.insert(t.content.clone(), id);
+            if t.special {
+                special.insert(t.content.clone());
+            }
+            by_id_tok.insert(id, t.clone());
+        }
+        let mut ids: Vec<u32> = by_id_tok.keys().copied().collect();
+        ids.sort_unstable();
+        let mut tokens = Vec::with_capacity(ids.len());
+        let mut raw_p = Vec::new();
+        let mut norm_p = Vec::new();
+        let mut by_id = FxHashMap::default();
+        for id in ids {
+            let t = by_id_tok.remove(&id).unwrap();
+            let shown = normalized_cache.get(&id).cloned().unwrap_or_else(|| t.content.clone());
+            by_id.insert(id, (shown.clone(), special.contains(&t.content)));
+            if t.normalized {
+                norm_p.push((shown, tokens.len()));
+            } else {
+                raw_p.push((t.content.clone(), tokens.len()));
+            }
+            tokens.push(AddedToken { spec: t, id });
+        }
+        Ok(AddedTokens {
+            raw: build(&raw_p)?,
+            normalized: build(&norm_p)?,
+            tokens,
+            by_id,
+            by_content,
+            special,
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// HF's `find_matches` + `split_with_indices` on one piece.
+    fn split(&self, n: NStr, normalized: bool, skip_special: bool, out: &mut Vec<Segment>) {
+        let ac = if normalized { &self.normalized } else { &self.raw };
+        let Some((ac, which)) = ac else {
+            out.push(Segment::Text(n));
+            return;
+        };
+        let s = n.s.as_str();
+        let mut start_offset = 0usize;
+        let mut any = false;
+        let mut pieces: Vec<(Option<u32>, usize, usize)> = Vec::new();
+        for m in ac.find_iter(s) {
+            let t = &self.tokens[which[m.pattern().as_usize()]];
+            let (mut start, mut stop) = (m.start(), m.end());
+            if skip_special && t.spec.special {
+                continue;
+            }
+            if t.spec.single_word {
+                let (starts, ends) = word_regexes();
+                let start_space = start == 0 || !ends.is_match(&s[..start]).unwrap_or(false);
+                let stop_space = stop == s.len() || !starts.is_match(&s[stop..]).unwrap_or(false);
+                if !stop_space || !start_space {
+                    continue;
+                }
+            }
+            if t.spec.lstrip {
+                let before = &s[..start];
+                let newstart = before.trim_end_matches(char::is_whitespace).len();
+                start = newstart.max(start_offset);
+            }
+            if t.spec.rstrip {
+                let after = &s[stop..];
+                stop += after.len() - after.trim_start_matches(char::is_whitespace).len();
+            }
+            if start_offset < start {
+                pieces.push((None, start_offset, start));
+            }
+            pieces.push((Some(t.id), start, stop));
+            start_offset = stop;
+            any = true;
+        }
+        if !any {
+            out.push(Segment::Text(n));
+            return;
+        }
+        if start_offset != s.len() {
+            pieces.push((None, start_offset, s.len()));
+        }
+        for (id, a, b) in pieces {
+            match id {
+                Some(id) => {
+                    let (oa, ob) = n.original(a, b);
+                    out.push(Segment::Token(id, oa, ob));
+                }
+                None => out.push(Segment::Text(n.slice(a, b))),
+            }
+        }
+    }
+
+    /// Split `text` around added tokens and normalize the rest.
+    pub fn extract_and_normalize(
+        &self,
+        text: &str,
+        normalizer: Option<&Normalizer>,
+        track: bool,
+        skip_special: bool,
+    ) -> Result<Vec<Segment>> {
+        let mut first = Vec::new();
+        self.split(NStr::new(text, 0, track), false, skip_special, &mut first);
+        let mut out = Vec::with_capacity(first.len());
+        for seg in first {
+            match seg {
+                Segment::Text(mut n) => {
+                    if let Some(norm) = normalizer {
+                        norm.normalize(&mut n)?;
+                    }
+                    self.split(n, true, skip_special, &mut out);
+                }
+                t => out.push(t),
+            }
+        }
+        Ok(out)
+    }
+}

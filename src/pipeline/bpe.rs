@@ -1,0 +1,348 @@
+//! The BPE model as Hugging Face runs it: merges ranked as *pairs* (rank =
+//! index in the merge list, the result's id from the vocab), applied
+//! lowest rank first, leftmost on ties; byte fallback, unk (fused or not),
+//! continuing-subword prefix, end-of-word suffix, ignore_merges, dropout.
+//! Words of up to `CACHE_MAX_LEN` bytes are cached per thread.
+
+use super::spec::BpeSpec;
+use crate::error::{Error, Result};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+const NONE: u32 = u32::MAX;
+const CACHE_MAX_LEN: usize = 256;
+const CACHE_CAPACITY: usize = 1 << 16;
+const TABLE_CHARS: usize = 0x800;
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+type Cache = FxHashMap<u64, FxHashMap<Box<str>, Box<[(u32, u32)]>>>;
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::new(FxHashMap::default());
+    static RNG: RefCell<u64> = RefCell::new(0);
+}
+
+pub fn clear_caches() {
+    CACHE.with(|c| c.borrow_mut().clear());
+}
+
+#[derive(Debug)]
+pub struct Bpe {
+    pub vocab: FxHashMap<String, u32>,
+    pub vocab_r: FxHashMap<u32, String>,
+    merges: FxHashMap<(u32, u32), (u32, u32)>,
+    unk_token: Option<String>,
+    fuse_unk: bool,
+    byte_fallback: bool,
+    ignore_merges: bool,
+    prefix: Option<String>,
+    suffix: Option<String>,
+    dropout: Option<f32>,
+    byte_ids: [u32; 256],
+    char_table: Vec<u32>,
+    char_map: FxHashMap<char, u32>,
+    cache_id: u64,
+    /// Hugging Face's `get_vocab_size` (number of entries)
+    pub len: usize,
+}
+
+impl Bpe {
+    pub fn new(spec: &BpeSpec) -> Result<Bpe> {
+        let mut vocab: FxHashMap<String, u32> = FxHashMap::default();
+        vocab.reserve(spec.vocab.len());
+        let mut vocab_r: FxHashMap<u32, String> = FxHashMap::default();
+        for (t, id) in &spec.vocab {
+            vocab.insert(t.clone(), *id);
+            if let Some(other) = vocab_r.insert(*id, t.clone()) {
+                return Err(Error::Format(format!("model.vocab: the id {id} is given to both {other:?} and {t:?}")));
+            }
+        }
+        let prefix_len = spec.continuing_subword_prefix.as_ref().map_or(0, |p| p.len());
+        let mut merges: FxHashMap<(u32, u32), (u32, u32)> = FxHashMap::default();
+        merges.reserve(spec.merges.len());
+        let mut buf = String::new();
+        for (rank, (a, b)) in spec.merges.iter().enumerate() {
+            let miss = |t: &str| {
+                Error::Format(format!("model.merges[{rank}]: the token {t:?} is not in model.vocab"))
+            };
+            let a_id = *vocab.get(a).ok_or_else(|| miss(a))?;
+            let b_id = *vocab.get(b).ok_or_else(|| miss(b))?;
+            buf.clear();
+            buf.push_str(a);
+            let rest = b.get(prefix_len.min(b.len())..).ok_or_else(|| {
+                Error::Format(format!("model.merges[{rank}]: {b:?} does not start with the continuing_subword_prefix"))
+            })?;
+            buf.push_str(rest);
+            let new_id = *vocab.get(buf.as_str()).ok_or_else(|| miss(&buf))?;
+            merges.insert((a_id, b_id), (rank as u32, new_id));
+        }
+        let mut byte_ids = [NONE; 256];
+        if spec.byte_fallback {
+            for (b, slot) in byte_ids.iter_mut().enumerate() {
+                if let Some(&id) = vocab.get(&format!("<0x{b:02X}>")) {
+                    *slot = id;
+                }
+            }
+        }
+        let mut char_table = vec![NONE; TABLE_CHARS];
+        let mut char_map = FxHashMap::default();
+        for (t, &id) in &vocab {
+            let mut it = t.chars();
+            if let (Some(c), None) = (it.next(), it.next()) {
+                if (c as usize) < TABLE_CHARS {
+                    char_table[c as usize] = id;
+                } else {
+                    char_map.insert(c, id);
+                }
+            }
+        }
+        Ok(Bpe {
+            len: vocab.len(),
+            vocab,
+            vocab_r,
+            merges,
+            unk_token: spec.unk_token.clone(),
+            fuse_unk: spec.fuse_unk,
+            byte_fallback: spec.byte_fallback,
+            ignore_merges: spec.ignore_merges,
+            prefix: spec.continuing_subword_prefix.clone(),
+            suffix: spec.end_of_word_suffix.clone(),
+            dropout: spec.dropout.filter(|&p| p > 0.0),
+            byte_ids,
+            char_table,
+            char_map,
+            cache_id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        })
+    }
+
+    #[inline]
+    fn char_id(&self, c: char) -> Option<u32> {
+        let id = if (c as usize) < TABLE_CHARS { self.char_table[c as usize] } else { *self.char_map.get(&c)? };
+        (id != NONE).then_some(id)
+    }
+
+    /// Initial symbols (id, byte length) of a word.
+    fn initial(&self, w: &str) -> Result<Vec<(u32, u32)>> {
+        let mut word: Vec<(u32, u32)> = Vec::with_capacity(w.len());
+        let mut unk: Option<(u32, u32)> = None;
+        let mut s = String::new();
+        let mut it = w.char_indices().peekable();
+        while let Some((i, c)) = it.next() {
+            let is_first = i == 0;
+            let is_last = it.peek().is_none();
+            let byte_len = c.len_utf8() as u32;
+            let plain = (is_first || self.prefix.is_none()) && (!is_last || self.suffix.is_none());
+            let found = if plain {
+                self.char_id(c)
+            } else {
+                s.clear();
+                if !is_first {
+                    if let Some(p) = &self.prefix {
+                        s.push_str(p);
+                    }
+                }
+                s.push(c);
+                if is_last {
+                    if let Some(x) = &self.suffix {
+                        s.push_str(x);
+                    }
+                }
+                self.vocab.get(s.as_str()).copied()
+            };
+            if let Some(id) = found {
+                if let Some(u) = unk.take() {
+                    word.push(u);
+                }
+                word.push((id, byte_len));
+                continue;
+            }
+            if self.byte_fallback {
+                if plain {
+                    s.clear();
+                    s.push(c);
+                }
+                if s.bytes().all(|b| self.byte_ids[b as usize] != NONE) {
+                    for b in s.bytes() {
+                        word.push((self.byte_ids[b as usize], 1));
+                    }
+                    continue;
+                }
+            }
+            if let Some(unk_token) = &self.unk_token {
+                let unk_id = || {
+                    self.vocab.get(unk_token).copied().ok_or_else(|| {
+                        Error::Encode(format!("the unk_token {unk_token:?} is not in the vocabulary"))
+                    })
+                };
+                unk = match (unk, self.fuse_unk) {
+                    (Some((id, len)), true) => Some((id, len + byte_len)),
+                    (Some(prev), false) => {
+                        word.push(prev);
+                        Some((unk_id()?, byte_len))
+                    }
+                    (None, _) => Some((unk_id()?, byte_len)),
+                };
+            }
+        }
+        if let Some(u) = unk {
+            word.push(u);
+        }
+        Ok(word)
+    }
+
+    fn merge_small(&self, word: &mut Vec<(u32, u32)>) {
+        loop {
+            let mut best: Option<(u32, usize, u32)> = None;
+            for i in 0..word.len().saturating_sub(1) {
+                if let Some(&(rank, new_id)) = self.merges.get(&(word[i].0, word[i + 1].0)) {
+                    if best.map_or(true, |(r, _, _)| rank < r) {
+                        best = Some((rank, i, new_id));
+                    }
+                }
+            }
+            match best {
+                None => return,
+                Some((_, i, new_id)) => {
+                    word[i] = (new_id, word[i].1 + word[i + 1].1);
+                    word.remove(i + 1);
+                }
+            }
+        }
+    }
+
+    fn merge_heap(&self, word: &mut Vec<(u32, u32)>, dropout: Option<f32>) {
+        let n = word.len();
+        let mut prev: Vec<isize> = (0..n as isize).map(|i| i - 1).collect();
+        let mut next: Vec<isize> = (0..n as isize).map(|i| if i + 1 < n as isize { i + 1 } else { -1 }).collect();
+        let mut heap: BinaryHeap<Reverse<(u32, usize, u32)>> = BinaryHeap::with_capacity(n);
+        for i in 0..n.saturating_sub(1) {
+            if let Some(&(rank, new_id)) = self.merges.get(&(word[i].0, word[i + 1].0)) {
+                heap.push(Reverse((rank, i, new_id)));
+            }
+        }
+        let mut skip = Vec::new();
+        while let Some(Reverse(top)) = heap.pop() {
+            let (_, pos, new_id) = top;
+            if let Some(p) = dropout {
+                if next_f32() < p {
+                    skip.push(Reverse(top));
+                    continue;
+                }
+                heap.extend(skip.drain(..));
+            }
+            if word[pos].1 == 0 || next[pos] == -1 {
+                continue;
+            }
+            let np = next[pos] as usize;
+            match self.merges.get(&(word[pos].0, word[np].0)) {
+                Some(&(_, id)) if id == new_id => {}
+                _ => continue,
+            }
+            word[pos] = (new_id, word[pos].1 + word[np].1);
+            word[np].1 = 0;
+            let nn = next[np];
+            next[pos] = nn;
+            if nn >= 0 {
+                prev[nn as usize] = pos as isize;
+            }
+            if prev[pos] >= 0 {
+                let pp = prev[pos] as usize;
+                if let Some(&(rank, id)) = self.merges.get(&(word[pp].0, word[pos].0)) {
+                    heap.push(Reverse((rank, pp, id)));
+                }
+            }
+            if nn >= 0 {
+                if let Some(&(rank, id)) = self.merges.get(&(word[pos].0, word[nn as usize].0)) {
+                    heap.push(Reverse((rank, pos, id)));
+                }
+            }
+        }
+        word.retain(|s| s.1 != 0);
+    }
+
+    fn merge_word(&self, w: &str) -> Result<Vec<(u32, u32)>> {
+        let mut word = self.initial(w)?;
+        if self.dropout.is_some() {
+            self.merge_heap(&mut word, self.dropout);
+        } else if word.len() <= 48 {
+            self.merge_small(&mut word);
+        } else {
+            self.merge_heap(&mut word, None);
+        }
+        Ok(word)
+    }
+
+    /// Append the ids of one piece (and, if asked, each token's byte range in it).
+    pub fn tokenize(&self, w: &str, ids: &mut Vec<u32>, offsets: Option<&mut Vec<(usize, usize)>>) -> Result<()> {
+        if w.is_empty() {
+            return Ok(());
+        }
+        if self.ignore_merges {
+            if let Some(&id) = self.vocab.get(w) {
+                ids.push(id);
+                if let Some(o) = offsets {
+                    o.push((0, w.len()));
+                }
+                return Ok(());
+            }
+        }
+        let emit = |word: &[(u32, u32)], ids: &mut Vec<u32>, offsets: Option<&mut Vec<(usize, usize)>>| {
+            ids.extend(word.iter().map(|s| s.0));
+            if let Some(o) = offsets {
+                let mut at = 0usize;
+                for s in word {
+                    o.push((at, at + s.1 as usize));
+                    at += s.1 as usize;
+                }
+            }
+        };
+        if self.dropout.is_some() || w.len() >= CACHE_MAX_LEN {
+            let word = self.merge_word(w)?;
+            emit(&word, ids, offsets);
+            return Ok(());
+        }
+        CACHE.with(|cell| {
+            let mut all = cell.borrow_mut();
+            let local = all.entry(self.cache_id).or_default();
+            if let Some(hit) = local.get(w) {
+                emit(hit, ids, offsets);
+                return Ok(());
+            }
+            let word = self.merge_word(w)?;
+            emit(&word, ids, offsets);
+            if local.len() >= CACHE_CAPACITY {
+                local.clear();
+            }
+            local.insert(w.into(), word.into_boxed_slice());
+            Ok(())
+        })
+    }
+}
+
+impl Drop for Bpe {
+    fn drop(&mut self) {
+        let id = self.cache_id;
+        let _ = CACHE.try_with(|c| c.borrow_mut().remove(&id));
+    }
+}
+
+fn next_f32() -> f32 {
+    RNG.with(|r| {
+        let mut x = *r.borrow();
+        if x == 0 {
+            x = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0x9E37_79B9_7F4A_7C15)
+                | 1;
+        }
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *r.borrow_mut() = x;
+        (x >> 40) as f32 / (1u64 << 24) as f32
+    })
+}

@@ -1,0 +1,265 @@
+//! A tokenizer as a pipeline: normalizer -> pre-tokenizer -> BPE model ->
+//! post-processor, with added tokens around them and a decoder back, all
+//! built from one immutable description (Hugging Face's `tokenizer.json`
+//! schema, see `spec`). Offsets point into the original text through every
+//! normalizer (`normalized::NStr` tracks alignments as HF's
+//! `NormalizedString` does).
+//!
+//! Stages: `spec` (the description), `normalized` (aligned strings),
+//! `normalizer`, `charsmap` (SentencePiece's precompiled map),
+//! `pre_tokenizer`, `bpe`, `added_tokens`, `post_processor`, `decoder`.
+
+pub mod added_tokens;
+pub mod bpe;
+pub mod charsmap;
+pub mod decoder;
+pub mod normalized;
+pub mod normalizer;
+pub mod post_processor;
+pub mod pre_tokenizer;
+pub mod spec;
+
+use crate::error::{Error, Result};
+use added_tokens::{AddedTokens, Segment};
+use bpe::Bpe;
+use decoder::Decoder;
+use normalizer::Normalizer;
+use post_processor::PostProcessor;
+use pre_tokenizer::PreTokenizer;
+use rustc_hash::FxHashMap;
+use spec::Spec;
+
+/// Oniguruma pattern (as written in the file) -> the same pattern for
+/// fancy-regex (the Python side translates; patterns absent are used as they are).
+pub type RegexMap = FxHashMap<String, String>;
+
+#[derive(Debug)]
+pub struct Pipeline {
+    /// the description it was built from (the `tokenizer.json` text)
+    pub description: String,
+    normalizer: Option<Normalizer>,
+    pre_tokenizer: Option<PreTokenizer>,
+    pub model: Bpe,
+    pub added: AddedTokens,
+    post: Option<PostProcessor>,
+    decoder: Option<Decoder>,
+    byte_level: bool,
+    needs_alignments: bool,
+    n_vocab: usize,
+}
+
+/// One encoded text: ids and (when asked) each token's byte range in the text.
+pub struct Encoding {
+    pub ids: Vec<u32>,
+    pub offsets: Vec<(usize, usize)>,
+}
+
+impl Pipeline {
+    pub fn from_json(text: &str, regexes: &RegexMap) -> Result<Pipeline> {
+        let spec = Spec::from_json(text)?;
+        Pipeline::from_spec(&spec, text.to_string(), regexes)
+    }
+
+    pub fn from_spec(spec: &Spec, description: String, regexes: &RegexMap) -> Result<Pipeline> {
+        let normalizer = spec.normalizer.as_ref().map(|n| Normalizer::new(n, regexes)).transpose()?;
+        let pre_tokenizer = spec.pre_tokenizer.as_ref().map(|p| PreTokenizer::new(p, regexes)).transpose()?;
+        let model = Bpe::new(&spec.model)?;
+        let added = AddedTokens::new(&spec.added_tokens, &model, normalizer.as_ref())?;
+        let post = spec.post_processor.clone().map(PostProcessor);
+        let decoder = spec.decoder.as_ref().map(|d| Decoder::new(d, regexes)).transpose()?;
+        let byte_level = pre_tokenizer.as_ref().is_some_and(|p| p.is_byte_level())
+            || matches!(decoder, Some(Decoder::ByteLevel));
+        let needs_alignments = pre_tokenizer.as_ref().is_some_and(|p| p.needs_alignments());
+        let max_model = model.vocab_r.keys().max().map_or(0, |&m| m as usize + 1);
+        let max_added = added.by_id.keys().max().map_or(0, |&m| m as usize + 1);
+        Ok(Pipeline {
+            description,
+            normalizer,
+            pre_tokenizer,
+            model,
+            added,
+            post,
+            decoder,
+            byte_level,
+            needs_alignments,
+            n_vocab: max_model.max(max_added),
+        })
+    }
+
+    pub fn n_vocab(&self) -> usize {
+        self.n_vocab
+    }
+
+    pub fn is_byte_level(&self) -> bool {
+        self.byte_level
+    }
+
+    /// Encode one text. `add_special_tokens` applies the post-processor;
+    /// `ordinary` leaves special added tokens unmatched (their text is
+    /// encoded as text); `track` computes byte offsets into `text`.
+    pub fn encode(&self, text: &str, add_special_tokens: bool, ordinary: bool, track: bool) -> Result<Encoding> {
+        let segments =
+            self.added.extract_and_normalize(text, self.normalizer.as_ref(), track || self.needs_alignments, ordinary)?;
+        let mut ids = Vec::with_capacity(text.len() / 3 + 4);
+        let mut offsets = Vec::new();
+        let mut local = Vec::new();
+        for seg in segments {
+            match seg {
+                Segment::Token(id, a, b) => {
+                    ids.push(id);
+                    if track {
+                        offsets.push((a, b));
+                    }
+                }
+                Segment::Text(n) => {
+                    if n.is_empty() {
+                        continue;
+                    }
+                    let pieces = match &self.pre_tokenizer {
+                        Some(p) => p.pre_tokenize(vec![n])?,
+                        None => vec![n],
+                    };
+                    for piece in &pieces {
+                        if track {
+                            local.clear();
+                            self.model.tokenize(&piece.s, &mut ids, Some(&mut local))?;
+                            offsets.extend(local.iter().map(|&(a, b)| piece.original(a, b)));
+                        } else {
+                            self.model.tokenize(&piece.s, &mut ids, None)?;
+                        }
+                    }
+                }
+            }
+        }
+        if add_special_tokens {
+            if let Some(p) = &self.post {
+                let (i, o) = p.process(ids, offsets, track);
+                ids = i;
+                offsets = o;
+            }
+        }
+        Ok(Encoding { ids, offsets })
+    }
+
+    /// The token string of an id (an added token's decoding form first, as HF).
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        if let Some((t, _)) = self.added.by_id.get(&id) {
+            return Some(t.as_str());
+        }
+        self.model.vocab_r.get(&id).map(String::as_str)
+    }
+
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.added.by_content.get(token).or_else(|| self.model.vocab.get(token)).copied()
+    }
+
+    pub fn is_special(&self, id: u32) -> bool {
+        self.added.by_id.get(&id).is_some_and(|(_, s)| *s)
+    }
+
+    fn tokens(&self, ids: &[u32], skip_special: bool) -> Result<Vec<String>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let t = self
+                .id_to_token(id)
+                .ok_or_else(|| Error::UnknownToken(format!("token id {id} is not in the vocabulary")))?;
+            if skip_special && self.added.special.contains(t) {
+                continue;
+            }
+            out.push(t.to_string());
+        }
+        Ok(out)
+    }
+
+    /// HF's `decode(ids, skip_special_tokens)`. Unlike HF (which drops them),
+    /// ids outside the vocabulary raise `UnknownToken`.
+    pub fn decode(&self, ids: &[u32], skip_special: bool) -> Result<String> {
+        let tokens = self.tokens(ids, skip_special)?;
+        match &self.decoder {
+            Some(d) => Ok(d.decode_chain(tokens)?.concat()),
+            None => Ok(tokens.join(" ")),
+        }
+    }
+
+    /// The bytes `ids` stand for: a byte-level pipeline gives each token's
+    /// bytes (so a partial character survives); others give `decode`'s UTF-8.
+    pub fn decode_bytes(&self, ids: &[u32], skip_special: bool) -> Result<Vec<u8>> {
+        if matches!(self.decoder, Some(Decoder::ByteLevel)) {
+            let mut out = Vec::new();
+            for t in self.tokens(ids, skip_special)? {
+                decoder::byte_level_bytes(&t, &mut out);
+            }
+            return Ok(out);
+        }
+        Ok(self.decode(ids, skip_special)?.into_bytes())
+    }
+
+    /// One token's bytes (byte-level pipelines) or its vocabulary string.
+    pub fn token_bytes(&self, id: u32) -> Option<Vec<u8>> {
+        let t = self.id_to_token(id)?;
+        if self.byte_level && !self.added.by_id.contains_key(&id) {
+            let mut out = Vec::new();
+            decoder::byte_level_bytes(t, &mut out);
+            Some(out)
+        } else {
+            Some(t.as_bytes().to_vec())
+        }
+    }
+}
+
+/// Byte offsets into `text` -> char offsets (a range inside a char covers it).
+pub fn char_offsets(text: &str, offsets: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut char_at = vec![0usize; text.len() + 1];
+    let mut n = 0;
+    for (i, c) in text.char_indices() {
+        for k in 0..c.len_utf8() {
+            char_at[i + k] = n;
+        }
+        n += 1;
+    }
+    char_at[text.len()] = n;
+    offsets
+        .iter()
+        .map(|&(a, b)| {
+            let a = char_at[a.min(text.len())];
+            let b = if b == 0 { 0 } else { char_at[(b - 1).min(text.len())] + usize::from(b <= text.len()) };
+            (a, b.max(a))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> String {
+        r#"{"normalizer": {"type": "NFC"},
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
+            "model": {"type": "BPE", "vocab": {"h": 0, "e": 1, "l": 2, "o": 3, "he": 4, "ll": 5, "hell": 6, "Ġ": 7},
+                      "merges": ["h e", "l l", "he ll"]},
+            "decoder": {"type": "ByteLevel"},
+            "added_tokens": [{"id": 8, "content": "<s>", "special": true}]}"#
+            .to_string()
+    }
+
+    #[test]
+    fn pair_ranked_merges_and_added_tokens() {
+        let p = Pipeline::from_json(&tiny(), &RegexMap::default()).unwrap();
+        let e = p.encode("hello<s>", false, false, true).unwrap();
+        assert_eq!(e.ids, vec![6, 3, 8]);
+        assert_eq!(e.offsets, vec![(0, 4), (4, 5), (5, 8)]);
+        assert_eq!(p.decode(&e.ids, true).unwrap(), "hello");
+        assert_eq!(p.decode(&e.ids, false).unwrap(), "hello<s>");
+    }
+
+    #[test]
+    fn unsupported_model_is_one_line() {
+        let e = Pipeline::from_json(r#"{"model": {"type": "Unigram", "vocab": []}}"#, &RegexMap::default()).unwrap_err();
+        assert!(e.to_string().contains("Unigram") && !e.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn bad_charsmap_is_refused() {
+        assert!(charsmap::CharsMap::new(&[200, 0, 0, 0, 1]).is_err());
+    }
+}

@@ -1,0 +1,123 @@
+//! Normalizers: each rewrites the text of an `NStr`, keeping alignments.
+
+use super::charsmap::CharsMap;
+use super::normalized::NStr;
+use super::pre_tokenizer::{byte_level_transform, CompiledPattern};
+use super::spec::NormalizerSpec;
+use crate::error::Result;
+use unicode_normalization_alignments::char::is_combining_mark;
+use unicode_normalization_alignments::UnicodeNormalization;
+
+#[derive(Debug, Clone)]
+pub enum Normalizer {
+    Nfc,
+    Nfd,
+    Nfkc,
+    Nfkd,
+    Lowercase,
+    Strip { left: bool, right: bool },
+    StripAccents,
+    Replace { pattern: CompiledPattern, content: String },
+    Prepend(String),
+    Precompiled(CharsMap),
+    ByteLevel,
+    Sequence(Vec<Normalizer>),
+}
+
+impl Normalizer {
+    pub fn new(spec: &NormalizerSpec, regexes: &super::RegexMap) -> Result<Normalizer> {
+        Ok(match spec {
+            NormalizerSpec::Nfc => Normalizer::Nfc,
+            NormalizerSpec::Nfd => Normalizer::Nfd,
+            NormalizerSpec::Nfkc => Normalizer::Nfkc,
+            NormalizerSpec::Nfkd => Normalizer::Nfkd,
+            NormalizerSpec::Lowercase => Normalizer::Lowercase,
+            NormalizerSpec::Strip { left, right } => Normalizer::Strip { left: *left, right: *right },
+            NormalizerSpec::StripAccents => Normalizer::StripAccents,
+            NormalizerSpec::Replace { pattern, content } => Normalizer::Replace {
+                pattern: CompiledPattern::new(pattern, regexes, "normalizer Replace")?,
+                content: content.clone(),
+            },
+            NormalizerSpec::Prepend(p) => Normalizer::Prepend(p.clone()),
+            NormalizerSpec::Precompiled(raw) => Normalizer::Precompiled(CharsMap::new(raw)?),
+            NormalizerSpec::ByteLevel => Normalizer::ByteLevel,
+            NormalizerSpec::Sequence(items) => {
+                Normalizer::Sequence(items.iter().map(|s| Normalizer::new(s, regexes)).collect::<Result<_>>()?)
+            }
+        })
+    }
+
+    pub fn normalize(&self, n: &mut NStr) -> Result<()> {
+        match self {
+            Normalizer::Nfc => unicode_form(n, |s| s.nfc().collect()),
+            Normalizer::Nfd => unicode_form(n, |s| s.nfd().collect()),
+            Normalizer::Nfkc => unicode_form(n, |s| s.nfkc().collect()),
+            Normalizer::Nfkd => unicode_form(n, |s| s.nfkd().collect()),
+            Normalizer::Lowercase => {
+                if n.s.chars().any(|c| {
+                    let mut l = c.to_lowercase();
+                    !(l.next() == Some(c) && l.next().is_none())
+                }) {
+                    n.flat_map_chars(|c| c.to_lowercase());
+                }
+            }
+            Normalizer::Strip { left, right } => strip(n, *left, *right),
+            Normalizer::StripAccents => {
+                if n.s.chars().any(is_combining_mark) {
+                    n.filter(|c| !is_combining_mark(c));
+                }
+            }
+            Normalizer::Replace { pattern, content } => {
+                let ranges: Vec<(usize, usize)> =
+                    pattern.find_matches(&n.s)?.into_iter().filter(|(_, m)| *m).map(|(r, _)| r).collect();
+                n.replace_ranges(&ranges, content);
+            }
+            Normalizer::Prepend(p) => {
+                if !n.is_empty() {
+                    n.prepend(p);
+                }
+            }
+            Normalizer::Precompiled(map) => map.normalize(n),
+            Normalizer::ByteLevel => byte_level_transform(n),
+            Normalizer::Sequence(items) => {
+                for x in items {
+                    x.normalize(n)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn unicode_form(n: &mut NStr, f: impl Fn(&str) -> Vec<(char, isize)>) {
+    if n.s.is_ascii() {
+        return;
+    }
+    let dest = f(&n.s);
+    n.transform(dest, 0);
+}
+
+fn strip(n: &mut NStr, left: bool, right: bool) {
+    let leading = if left { n.s.chars().take_while(|c| c.is_whitespace()).count() } else { 0 };
+    let trailing = if right { n.s.chars().rev().take_while(|c| c.is_whitespace()).count() } else { 0 };
+    if leading == 0 && trailing == 0 {
+        return;
+    }
+    let count = n.s.chars().count();
+    let len = n.s.len();
+    let tr: Vec<(char, isize)> = n
+        .s
+        .chars()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            if i < leading || i >= count.saturating_sub(trailing) {
+                None
+            } else if i == len.wrapping_sub(trailing).wrapping_sub(1) {
+                Some((c, -(trailing as isize)))
+            } else {
+                Some((c, 0))
+            }
+        })
+        .collect();
+    n.transform(tr, leading);
+}

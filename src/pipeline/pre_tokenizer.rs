@@ -1,0 +1,397 @@
+//! Pre-tokenizers: split normalized text into pieces (Hugging Face's
+//! `NormalizedString::split` with its five behaviors), and the byte-level
+//! and metaspace rewrites.
+
+use super::normalized::NStr;
+use super::spec::{Behavior, Pattern, PreTokenizerSpec, PrependScheme};
+use crate::error::{Error, Result};
+use fancy_regex::{Regex, RegexBuilder};
+use std::sync::OnceLock;
+
+/// Hugging Face's `ByteLevel(use_regex=true)` pattern.
+pub const HF_BYTE_LEVEL_REGEX: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+/// Backtracking steps a split regex may take on one piece before it fails
+/// with a `PatternError` (fancy-regex's limit; see docs/decisions.md).
+pub const BACKTRACK_LIMIT: usize = 1_000_000;
+
+#[derive(Debug, Clone)]
+pub enum CompiledPattern {
+    Literal(String),
+    Regex(Regex),
+    Char(char),
+    Pred(fn(char) -> bool),
+}
+
+fn compile(p: &str, what: &str) -> Result<Regex> {
+    if p.len() > crate::pretokenize::MAX_PATTERN_BYTES {
+        return Err(Error::Pattern(format!("{what}: the regex is {} bytes long", p.len())));
+    }
+    RegexBuilder::new(p)
+        .backtrack_limit(BACKTRACK_LIMIT)
+        .build()
+        .map_err(|e| Error::Pattern(format!("{what}: invalid regex {p:?}: {e}")))
+}
+
+impl CompiledPattern {
+    pub fn new(p: &Pattern, regexes: &super::RegexMap, what: &str) -> Result<CompiledPattern> {
+        Ok(match p {
+            Pattern::String(s) => CompiledPattern::Literal(s.clone()),
+            Pattern::Regex(r) => {
+                let translated = regexes.get(r).map(String::as_str).unwrap_or(r);
+                CompiledPattern::Regex(compile(translated, what)?)
+            }
+        })
+    }
+
+    /// Hugging Face's `Pattern::find_matches`: ranges covering `s`, each
+    /// flagged as a match or not.
+    pub fn find_matches(&self, s: &str) -> Result<Vec<((usize, usize), bool)>> {
+        if s.is_empty() {
+            return Ok(vec![((0, 0), false)]);
+        }
+        let mut out = Vec::new();
+        match self {
+            CompiledPattern::Literal(lit) => {
+                if lit.is_empty() {
+                    return Ok(vec![((0, s.chars().count()), false)]);
+                }
+                let mut prev = 0;
+                for (start, m) in s.match_indices(lit.as_str()) {
+                    if prev != start {
+                        out.push(((prev, start), false));
+                    }
+                    out.push(((start, start + m.len()), true));
+                    prev = start + m.len();
+                }
+                if prev != s.len() {
+                    out.push(((prev, s.len()), false));
+                }
+            }
+            CompiledPattern::Regex(re) => {
+                let mut prev = 0;
+                for m in re.find_iter(s) {
+                    let m = m.map_err(|e| {
+                        Error::Pattern(format!(
+                            "a split regex failed on a piece of {} bytes ({e}); the pattern backtracks too much \
+                             (limit {BACKTRACK_LIMIT} steps)",
+                            s.len()
+                        ))
+                    })?;
+                    if prev != m.start() {
+                        out.push(((prev, m.start()), false));
+                    }
+                    out.push(((m.start(), m.end()), true));
+                    prev = m.end();
+                }
+                if prev != s.len() {
+                    out.push(((prev, s.len()), false));
+                }
+            }
+            CompiledPattern::Char(d) => return Ok(char_matches(s, |c| c == *d)),
+            CompiledPattern::Pred(f) => return Ok(char_matches(s, f)),
+        }
+        Ok(out)
+    }
+}
+
+fn char_matches(s: &str, f: impl Fn(char) -> bool) -> Vec<((usize, usize), bool)> {
+    let mut out = Vec::new();
+    let mut last_offset = 0;
+    let mut last_seen = 0;
+    for (b, c) in s.char_indices() {
+        last_seen = b + c.len_utf8();
+        if f(c) {
+            if last_offset < b {
+                out.push(((last_offset, b), false));
+            }
+            out.push(((b, b + c.len_utf8()), true));
+            last_offset = b + c.len_utf8();
+        }
+    }
+    if last_seen > last_offset {
+        out.push(((last_offset, last_seen), false));
+    }
+    out
+}
+
+/// Hugging Face's `NormalizedString::split`: the kept pieces, empty ones dropped.
+pub fn split(n: &NStr, pattern: &CompiledPattern, behavior: Behavior, invert: bool, out: &mut Vec<NStr>) -> Result<()> {
+    let mut matches = pattern.find_matches(&n.s)?;
+    if invert {
+        matches.iter_mut().for_each(|m| m.1 = !m.1);
+    }
+    let splits: Vec<((usize, usize), bool)> = match behavior {
+        Behavior::Isolated => matches.into_iter().map(|(o, _)| (o, false)).collect(),
+        Behavior::Removed => matches,
+        Behavior::Contiguous => {
+            let mut prev = false;
+            let mut acc: Vec<((usize, usize), bool)> = Vec::new();
+            for (o, m) in matches {
+                if m == prev {
+                    if let Some(((_, end), _)) = acc.last_mut() {
+                        *end = o.1;
+                    } else {
+                        acc.push((o, false));
+                    }
+                } else {
+                    acc.push((o, false));
+                }
+                prev = m;
+            }
+            acc
+        }
+        Behavior::MergedWithPrevious => {
+            let mut prev = false;
+            let mut acc: Vec<((usize, usize), bool)> = Vec::new();
+            for (o, m) in matches {
+                if m && !prev {
+                    if let Some(((_, end), _)) = acc.last_mut() {
+                        *end = o.1;
+                    } else {
+                        acc.push((o, false));
+                    }
+                } else {
+                    acc.push((o, false));
+                }
+                prev = m;
+            }
+            acc
+        }
+        Behavior::MergedWithNext => {
+            let mut prev = false;
+            let mut acc: Vec<((usize, usize), bool)> = Vec::new();
+            for (o, m) in matches.into_iter().rev() {
+                if m && !prev {
+                    if let Some(((start, _), _)) = acc.last_mut() {
+                        *start = o.0;
+                    } else {
+                        acc.push((o, false));
+                    }
+                } else {
+                    acc.push((o, false));
+                }
+                prev = m;
+            }
+            acc.reverse();
+            acc
+        }
+    };
+    for ((a, b), remove) in splits {
+        if !remove && a != b {
+            out.push(n.slice(a, b));
+        }
+    }
+    Ok(())
+}
+
+pub fn bytes_char() -> &'static [char; 256] {
+    static T: OnceLock<[char; 256]> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut t = ['\0'; 256];
+        let mut n = 0u32;
+        for b in 0..256u32 {
+            let keep = (b'!' as u32..=b'~' as u32).contains(&b)
+                || (0xA1..=0xAC).contains(&b)
+                || (0xAE..=0xFF).contains(&b);
+            t[b as usize] = if keep {
+                char::from_u32(b).unwrap()
+            } else {
+                n += 1;
+                char::from_u32(255 + n).unwrap()
+            };
+        }
+        t
+    })
+}
+
+/// Every char becomes the byte-level chars of its UTF-8 bytes.
+pub fn byte_level_transform(n: &mut NStr) {
+    let t = bytes_char();
+    if !n.track {
+        let mut s = String::with_capacity(n.s.len() * 2);
+        for b in n.s.bytes() {
+            s.push(t[b as usize]);
+        }
+        n.s = s;
+        return;
+    }
+    let mut dest = Vec::with_capacity(n.s.len());
+    for c in n.s.chars() {
+        let mut buf = [0u8; 4];
+        for (i, b) in c.encode_utf8(&mut buf).bytes().enumerate() {
+            dest.push((t[b as usize], isize::from(i > 0)));
+        }
+    }
+    n.transform(dest, 0);
+}
+
+fn is_punc(c: char) -> bool {
+    use unicode_categories::UnicodeCategories;
+    c.is_ascii_punctuation() || c.is_punctuation()
+}
+
+#[derive(Debug, Clone)]
+pub enum PreTokenizer {
+    ByteLevel { add_prefix_space: bool, regex: Option<CompiledPattern> },
+    Split { pattern: CompiledPattern, behavior: Behavior, invert: bool },
+    Metaspace { replacement: char, rep: String, prepend_scheme: PrependScheme, split: bool },
+    Pred { pattern: CompiledPattern, behavior: Behavior, invert: bool },
+    Bert,
+    Sequence(Vec<PreTokenizer>),
+}
+
+fn byte_level_regex() -> Result<CompiledPattern> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    if RE.get().is_none() {
+        let _ = RE.set(compile(HF_BYTE_LEVEL_REGEX, "pre-tokenizer ByteLevel")?);
+    }
+    Ok(CompiledPattern::Regex(RE.get().unwrap().clone()))
+}
+
+impl PreTokenizer {
+    pub fn new(spec: &PreTokenizerSpec, regexes: &super::RegexMap) -> Result<PreTokenizer> {
+        Ok(match spec {
+            PreTokenizerSpec::ByteLevel { add_prefix_space, use_regex } => PreTokenizer::ByteLevel {
+                add_prefix_space: *add_prefix_space,
+                regex: if *use_regex {
+                    Some(match regexes.get(HF_BYTE_LEVEL_REGEX) {
+                        Some(r) => CompiledPattern::Regex(compile(r, "pre-tokenizer ByteLevel")?),
+                        None => byte_level_regex()?,
+                    })
+                } else {
+                    None
+                },
+            },
+            PreTokenizerSpec::Split { pattern, behavior, invert } => PreTokenizer::Split {
+                pattern: CompiledPattern::new(pattern, regexes, "pre-tokenizer Split")?,
+                behavior: *behavior,
+                invert: *invert,
+            },
+            PreTokenizerSpec::Metaspace { replacement, prepend_scheme, split } => PreTokenizer::Metaspace {
+                replacement: *replacement,
+                rep: replacement.to_string(),
+                prepend_scheme: *prepend_scheme,
+                split: *split,
+            },
+            PreTokenizerSpec::Digits { individual } => PreTokenizer::Pred {
+                pattern: CompiledPattern::Pred(char::is_numeric),
+                behavior: if *individual { Behavior::Isolated } else { Behavior::Contiguous },
+                invert: false,
+            },
+            PreTokenizerSpec::Punctuation { behavior } => {
+                PreTokenizer::Pred { pattern: CompiledPattern::Pred(is_punc), behavior: *behavior, invert: false }
+            }
+            PreTokenizerSpec::Whitespace => PreTokenizer::Split {
+                pattern: CompiledPattern::Regex(compile(
+                    regexes.get(r"\w+|[^\w\s]+").map(String::as_str).unwrap_or(r"\w+|[^\w\s]+"),
+                    "pre-tokenizer Whitespace",
+                )?),
+                behavior: Behavior::Removed,
+                invert: true,
+            },
+            PreTokenizerSpec::WhitespaceSplit => PreTokenizer::Pred {
+                pattern: CompiledPattern::Pred(char::is_whitespace),
+                behavior: Behavior::Removed,
+                invert: false,
+            },
+            PreTokenizerSpec::CharDelimiterSplit(d) => {
+                PreTokenizer::Pred { pattern: CompiledPattern::Char(*d), behavior: Behavior::Removed, invert: false }
+            }
+            PreTokenizerSpec::BertPreTokenizer => PreTokenizer::Bert,
+            PreTokenizerSpec::Sequence(items) => {
+                PreTokenizer::Sequence(items.iter().map(|s| PreTokenizer::new(s, regexes)).collect::<Result<_>>()?)
+            }
+        })
+    }
+
+    /// Whether the pipeline ends in byte-level chars (the model then sees bytes).
+    pub fn is_byte_level(&self) -> bool {
+        match self {
+            PreTokenizer::ByteLevel { .. } => true,
+            PreTokenizer::Sequence(items) => items.iter().any(|p| p.is_byte_level()),
+            _ => false,
+        }
+    }
+
+    /// Whether a stage asks where a piece starts in the original text
+    /// (Metaspace "first"): alignments are then tracked even without offsets.
+    pub fn needs_alignments(&self) -> bool {
+        match self {
+            PreTokenizer::Metaspace { prepend_scheme, .. } => *prepend_scheme == PrependScheme::First,
+            PreTokenizer::Sequence(items) => items.iter().any(|p| p.needs_alignments()),
+            _ => false,
+        }
+    }
+
+    pub fn pre_tokenize(&self, pieces: Vec<NStr>) -> Result<Vec<NStr>> {
+        match self {
+            PreTokenizer::Sequence(items) => {
+                let mut p = pieces;
+                for x in items {
+                    p = x.pre_tokenize(p)?;
+                }
+                Ok(p)
+            }
+            PreTokenizer::ByteLevel { add_prefix_space, regex } => {
+                let mut out = Vec::with_capacity(pieces.len());
+                for mut n in pieces {
+                    if *add_prefix_space && !n.s.starts_with(' ') {
+                        n.prepend(" ");
+                    }
+                    match regex {
+                        Some(re) => split(&n, re, Behavior::Isolated, false, &mut out)?,
+                        None => {
+                            if !n.is_empty() {
+                                out.push(n)
+                            }
+                        }
+                    }
+                }
+                for n in out.iter_mut() {
+                    byte_level_transform(n);
+                }
+                Ok(out)
+            }
+            PreTokenizer::Split { pattern, behavior, invert } | PreTokenizer::Pred { pattern, behavior, invert } => {
+                let mut out = Vec::with_capacity(pieces.len());
+                for n in &pieces {
+                    split(n, pattern, *behavior, *invert, &mut out)?;
+                }
+                Ok(out)
+            }
+            PreTokenizer::Bert => {
+                let mut mid = Vec::with_capacity(pieces.len());
+                for n in &pieces {
+                    split(n, &CompiledPattern::Pred(char::is_whitespace), Behavior::Removed, false, &mut mid)?;
+                }
+                let mut out = Vec::with_capacity(mid.len());
+                for n in &mid {
+                    split(n, &CompiledPattern::Pred(is_punc), Behavior::Isolated, false, &mut out)?;
+                }
+                Ok(out)
+            }
+            PreTokenizer::Metaspace { replacement, rep, prepend_scheme, split: do_split } => {
+                let mut out = Vec::with_capacity(pieces.len());
+                for mut n in pieces {
+                    let spaces: Vec<(usize, usize)> = n.s.match_indices(' ').map(|(i, _)| (i, i + 1)).collect();
+                    n.replace_ranges(&spaces, rep);
+                    let prepend = match prepend_scheme {
+                        PrependScheme::Always => !n.s.starts_with(*replacement),
+                        PrependScheme::First => !n.s.starts_with(*replacement) && n.original_start() == 0,
+                        PrependScheme::Never => false,
+                    };
+                    if prepend {
+                        n.prepend(rep);
+                    }
+                    if *do_split {
+                        split(&n, &CompiledPattern::Char(*replacement), Behavior::MergedWithNext, false, &mut out)?;
+                    } else if !n.is_empty() {
+                        out.push(n);
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+}
