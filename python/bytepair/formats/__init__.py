@@ -24,6 +24,8 @@ FORMATS = {
     "gpt2": "gpt2",
     "subword-nmt": "subword_nmt",
     "transformers": "transformers",  # a folder: tokenizer.json + tokenizer_config.json + special_tokens_map.json
+    "sentencepiece": "sentencepiece",
+    "tekken": "tekken",
 }
 
 
@@ -34,12 +36,15 @@ def _module(fmt: str) -> Any:
 
 
 def detect(path: str) -> str:
-    """Guess a file's format from its name and first bytes: a folder holding
-    ``tokenizer.json`` is ``transformers``; another folder, or a
-    file named ``vocab.json``/``merges.txt``, is ``gpt2``; ``*.tiktoken`` or
-    lines of ``base64 rank`` are ``tiktoken``; JSON is native when its first
-    key is ``"bytepair"``, else ``hf``; ``#version`` or lines of two symbols
-    are ``subword-nmt``.
+    """Guess a file's format from its content (and name): a folder holding
+    ``tokenizer.json`` is ``transformers``; another folder, or a file named
+    ``vocab.json``/``merges.txt``, is ``gpt2``; a SentencePiece ``ModelProto`` is ``sentencepiece``; JSON is native when its first key is
+    ``"bytepair"``, ``tekken`` when it has Mistral's ``config`` with
+    ``default_num_special_tokens``, else ``hf``; ``*.tiktoken`` or lines of
+    ``base64 rank`` are ``tiktoken``; ``#version`` or lines of two symbols are
+    ``subword-nmt``. Binary data that is none of these is refused in one
+    line (:class:`FormatError`); other text is tried as the native format
+    (whose loader says what is wrong with it).
 
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "ranks")
@@ -50,10 +55,6 @@ def detect(path: str) -> str:
     if os.path.isdir(path):
         return "transformers" if os.path.isfile(os.path.join(path, "tokenizer.json")) else "gpt2"
     name = os.path.basename(path)
-    if name.endswith(".tiktoken"):
-        return "tiktoken"
-    if name in ("vocab.json", "merges.txt"):
-        return "gpt2"
     try:
         with open(path, "rb") as f:
             head = f.read(4096)
@@ -62,7 +63,19 @@ def detect(path: str) -> str:
     stripped = head.lstrip()
     if stripped.startswith(b"{"):
         native = re.match(rb'\{\s*"bytepair"\s*:', stripped) or (b'"bytepair"' in head and b'"pre_tokenizer"' not in head)
-        return "bytepair" if native else "hf"
+        if native:
+            return "bytepair"
+        if b'"default_num_special_tokens"' in head or (b'"config"' in head and b'"token_bytes"' in head):
+            return "tekken"
+        return "hf"
+    from bytepair.formats.sentencepiece import looks_like_model
+
+    if looks_like_model(head):
+        return "sentencepiece"
+    if name.endswith(".tiktoken"):
+        return "tiktoken"
+    if name in ("vocab.json", "merges.txt"):
+        return "gpt2"
     if stripped.startswith(b"#version"):
         return "subword-nmt"
     lines = head.split(b"\n")[:-1] or head.split(b"\n")
@@ -71,7 +84,23 @@ def detect(path: str) -> str:
         return "tiktoken"
     if lines and all(len(line.split(b" ")) == 2 for line in lines):
         return "subword-nmt"
+    if _binary(head):
+        raise FormatError(
+            f"{path}: binary data ({len(head)}+ bytes starting {head[:8].hex(' ')}) that is not a tokenizer file "
+            "bytepair knows (a SentencePiece .model protobuf, JSON, .tiktoken, GPT-2 merges or subword-nmt codes)"
+        )
     return "bytepair"
+
+
+def _binary(head: bytes) -> bool:
+    """NUL bytes or invalid UTF-8 (a character cut at the end of ``head`` is fine)."""
+    if b"\0" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.start < len(head) - 3
+    return False
 
 
 def save(tok: Any, path: str, format: str = "bytepair") -> None:
