@@ -18,6 +18,7 @@ from bytepair.errors import (
     TrainingWarning,
     UnknownTokenError,
 )
+from bytepair.arrays import cache_info, clear_cache, set_cache_size
 from bytepair.patterns import PRESETS
 from bytepair.tokenizer import Tokenizer
 
@@ -26,6 +27,9 @@ __version__ = "0.1.0"
 __all__ = [
     "Tokenizer",
     "PRESETS",
+    "set_cache_size",
+    "cache_info",
+    "clear_cache",
     "BytepairError",
     "DisallowedSpecialError",
     "EncodeError",
