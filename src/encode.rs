@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::piece_cache;
 
 /// BPE-dropout (Provilkov et al.): each candidate merge is skipped with
 /// probability `p`. Draws come from splitmix64 seeded once per call, so a
@@ -61,9 +61,10 @@ pub struct ByteRanks {
     /// merging needs no bytes hashed. `None` when some byte has no token
     /// (parts are then not always tokens, so they are merged by bytes).
     pairs: Option<PairTable>,
-    /// Names this vocabulary in the per-thread `PieceCache` (clones share
-    /// it: same tokens, same segmentations).
-    uid: u64,
+    /// Names this vocabulary in the per-thread piece cache
+    /// (`crate::piece_cache`; clones share it: same tokens, same
+    /// segmentations).
+    owner: u32,
     /// One more than the largest rank (size of the long-piece queue).
     rank_bound: usize,
     /// Length of the longest token: longer spans are not looked up.
@@ -229,8 +230,8 @@ impl ByteRanks {
                 long.insert(t, r);
             }
         }
-        let uid = NEXT_UID.fetch_add(1, Ordering::Relaxed);
-        ByteRanks { short, long, byte_ids, pair_ranks, pairs, uid, rank_bound, max_len }
+        let owner = piece_cache::new_owner();
+        ByteRanks { short, long, byte_ids, pair_ranks, pairs, owner, rank_bound, max_len }
     }
 
     /// The id (rank) of these bytes, if they are a token.
@@ -252,8 +253,40 @@ impl ByteRanks {
         })
     }
 
-    /// Appends the ids of one piece to `out`.
+    /// Appends the ids of one piece to `out`. Pieces of up to
+    /// `piece_cache::MAX_PIECE` bytes go through this thread's piece cache
+    /// (words recur: a hit costs one probe instead of the merges).
+    #[inline]
     pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        if CACHE_TOKENS_FIRST {
+            if let Some(id) = self.rank(piece) {
+                out.push(id);
+                return Ok(());
+            }
+        }
+        let Some(key) = piece_cache::Key::new(self.owner, piece) else {
+            return self.encode_piece_uncached(piece, out);
+        };
+        let start = out.len();
+        let hit = piece_cache::with_thread_cache(|c| match c.get(&key) {
+            Some(ids) => {
+                out.extend_from_slice(ids);
+                true
+            }
+            None => false,
+        });
+        if hit == Some(true) {
+            return Ok(());
+        }
+        self.encode_piece_uncached(piece, out)?;
+        if hit.is_some() {
+            piece_cache::with_thread_cache(|c| c.insert(&key, &out[start..]));
+        }
+        Ok(())
+    }
+
+    /// `encode_piece` without the cache.
+    pub fn encode_piece_uncached(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         if piece.is_empty() {
             return Ok(());
         }
@@ -262,10 +295,6 @@ impl ByteRanks {
             return Ok(());
         }
         if let Some(pairs) = &self.pairs {
-            if piece.len() <= PACKED {
-                self.encode_cached(piece, pairs, out);
-                return Ok(());
-            }
             if piece.len() <= SHORT_PIECE {
                 self.encode_short(piece, pairs, out);
                 return Ok(());
@@ -308,37 +337,6 @@ impl ByteRanks {
             }
         }
         Ok(())
-    }
-
-    /// `encode_short` through this thread's `PieceCache`: words recur, and
-    /// a cached piece costs one lookup instead of its merges.
-    fn encode_cached(&self, piece: &[u8], pairs: &PairTable, out: &mut Vec<u32>) {
-        PIECES.with(|cell| {
-            let Ok(mut cache) = cell.try_borrow_mut() else {
-                return self.encode_short(piece, pairs, out);
-            };
-            let owner = (self.uid, CACHE_GENERATION.load(Ordering::Relaxed));
-            if cache.owner != owner {
-                cache.owner = owner;
-                cache.ids.clear();
-            }
-            let key = pack(piece);
-            if let Some(hit) = cache.ids.get(&key) {
-                out.extend_from_slice(&hit.ids[..hit.len as usize]);
-                return;
-            }
-            let start = out.len();
-            self.encode_short(piece, pairs, out);
-            let made = &out[start..];
-            if made.len() <= CACHED_IDS {
-                if cache.ids.len() >= CACHE_PIECES {
-                    cache.ids.clear(); // start over rather than track use
-                }
-                let mut ids = [0; CACHED_IDS];
-                ids[..made.len()].copy_from_slice(made);
-                cache.ids.insert(key, CachedIds { len: made.len() as u8, ids });
-            }
-        })
     }
 
     /// Appends the ids of a piece of 2 to `SHORT_PIECE` bytes: tiktoken's
@@ -599,41 +597,15 @@ impl ByteRanks {
     }
 }
 
-/// Ids of recently encoded pieces of up to `PACKED` bytes that are not
-/// tokens themselves, for one vocabulary, kept per thread.
-#[derive(Debug, Default)]
-struct PieceCache {
-    /// (`ByteRanks::uid`, `CACHE_GENERATION`) the entries were made under
-    owner: (u64, u64),
-    ids: FxHashMap<u128, CachedIds>,
-}
-
-/// Pieces with more ids than this are not cached (a piece of at most
-/// `PACKED` bytes rarely has more than 4).
-const CACHED_IDS: usize = 7;
-
-#[derive(Debug, Clone, Copy)]
-struct CachedIds {
-    len: u8,
-    ids: [u32; CACHED_IDS],
-}
-
-/// Entries a thread's `PieceCache` holds before it starts over (about
-/// 2 MB).
-const CACHE_PIECES: usize = 1 << 15;
-
-static NEXT_UID: AtomicU64 = AtomicU64::new(0);
-static CACHE_GENERATION: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static PIECES: std::cell::RefCell<PieceCache> = std::cell::RefCell::new(PieceCache::default());
-}
+/// Whole-piece token lookups before the piece cache (true), or the cache
+/// first for every short piece (false).
+const CACHE_TOKENS_FIRST: bool = true;
 
 /// Empties every thread's piece cache (lazily, at its next use), so that
 /// a benchmark can time encoding from a cold start. Results never depend
 /// on the cache.
 pub fn clear_piece_caches() {
-    CACHE_GENERATION.fetch_add(1, Ordering::Relaxed);
+    piece_cache::clear_all();
 }
 
 /// Largest rank bound for which long pieces use `RankQueue` (its tables

@@ -7,11 +7,13 @@
 //! `tokenizer` (a ready tokenizer), `py` (the Python bindings, only with the
 //! `python` feature).
 
+pub mod batch;
 pub mod encode;
 pub mod error;
 pub mod lexer;
 pub mod parallel;
 pub mod pipeline;
+pub mod piece_cache;
 pub mod pretokenize;
 pub mod special;
 pub mod tokenizer;

@@ -327,12 +327,107 @@ impl CoreTokenizer {
     #[pyo3(signature = (texts, allowed, disallowed))]
     fn encode_batch(&self, py: Python<'_>, texts: Vec<String>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Vec<Vec<u32>>> {
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        py.detach(|| {
-            crate::parallel::map(&texts, |t| self.inner.encode(t, &allowed, &disallowed))
-                .into_iter()
-                .collect::<crate::Result<Vec<_>>>()
-        })
+        py.detach(|| crate::batch::encode_lists(&texts, |t, out| self.inner.encode_into(t, &allowed, &disallowed, out)))
             .py()
+    }
+
+    /// Number of ids of `text` (special-token text is plain text); no ids
+    /// are handed to Python.
+    fn count(&self, py: Python<'_>, text: &str) -> PyResult<usize> {
+        py.detach(|| {
+            COUNT_BUF.with(|b| {
+                let mut buf = b.take();
+                buf.clear();
+                let n = self.inner.encode_ordinary_into(text, &mut buf).map(|()| buf.len());
+                if buf.capacity() <= 1 << 20 {
+                    b.replace(buf);
+                }
+                n
+            })
+        })
+        .py()
+    }
+
+    /// `count` of each text, in one parallel pass (GIL released).
+    fn count_batch(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<usize>> {
+        py.detach(|| crate::batch::count(&texts, |t, out| self.inner.encode_ordinary_into(t, out))).py()
+    }
+
+    /// `encode` (or `encode_ordinary` when `ordinary`) as the bytes of
+    /// native-endian uint32 ids (for `numpy.frombuffer`, no list between).
+    #[pyo3(signature = (text, allowed, disallowed, ordinary=false))]
+    fn encode_to_buffer<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        allowed: Option<Vec<String>>,
+        disallowed: Option<Vec<String>>,
+        ordinary: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let ids = py
+            .detach(|| {
+                let mut ids = Vec::with_capacity(text.len() / 4);
+                if ordinary {
+                    self.inner.encode_ordinary_into(text, &mut ids)?;
+                } else {
+                    self.inner.encode_into(text, &allowed, &disallowed, &mut ids)?;
+                }
+                Ok(ids)
+            })
+            .py()?;
+        PyBytes::new_with(py, ids.len() * 4, |buf| {
+            write_ids(buf, &ids);
+            Ok(())
+        })
+    }
+
+    /// Every text encoded in one parallel pass (GIL released), as (the bytes
+    /// of all ids, native-endian uint32; the bytes of `len(texts) + 1`
+    /// native-endian uint64 offsets: text k is ids[offsets[k]:offsets[k+1]]).
+    #[pyo3(signature = (texts, allowed, disallowed, ordinary=false))]
+    fn encode_batch_to_buffer<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        allowed: Option<Vec<String>>,
+        disallowed: Option<Vec<String>>,
+        ordinary: bool,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let flat = py
+            .detach(|| {
+                crate::batch::encode_flat(&texts, |t, out| {
+                    if ordinary {
+                        self.inner.encode_ordinary_into(t, out)
+                    } else {
+                        self.inner.encode_into(t, &allowed, &disallowed, out)
+                    }
+                })
+            })
+            .py()?;
+        drop(texts);
+        let mut offsets = Vec::new();
+        let ids = PyBytes::new_with(py, flat.len() * 4, |buf| {
+            // nobody else can see the new bytes object yet: filled without the GIL
+            offsets = py.detach(|| {
+                let mut offsets = vec![0u8; (flat_docs(&flat) + 1) * 8];
+                flat.write(buf, &mut offsets);
+                offsets
+            });
+            Ok(())
+        })?;
+        Ok((ids, PyBytes::new(py, &offsets)))
+    }
+
+    /// `decode_bytes` of ids given as the bytes of native-endian uint32s.
+    fn decode_buffer<'py>(&self, py: Python<'py>, ids: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        if ids.len() % 4 != 0 {
+            return Err(PyValueError::new_err("the id buffer's length is not a multiple of 4"));
+        }
+        let ids: Vec<u32> = ids.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let bytes = py.detach(|| self.inner.decode_bytes(&ids)).py()?;
+        Ok(PyBytes::new(py, &bytes))
     }
 
     fn tokenize<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Vec<Bound<'py, PyBytes>>> {
@@ -392,6 +487,38 @@ fn split_words(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyResult<Ve
 fn split_words_regex(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyResult<Vec<String>> {
     let pre = Pretokenizer::with_regex(pattern).py()?;
     py.detach(|| pre.words(text).map(|w| w.into_iter().map(str::to_owned).collect())).py()
+}
+
+thread_local! {
+    /// `count`'s reused id buffer.
+    static COUNT_BUF: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+fn write_ids(buf: &mut [u8], ids: &[u32]) {
+    for (d, s) in buf.chunks_exact_mut(4).zip(ids) {
+        d.copy_from_slice(&s.to_ne_bytes());
+    }
+}
+
+fn flat_docs(flat: &crate::batch::Flat) -> usize {
+    flat.docs()
+}
+
+/// Sets the byte budget of each thread's cache of encoded pieces (0 turns
+/// it off); returns the budget in force (rounded down to a power of two
+/// slots).
+#[pyfunction]
+fn set_cache_bytes(bytes: usize) -> usize {
+    crate::piece_cache::set_cache_bytes(bytes);
+    crate::piece_cache::PieceCache::size_for(bytes)
+}
+
+/// (budget per thread in bytes, bytes held by all threads' caches, this
+/// thread's hits, this thread's misses).
+#[pyfunction]
+fn cache_info() -> (usize, usize, u64, u64) {
+    let (hits, misses) = crate::piece_cache::thread_stats();
+    (crate::piece_cache::PieceCache::size_for(crate::piece_cache::cache_bytes()), crate::piece_cache::allocated_bytes(), hits, misses)
 }
 
 /// Empties the per-thread caches of encoded pieces (for benchmarks that
@@ -525,6 +652,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clear_pipeline_caches, m)?)?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
+    m.add_function(wrap_pyfunction!(set_cache_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(split_words, m)?)?;
     m.add_function(wrap_pyfunction!(split_words_regex, m)?)?;
     Ok(())

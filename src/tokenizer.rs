@@ -203,6 +203,26 @@ impl Tokenizer {
         Ok(sink.ids)
     }
 
+    /// `encode_ordinary` appending to `out` (a caller's reused buffer: no
+    /// allocation per call once it has grown).
+    pub fn encode_ordinary_into(&self, text: &str, out: &mut Vec<u32>) -> Result<()> {
+        let mut sink = Sink { ids: std::mem::take(out), spans: Vec::new(), want_spans: false, char_base: 0 };
+        let done = self.encode_plain(text, None, 0, text, &mut sink, &mut None);
+        *out = sink.ids;
+        done
+    }
+
+    /// `encode` appending to `out` (see `encode_ordinary_into`).
+    pub fn encode_into(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet, out: &mut Vec<u32>) -> Result<()> {
+        if let Some((_, token)) = self.first_disallowed(text, allowed, disallowed, usize::MAX) {
+            return Err(Error::DisallowedSpecial(token));
+        }
+        let mut sink = Sink { ids: std::mem::take(out), spans: Vec::new(), want_spans: false, char_base: 0 };
+        let done = self.encode_allowed(text, allowed, &mut sink, &mut None);
+        *out = sink.ids;
+        done
+    }
+
     /// tiktoken's `encode`: disallowed special-token text is an error,
     /// allowed special-token text becomes its id.
     pub fn encode(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<Vec<u32>> {
@@ -635,8 +655,9 @@ impl Tokenizer {
     }
 
     /// Encodes many texts in parallel (rayon), results in input order.
+    /// (One parallel pass, work split by bytes: see `crate::batch`.)
     pub fn encode_ordinary_batch(&self, texts: &[String]) -> Result<Vec<Vec<u32>>> {
-        crate::parallel::map(texts, |t| self.encode_ordinary(t)).into_iter().collect()
+        crate::batch::encode_lists(texts, |t, out| self.encode_ordinary_into(t, out))
     }
 }
 

@@ -12,6 +12,7 @@ MODULES = [
     "bytepair._io",
     "bytepair.progress",
     "bytepair.tokenizer",
+    "bytepair.arrays",
     "bytepair.reference",
     "bytepair.formats",
     "bytepair.formats.native",

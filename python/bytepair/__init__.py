@@ -20,6 +20,7 @@ from bytepair.errors import (
 )
 from bytepair.encodings import encoding_for_model, get_encoding
 from bytepair.errors import UnknownEncodingError
+from bytepair.arrays import cache_info, clear_cache, set_cache_size
 from bytepair.patterns import PRESETS
 from bytepair.tokenizer import Tokenizer
 
@@ -28,6 +29,9 @@ __version__ = "0.1.0"
 __all__ = [
     "Tokenizer",
     "PRESETS",
+    "set_cache_size",
+    "cache_info",
+    "clear_cache",
     "BytepairError",
     "DisallowedSpecialError",
     "EncodeError",

@@ -895,12 +895,71 @@ class Tokenizer:
 
     def count(self, text: str) -> int:
         """Number of tokens of ``text``; special-token text counts as plain
-        text, so this never raises on any str.
+        text, so this never raises on any str. No ids reach Python.
 
         >>> Tokenizer.train("aaaa").count("aaaa")
         1
         """
-        return len(self.encode_ordinary(text))
+        return _surrogate_safe(self._core.count, text)
+
+    def count_batch(self, texts: Sequence[str]) -> List[int]:
+        """``count`` of each text, in one parallel pass with the GIL released.
+
+        >>> Tokenizer.train("aaaa").count_batch(["aaaa", "", "aaaaa"])
+        [1, 0, 2]
+        """
+        texts = [_check_text(t) for t in texts]
+        try:
+            return self._core.count_batch(texts)
+        except UnicodeEncodeError:
+            return self._core.count_batch([_replace_surrogates(t) for t in texts])
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: AllOr = frozenset(),
+        disallowed_special: AllOr = "all",
+    ) -> Any:
+        """``encode`` as a read-only numpy ``uint32`` array, filled by the core
+        with no Python list in between (tiktoken's ``encode_to_numpy``; needs
+        numpy).
+
+        >>> tok = Tokenizer.train("hello world")
+        >>> tok.encode_to_numpy("hello").tolist() == tok.encode("hello")
+        True
+        """
+        from bytepair.arrays import ids_array
+
+        allowed, disallowed = self._special_args(allowed_special, disallowed_special)
+        return ids_array(_surrogate_safe(self._core.encode_to_buffer, text, allowed, disallowed))
+
+    def encode_batch_to_numpy(
+        self,
+        texts: Sequence[str],
+        *,
+        allowed_special: AllOr = frozenset(),
+        disallowed_special: AllOr = "all",
+    ) -> Tuple[Any, Any]:
+        """``encode`` of every text as one flat ``uint32`` array plus
+        ``len(texts) + 1`` ``uint64`` offsets (text ``k`` is
+        ``ids[offsets[k]:offsets[k + 1]]``), built in one parallel pass with
+        the GIL released; both read-only (needs numpy).
+
+        >>> tok = Tokenizer.train("hello world")
+        >>> ids, offsets = tok.encode_batch_to_numpy(["hello", "world"])
+        >>> ids[offsets[1]:offsets[2]].tolist() == tok.encode("world")
+        True
+        """
+        from bytepair.arrays import flat_arrays
+
+        texts = [_check_text(t) for t in texts]
+        allowed, disallowed = self._special_args(allowed_special, disallowed_special)
+        try:
+            buffers = self._core.encode_batch_to_buffer(texts, allowed, disallowed)
+        except UnicodeEncodeError:
+            buffers = self._core.encode_batch_to_buffer([_replace_surrogates(t) for t in texts], allowed, disallowed)
+        return flat_arrays(*buffers)
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The pieces of ``text``: str in the char model (unknown characters
@@ -918,7 +977,13 @@ class Tokenizer:
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes that ``ids`` stand for (char model: words joined by one
-        space). Unknown ids raise ``UnknownTokenError``."""
+        space). Unknown ids raise ``UnknownTokenError``. ``ids`` may be a
+        numpy integer array (read by the core without a Python int per id)."""
+        from bytepair.arrays import as_id_buffer
+
+        buffer = as_id_buffer(ids) if type(ids).__module__ == "numpy" else None
+        if buffer is not None:
+            return self._core.decode_buffer(buffer)  # a numpy array: no Python int per id
         ids = _check_ids(ids)
         try:
             return self._core.decode_bytes(ids)

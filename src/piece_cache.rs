@@ -1,0 +1,413 @@
+//! A bounded cache of encoded pieces (pre-tokens): piece bytes -> ids,
+//! kept per thread and warm across calls and batches.
+//!
+//! Most of the work of encoding real text is pieces seen before; a hit
+//! costs one probe of a 64-byte slot instead of the piece's merges. The
+//! cache never changes ids: an entry is only ever the ids the encoder
+//! computed for exactly these bytes under exactly this owner (vocabulary).
+//!
+//! Shape: a 2-way set-associative table of 64-byte slots (one cache line
+//! each), sized from a byte budget (`set_cache_bytes`, default
+//! `DEFAULT_CACHE_BYTES` per thread). Pieces of up to `MAX_PIECE` bytes
+//! with up to `MAX_IDS` ids are cached. Eviction is "not recently used":
+//! a hit sets the slot's hot bit; an insertion into a full set takes a
+//! cold slot, or, when both are hot, cools both and takes one. Nothing is
+//! ever emptied wholesale, except by `clear_all` (cold benchmarks) or a
+//! change of the budget.
+//!
+//! Small API for any encoder: `Key::new(owner, piece)`, then
+//! `with_thread_cache(|c| c.get(&key))` / `c.insert(&key, ids)`. `owner`
+//! is a number from `new_owner()` naming one vocabulary (clones of a
+//! vocabulary may share it).
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+/// Longest piece cached, in bytes.
+pub const MAX_PIECE: usize = 24;
+/// Most ids a cached piece may have.
+pub const MAX_IDS: usize = 7;
+/// Default budget per thread: 4 MB (65,536 pieces).
+pub const DEFAULT_CACHE_BYTES: usize = 4 << 20;
+/// Largest budget accepted per thread (1 GB).
+pub const MAX_CACHE_BYTES: usize = 1 << 30;
+
+/// Bytes of one slot.
+pub const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Slot {
+    /// The piece's bytes, zero-padded.
+    key: [u64; 3],
+    owner: u32,
+    /// Length of the piece; 0: empty slot.
+    len: u8,
+    /// Number of ids.
+    n: u8,
+    /// Hit since it was last cooled.
+    hot: u8,
+    _pad: u8,
+    ids: [u32; MAX_IDS],
+}
+
+/// A piece ready to be looked up: its bytes as three words and its hash.
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    words: [u64; 3],
+    owner: u32,
+    len: u8,
+    hash: u64,
+}
+
+#[inline]
+fn load(bytes: &[u8]) -> [u64; 3] {
+    let n = bytes.len();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    // the overlapping bytes of two loads land on the same bits
+    if n >= 16 {
+        [word(0), word(8), if n > 16 { word(n - 8) >> ((24 - n) * 8) } else { 0 }]
+    } else if n >= 8 {
+        [word(0), if n > 8 { word(n - 8) >> ((16 - n) * 8) } else { 0 }, 0]
+    } else if n >= 4 {
+        let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as u64;
+        [half(0) | half(n - 4) << ((n - 4) * 8), 0, 0]
+    } else {
+        let mut v = 0u64;
+        for (i, &b) in bytes.iter().enumerate() {
+            v |= (b as u64) << (i * 8);
+        }
+        [v, 0, 0]
+    }
+}
+
+const K: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl Key {
+    /// The key of `piece` for `owner`; None if the piece is empty or longer
+    /// than `MAX_PIECE` (not cached).
+    #[inline]
+    pub fn new(owner: u32, piece: &[u8]) -> Option<Key> {
+        let len = piece.len();
+        if len == 0 || len > MAX_PIECE {
+            return None;
+        }
+        let words = load(piece);
+        let mut h = (words[0] ^ ((len as u64) << 56) ^ ((owner as u64) << 24)).wrapping_mul(K);
+        if len > 8 {
+            h = (h.rotate_left(29) ^ words[1]).wrapping_mul(K);
+            if len > 16 {
+                h = (h.rotate_left(29) ^ words[2]).wrapping_mul(K);
+            }
+        }
+        Some(Key { words, owner, len: len as u8, hash: h })
+    }
+}
+
+/// One thread's (or one caller's) cache; see the module docs.
+pub struct PieceCache {
+    slots: Box<[Slot]>,
+    /// log2 of the number of sets (pairs of slots).
+    set_bits: u32,
+    /// `GENERATION` when last emptied.
+    generation: u64,
+    hits: u64,
+    misses: u64,
+}
+
+impl PieceCache {
+    /// A cache of at most `bytes` bytes of slots (rounded down to a power
+    /// of two slots; under two slots' worth: a cache that holds nothing).
+    pub fn with_bytes(bytes: usize) -> Self {
+        let slots = bytes.min(MAX_CACHE_BYTES) / SLOT_BYTES;
+        let (count, set_bits) = if slots < 2 {
+            (0, 0)
+        } else {
+            let count = 1usize << (usize::BITS - 1 - slots.leading_zeros());
+            (count, (count / 2).trailing_zeros())
+        };
+        ALLOCATED.fetch_add(count * SLOT_BYTES, Ordering::Relaxed);
+        PieceCache {
+            slots: vec![Slot::default(); count].into_boxed_slice(),
+            set_bits,
+            generation: GENERATION.load(Ordering::Relaxed),
+            hits: 0,
+            misses: 0,
+        }
+    }
+
+    /// Bytes its slots take.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * SLOT_BYTES
+    }
+
+    /// (hits, misses) since it was made.
+    pub fn stats(&self) -> (u64, u64) {
+        (self.hits, self.misses)
+    }
+
+    /// Forgets every entry (keeps the memory).
+    pub fn clear(&mut self) {
+        self.slots.fill(Slot::default());
+    }
+
+    #[inline]
+    fn set_of(&self, key: &Key) -> usize {
+        if self.set_bits == 0 {
+            0
+        } else {
+            ((key.hash >> (64 - self.set_bits)) as usize) << 1
+        }
+    }
+
+    #[inline]
+    fn matches(slot: &Slot, key: &Key) -> bool {
+        slot.len == key.len && slot.owner == key.owner && slot.key == key.words
+    }
+
+    /// The ids cached for `key`, if any (and marks the entry recently used).
+    #[inline]
+    pub fn get(&mut self, key: &Key) -> Option<&[u32]> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let s = self.set_of(key);
+        let at = if Self::matches(&self.slots[s], key) {
+            s
+        } else if Self::matches(&self.slots[s + 1], key) {
+            s + 1
+        } else {
+            self.misses += 1;
+            return None;
+        };
+        self.hits += 1;
+        let slot = &mut self.slots[at];
+        slot.hot = 1;
+        Some(&slot.ids[..slot.n as usize])
+    }
+
+    /// Remembers that `key`'s piece encodes to `ids` (ignored when there are
+    /// more than `MAX_IDS`).
+    #[inline]
+    pub fn insert(&mut self, key: &Key, ids: &[u32]) {
+        if self.slots.is_empty() || ids.len() > MAX_IDS {
+            return;
+        }
+        let s = self.set_of(key);
+        let (a, b) = (&self.slots[s], &self.slots[s + 1]);
+        let at = if a.len == 0 || Self::matches(a, key) {
+            s
+        } else if b.len == 0 || Self::matches(b, key) {
+            s + 1
+        } else if a.hot == 0 {
+            s
+        } else if b.hot == 0 {
+            s + 1
+        } else {
+            // both recently used: cool both (second chance), replace one
+            self.slots[s].hot = 0;
+            self.slots[s + 1].hot = 0;
+            s + (key.hash & 1) as usize
+        };
+        let slot = &mut self.slots[at];
+        slot.key = key.words;
+        slot.owner = key.owner;
+        slot.len = key.len;
+        slot.n = ids.len() as u8;
+        slot.hot = 0;
+        slot.ids[..ids.len()].copy_from_slice(ids);
+    }
+}
+
+impl Drop for PieceCache {
+    fn drop(&mut self) {
+        ALLOCATED.fetch_sub(self.bytes(), Ordering::Relaxed);
+    }
+}
+
+/// Budget of each thread's cache, in bytes.
+static CACHE_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_CACHE_BYTES);
+/// Bumped by `clear_all`: thread caches empty themselves at their next use.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+/// Bytes held by all caches of all threads.
+static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
+static NEXT_OWNER: AtomicU32 = AtomicU32::new(1);
+
+thread_local! {
+    static THREAD_CACHE: RefCell<Option<PieceCache>> = const { RefCell::new(None) };
+}
+
+/// A fresh owner number for a vocabulary (wraps after 2^32 vocabularies;
+/// `clear_all` is called then, so old entries cannot be mistaken).
+pub fn new_owner() -> u32 {
+    let owner = NEXT_OWNER.fetch_add(1, Ordering::Relaxed);
+    if owner == 0 {
+        clear_all();
+    }
+    owner
+}
+
+/// Sets the budget of each thread's cache (bytes; 0 turns caching off).
+/// Caches are re-made at their thread's next use. At most `MAX_CACHE_BYTES`.
+pub fn set_cache_bytes(bytes: usize) {
+    CACHE_BYTES.store(bytes.min(MAX_CACHE_BYTES), Ordering::Relaxed);
+}
+
+/// The budget of each thread's cache, in bytes.
+pub fn cache_bytes() -> usize {
+    CACHE_BYTES.load(Ordering::Relaxed)
+}
+
+/// Bytes held by the caches of all threads now.
+pub fn allocated_bytes() -> usize {
+    ALLOCATED.load(Ordering::Relaxed)
+}
+
+/// Empties every thread's cache (lazily, at its next use), so that a
+/// benchmark can time encoding from a cold start.
+pub fn clear_all() {
+    GENERATION.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Runs `f` on this thread's cache, made (or re-made after `clear_all` or
+/// a change of budget) as needed. None when caching is off or the cache is
+/// already in use on this thread (a re-entrant call).
+#[inline]
+pub fn with_thread_cache<R>(f: impl FnOnce(&mut PieceCache) -> R) -> Option<R> {
+    THREAD_CACHE
+        .try_with(|cell| {
+            let mut guard = cell.try_borrow_mut().ok()?;
+            let budget = CACHE_BYTES.load(Ordering::Relaxed);
+            let generation = GENERATION.load(Ordering::Relaxed);
+            let cache = match guard.as_mut() {
+                Some(c) if c.generation == generation && c.bytes() == PieceCache::size_for(budget) => c,
+                _ => {
+                    *guard = None; // free the old one first
+                    if PieceCache::size_for(budget) == 0 {
+                        return None;
+                    }
+                    guard.insert(PieceCache::with_bytes(budget))
+                }
+            };
+            if cache.slots.is_empty() {
+                return None;
+            }
+            Some(f(cache))
+        })
+        .ok()
+        .flatten()
+}
+
+impl PieceCache {
+    /// Bytes `with_bytes(bytes)` would take.
+    pub fn size_for(bytes: usize) -> usize {
+        let slots = bytes.min(MAX_CACHE_BYTES) / SLOT_BYTES;
+        if slots < 2 {
+            0
+        } else {
+            (1usize << (usize::BITS - 1 - slots.leading_zeros())) * SLOT_BYTES
+        }
+    }
+}
+
+/// (hits, misses) of this thread's cache.
+pub fn thread_stats() -> (u64, u64) {
+    THREAD_CACHE.with(|c| c.borrow().as_ref().map_or((0, 0), PieceCache::stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Rng;
+    use std::collections::HashMap;
+
+    #[test]
+    fn slots_are_one_cache_line() {
+        assert_eq!(SLOT_BYTES, 64);
+    }
+
+    #[test]
+    fn keys_are_distinct_for_distinct_pieces() {
+        // every length, with zero bytes (padding must not alias)
+        let mut seen = HashMap::new();
+        for n in 1..=MAX_PIECE {
+            for fill in [0u8, 1, 255] {
+                let piece = vec![fill; n];
+                let k = Key::new(7, &piece).unwrap();
+                assert!(seen.insert((k.words, k.len), piece.clone()).is_none(), "{piece:?}");
+            }
+        }
+        assert!(Key::new(1, &[]).is_none());
+        assert!(Key::new(1, &[0; MAX_PIECE + 1]).is_none());
+    }
+
+    #[test]
+    fn hits_return_exactly_what_was_inserted_under_eviction() {
+        // a tiny cache (many evictions) against a map of every insertion:
+        // a hit is always the latest ids of that piece and owner
+        let mut rng = Rng(0x5EED_1234_5678_9ABC);
+        for bytes in [128usize, 1024, 64 * 1024] {
+            let mut c = PieceCache::with_bytes(bytes);
+            let mut model: HashMap<(u32, Vec<u8>), Vec<u32>> = HashMap::new();
+            let mut hits = 0;
+            for _ in 0..50_000 {
+                let n = 1 + rng.below(MAX_PIECE);
+                let piece: Vec<u8> = (0..n).map(|_| [0u8, b'a', b'b', 0xff][rng.below(4)]).collect();
+                let owner = 1 + rng.below(3) as u32;
+                let key = Key::new(owner, &piece).unwrap();
+                let want = model.get(&(owner, piece.clone()));
+                match c.get(&key) {
+                    Some(got) => {
+                        hits += 1;
+                        assert_eq!(Some(&got.to_vec()), want, "{owner} {piece:?}");
+                    }
+                    None => {
+                        let ids: Vec<u32> = (0..rng.below(MAX_IDS + 2)).map(|_| rng.below(1000) as u32).collect();
+                        c.insert(&key, &ids);
+                        if ids.len() <= MAX_IDS {
+                            assert_eq!(c.get(&key), Some(&ids[..]));
+                        } else {
+                            assert!(c.get(&key).is_none()); // too many ids: not kept
+                        }
+                        model.insert((owner, piece), ids);
+                    }
+                }
+            }
+            assert!(hits > 0);
+        }
+    }
+
+    #[test]
+    fn hot_entries_survive_a_stream_of_one_off_pieces() {
+        let mut c = PieceCache::with_bytes(64 * 1024);
+        let hot: Vec<Key> = (0..64u32).map(|i| Key::new(1, format!("hot{i}").as_bytes()).unwrap()).collect();
+        for k in &hot {
+            c.insert(k, &[1, 2]);
+        }
+        for round in 0..200u32 {
+            for k in &hot {
+                let _ = c.get(k);
+            }
+            for j in 0..100u32 {
+                let k = Key::new(1, format!("cold{round}.{j}").as_bytes()).unwrap();
+                if c.get(&k).is_none() {
+                    c.insert(&k, &[3]);
+                }
+            }
+        }
+        let kept = hot.iter().filter(|k| c.get(k).is_some()).count();
+        assert!(kept >= 60, "only {kept} of 64 hot pieces kept");
+    }
+
+    #[test]
+    fn budget_sets_the_size_and_zero_turns_it_off() {
+        assert_eq!(PieceCache::with_bytes(0).bytes(), 0);
+        assert_eq!(PieceCache::with_bytes(100).bytes(), 0);
+        assert_eq!(PieceCache::with_bytes(4 << 20).bytes(), 4 << 20);
+        assert_eq!(PieceCache::with_bytes((4 << 20) + 100).bytes(), 4 << 20);
+        let mut off = PieceCache::with_bytes(0);
+        let k = Key::new(1, b"abc").unwrap();
+        off.insert(&k, &[1]);
+        assert!(off.get(&k).is_none());
+    }
+}
