@@ -60,6 +60,8 @@ def detect(path: str) -> str:
             head = f.read(4096)
     except OSError:
         return "bytepair"
+    if name in ("vocab.json", "merges.txt"):
+        return "gpt2"
     stripped = head.lstrip()
     if stripped.startswith(b"{"):
         native = re.match(rb'\{\s*"bytepair"\s*:', stripped) or (b'"bytepair"' in head and b'"pre_tokenizer"' not in head)
@@ -74,8 +76,6 @@ def detect(path: str) -> str:
         return "sentencepiece"
     if name.endswith(".tiktoken"):
         return "tiktoken"
-    if name in ("vocab.json", "merges.txt"):
-        return "gpt2"
     if stripped.startswith(b"#version"):
         return "subword-nmt"
     lines = head.split(b"\n")[:-1] or head.split(b"\n")
