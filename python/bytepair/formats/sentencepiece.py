@@ -436,8 +436,8 @@ def _sp_utf8(data: bytes) -> str:
     """UTF-8 as SentencePiece decodes byte pieces: a character at a time, each
     byte that does not start a valid character is one U+FFFD.
 
-    >>> _sp_utf8(b"a\\xe2\\x82b")
-    'a\ufffd\ufffdb'
+    >>> _sp_utf8(b"a\\xe2\\x82b"), _sp_utf8(b"\\xe0a")
+    ('a\ufffd\ufffdb', '\ufffda')
     """
     out = []
     i = 0
@@ -445,11 +445,13 @@ def _sp_utf8(data: bytes) -> str:
         b = data[i]
         n = 1 if b < 0x80 else 2 if 0xC2 <= b < 0xE0 else 3 if 0xE0 <= b < 0xF0 else 4 if 0xF0 <= b < 0xF5 else 0
         try:
-            out.append(data[i:i + n].decode("utf-8") if n and i + n <= len(data) else "\ufffd")
+            if not n or i + n > len(data):
+                raise UnicodeDecodeError("utf-8", data, i, i + 1, "truncated")
+            out.append(data[i:i + n].decode("utf-8"))
         except UnicodeDecodeError:
-            n = 0
+            n = 1  # one U+FFFD per byte that starts no valid character
             out.append("\ufffd")
-        i += n or 1
+        i += n
     return "".join(out)
 
 
