@@ -40,7 +40,7 @@ TRICKY = ["ﬁ", "①", "Ａ", "ｶ", "\u3000", "\u00a0", "\u2009", "e\u0301", "
           "\ufeff", "\t", "\n", "\r", "  ", "   ", "😀", "🎉", "\U0001f9ff", "\x00", "\x7f", "\ue000", "\U0010ffff",
           "ꙮ", "ᚠ", "〜", "…", "™", "½", "²", "Ⅻ", "ｱ", "\u2581", "▁▁"]
 USER = ["<tag>", "ab", "\u2581x", "12", "[[", "日本", "a b"]
-CONTROL = ["<ctl>", "[SEP]", "<|im|>"]
+CONTROL = ["<ctl>", "[SEP]", "<|im|>", "|"]
 
 
 def corpus(rng: random.Random) -> list:
@@ -118,9 +118,13 @@ def loaded(which):
 
 @functools.lru_cache(maxsize=None)
 def _tmp():
+    import atexit
+    import shutil
     import tempfile
 
-    return tempfile.mkdtemp(prefix="bytepair-sp-")
+    folder = tempfile.mkdtemp(prefix="bytepair-sp-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def sp_offsets(proc, text):

@@ -308,8 +308,6 @@ pub struct SentencePiece {
     normalizer: SpNormalizer,
     /// pieces SentencePiece merges into and reads (normal, user-defined, unused)
     piece_ids: FxHashMap<String, u32>,
-    /// control, unknown and byte pieces
-    reserved: FxHashMap<String, u32>,
     /// symbol key -> its byte length (piece ids, then the virtual keys of
     /// characters that are no piece but part of one)
     key_len: Vec<u32>,
@@ -319,7 +317,6 @@ pub struct SentencePiece {
     pairs: FxHashMap<(u32, u32), (u32, u32)>,
     matcher: Option<AhoCorasick>,
     has_unused: bool,
-    single_char_reserved: bool,
     unk_id: u32,
     byte_fallback: bool,
     byte_ids: [u32; 256],
@@ -454,9 +451,7 @@ impl SentencePiece {
             types: spec.pieces.iter().map(|(_, _, t)| *t).collect(),
             normalizer: SpNormalizer { map, spec: ns.clone() },
             has_unused: spec.pieces.iter().any(|(_, _, t)| *t == UNUSED),
-            single_char_reserved: reserved.keys().any(|p| p.chars().nth(1).is_none()),
             piece_ids,
-            reserved,
             key_len,
             char_table,
             char_map,
@@ -699,21 +694,8 @@ impl SentencePiece {
         for &(k, len) in syms {
             let len = len as usize;
             let w = &norm[pos..pos + len];
-            let id = if k < n_pieces {
-                k
-            } else if self.single_char_reserved {
-                match self.reserved.get(w) {
-                    Some(&id) if self.types[id as usize] == CONTROL => {
-                        return Err(Error::Encode(format!(
-                            "the text has {w:?}, a control piece of one character (sentencepiece fails on it too)"
-                        )))
-                    }
-                    Some(&id) if self.types[id as usize] == BYTE => id,
-                    _ => self.unk_id,
-                }
-            } else {
-                self.unk_id
-            };
+            // a symbol that is no piece is unknown (sentencepiece 0.2.x: a one-character control piece too)
+            let id = if k < n_pieces { k } else { self.unk_id };
             let is_unk = id == self.unk_id;
             let (ob, oe) = if track { (n2o[pos], n2o[pos + len]) } else { (0, 0) };
             if is_unk && self.byte_fallback {
