@@ -93,17 +93,30 @@ pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
         Some(m) if m.get("type").and_then(Value::as_str) == Some("SentencePieceBPE") => m,
         _ => return Ok(None),
     };
-    let items = model.get("pieces").and_then(Value::as_array).ok_or_else(|| fail("model.pieces: expected a list"))?;
+    let items = model
+        .get("pieces")
+        .and_then(Value::as_array)
+        .ok_or_else(|| fail("model.pieces: expected a list"))?;
     if items.len() > super::spec::MAX_VOCAB {
-        return Err(fail(format!("model.pieces: {} entries; at most {} are allowed", items.len(), super::spec::MAX_VOCAB)));
+        return Err(fail(format!(
+            "model.pieces: {} entries; at most {} are allowed",
+            items.len(),
+            super::spec::MAX_VOCAB
+        )));
     }
     let mut pieces = Vec::with_capacity(items.len());
     for (i, x) in items.iter().enumerate() {
         let bad = || fail(format!("model.pieces[{i}]: expected [text, score, type]"));
         let a = x.as_array().filter(|a| a.len() == 3).ok_or_else(bad)?;
-        let text = a[0].as_str().filter(|s| !s.is_empty() && s.len() <= super::spec::MAX_TOKEN_BYTES).ok_or_else(bad)?;
+        let text = a[0]
+            .as_str()
+            .filter(|s| !s.is_empty() && s.len() <= super::spec::MAX_TOKEN_BYTES)
+            .ok_or_else(bad)?;
         let score = a[1].as_f64().ok_or_else(bad)? as f32;
-        let t = a[2].as_u64().filter(|t| (1..=6).contains(t)).ok_or_else(bad)? as u8;
+        let t = a[2]
+            .as_u64()
+            .filter(|t| (1..=6).contains(t))
+            .ok_or_else(bad)? as u8;
         pieces.push((text.to_string(), score, t));
     }
     let unk_surface = match model.get("unk_surface") {
@@ -114,14 +127,20 @@ pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
     let at = "normalizer";
     let normalizer = match root.get("normalizer") {
         None | Some(Value::Null) => NormSpec::default(),
-        Some(Value::Object(n)) if n.get("type").and_then(Value::as_str) == Some("SentencePiece") => {
+        Some(Value::Object(n))
+            if n.get("type").and_then(Value::as_str) == Some("SentencePiece") =>
+        {
             use base64::Engine;
             let raw = match n.get("precompiled_charsmap") {
                 None | Some(Value::Null) => Vec::new(),
                 Some(Value::String(s)) => base64::engine::general_purpose::STANDARD
                     .decode(s)
                     .map_err(|e| fail(format!("{at}.precompiled_charsmap: invalid base64: {e}")))?,
-                Some(_) => return Err(fail(format!("{at}.precompiled_charsmap: expected base64 text"))),
+                Some(_) => {
+                    return Err(fail(format!(
+                        "{at}.precompiled_charsmap: expected base64 text"
+                    )))
+                }
             };
             NormSpec {
                 charsmap: raw,
@@ -131,17 +150,33 @@ pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
                 treat_whitespace_as_suffix: flag(n, "treat_whitespace_as_suffix", false, at)?,
             }
         }
-        Some(_) => return Err(fail("normalizer: a SentencePieceBPE model needs the SentencePiece normalizer (or null)")),
+        Some(_) => {
+            return Err(fail(
+                "normalizer: a SentencePieceBPE model needs the SentencePiece normalizer (or null)",
+            ))
+        }
     };
     if !root.get("pre_tokenizer").is_none_or(Value::is_null) {
-        return Err(fail("pre_tokenizer: a SentencePieceBPE model runs without a pre-tokenizer"));
+        return Err(fail(
+            "pre_tokenizer: a SentencePieceBPE model runs without a pre-tokenizer",
+        ));
     }
     match root.get("decoder") {
         None | Some(Value::Null) => {}
-        Some(Value::Object(d)) if d.get("type").and_then(Value::as_str) == Some("SentencePiece") => {}
-        Some(_) => return Err(fail("decoder: a SentencePieceBPE model needs the SentencePiece decoder (or null)")),
+        Some(Value::Object(d))
+            if d.get("type").and_then(Value::as_str) == Some("SentencePiece") => {}
+        Some(_) => {
+            return Err(fail(
+                "decoder: a SentencePieceBPE model needs the SentencePiece decoder (or null)",
+            ))
+        }
     }
-    Ok(Some(SpSpec { pieces, byte_fallback: flag(model, "byte_fallback", false, "model")?, unk_surface, normalizer }))
+    Ok(Some(SpSpec {
+        pieces,
+        byte_fallback: flag(model, "byte_fallback", false, "model")?,
+        unk_surface,
+        normalizer,
+    }))
 }
 
 // ---------------------------------------------------------------- normalizer
@@ -162,7 +197,8 @@ fn user_matcher(symbols: &[&str]) -> Result<Option<AhoCorasick>> {
 
 #[inline]
 fn anchored_len(m: &AhoCorasick, s: &str, at: usize) -> Option<usize> {
-    m.find(Input::new(s).range(at..).anchored(Anchored::Yes)).map(|x| x.len())
+    m.find(Input::new(s).range(at..).anchored(Anchored::Yes))
+        .map(|x| x.len())
 }
 
 #[derive(Debug)]
@@ -175,7 +211,12 @@ impl SpNormalizer {
     /// One step of `Normalizer::NormalizePrefix`: the replacement of the
     /// text at `at` and how many bytes it consumes.
     #[inline]
-    fn prefix<'a>(&'a self, s: &'a str, at: usize, matcher: Option<&AhoCorasick>) -> (&'a str, usize) {
+    fn prefix<'a>(
+        &'a self,
+        s: &'a str,
+        at: usize,
+        matcher: Option<&AhoCorasick>,
+    ) -> (&'a str, usize) {
         if let Some(m) = matcher {
             if let Some(n) = anchored_len(m, s, at) {
                 return (&s[at..at + n], n);
@@ -192,7 +233,13 @@ impl SpNormalizer {
 
     /// `Normalizer::Normalize`: the normalized text and, when `track`, the
     /// original byte offset of each of its bytes (plus one for its end).
-    fn normalize(&self, input: &str, matcher: Option<&AhoCorasick>, track: bool, n2o: &mut Vec<usize>) -> String {
+    fn normalize(
+        &self,
+        input: &str,
+        matcher: Option<&AhoCorasick>,
+        track: bool,
+        n2o: &mut Vec<usize>,
+    ) -> String {
         n2o.clear();
         let spec = &self.spec;
         let mut at = 0usize;
@@ -285,7 +332,8 @@ impl SpNormalizer {
             n2o.push(consumed);
         }
         // every replacement is whole UTF-8 text and only ' ' bytes were replaced
-        String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 }
 
@@ -327,6 +375,11 @@ pub struct SentencePiece {
     cache_id: u64,
 }
 
+/// An agenda entry: (rank, left, right, size, piece).
+type Agenda = (u32, usize, usize, u32, u32);
+/// Unused piece -> the (left, right) symbol keys it was last pushed from.
+type RevMerge = FxHashMap<u32, (u32, u32)>;
+
 /// One encoded text: ids and byte offsets into it.
 pub struct SpEncoding {
     pub ids: Vec<u32>,
@@ -337,7 +390,9 @@ impl SentencePiece {
     pub fn new(spec: &SpSpec) -> Result<SentencePiece> {
         let n = spec.pieces.len();
         if n == 0 {
-            return Err(fail("model.pieces: a SentencePiece model has at least one piece"));
+            return Err(fail(
+                "model.pieces: a SentencePiece model has at least one piece",
+            ));
         }
         let mut piece_ids: FxHashMap<String, u32> = FxHashMap::default();
         let mut reserved: FxHashMap<String, u32> = FxHashMap::default();
@@ -348,9 +403,15 @@ impl SentencePiece {
                 return Err(fail(format!("model.pieces[{i}]: the score is NaN")));
             }
             let normal = matches!(*t, NORMAL | USER_DEFINED | UNUSED);
-            let map = if normal { &mut piece_ids } else { &mut reserved };
+            let map = if normal {
+                &mut piece_ids
+            } else {
+                &mut reserved
+            };
             if map.insert(p.clone(), i as u32).is_some() {
-                return Err(fail(format!("model.pieces[{i}]: the piece {p:?} is already defined")));
+                return Err(fail(format!(
+                    "model.pieces[{i}]: the piece {p:?} is already defined"
+                )));
             }
             if *t == UNKNOWN {
                 if unk.is_some() {
@@ -360,20 +421,29 @@ impl SentencePiece {
             }
             if *t == BYTE {
                 if !spec.byte_fallback {
-                    return Err(fail(format!("model.pieces[{i}]: the byte piece {p:?} although byte_fallback is false")));
+                    return Err(fail(format!(
+                        "model.pieces[{i}]: the byte piece {p:?} although byte_fallback is false"
+                    )));
                 }
                 let b = p
                     .strip_prefix("<0x")
                     .and_then(|h| h.strip_suffix('>'))
                     .filter(|h| h.len() == 2)
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| fail(format!("model.pieces[{i}]: the byte piece {p:?} is not <0xNN>")))?;
+                    .ok_or_else(|| {
+                        fail(format!(
+                            "model.pieces[{i}]: the byte piece {p:?} is not <0xNN>"
+                        ))
+                    })?;
                 byte_ids[b as usize] = i as u32;
             }
         }
-        let unk_id = unk.ok_or_else(|| fail("model.pieces: no unknown piece (SentencePiece needs one)"))?;
+        let unk_id =
+            unk.ok_or_else(|| fail("model.pieces: no unknown piece (SentencePiece needs one)"))?;
         if spec.byte_fallback && byte_ids.contains(&NONE) {
-            return Err(fail("model.pieces: byte_fallback needs the 256 pieces <0x00>..<0xFF>"));
+            return Err(fail(
+                "model.pieces: byte_fallback needs the 256 pieces <0x00>..<0xFF>",
+            ));
         }
         let is_target = |t: u8| t == NORMAL || t == UNUSED;
         // symbol keys: piece ids for pieces, then virtual keys for characters inside pieces
@@ -393,8 +463,12 @@ impl SentencePiece {
             }
         };
         // ranks: higher score first; equal scores share a rank (leftmost wins, as in SentencePiece)
-        let mut scores: Vec<f32> =
-            spec.pieces.iter().filter(|(_, _, t)| is_target(*t)).map(|(_, s, _)| *s + 0.0).collect();
+        let mut scores: Vec<f32> = spec
+            .pieces
+            .iter()
+            .filter(|(_, _, t)| is_target(*t))
+            .map(|(_, s, _)| *s + 0.0)
+            .collect();
         scores.sort_by(|a, b| b.total_cmp(a));
         scores.dedup();
         let rank_of = |s: f32| scores.binary_search_by(|x| s.total_cmp(x)).unwrap_or(0) as u32;
@@ -431,13 +505,26 @@ impl SentencePiece {
                 }
             }
         }
-        let user: Vec<&str> =
-            spec.pieces.iter().filter(|(_, _, t)| *t == USER_DEFINED).map(|(p, _, _)| p.as_str()).collect();
+        let user: Vec<&str> = spec
+            .pieces
+            .iter()
+            .filter(|(_, _, t)| *t == USER_DEFINED)
+            .map(|(p, _, _)| p.as_str())
+            .collect();
         let matcher = user_matcher(&user)?;
         let ns = &spec.normalizer;
-        let ws = if ns.escape_whitespaces { '\u{2581}' } else { ' ' };
+        let ws = if ns.escape_whitespaces {
+            '\u{2581}'
+        } else {
+            ' '
+        };
         // where the text can be cut: no piece has the marker after (before) another character
-        let targets = || spec.pieces.iter().filter(|(_, _, t)| is_target(*t)).map(|(p, _, _)| p.as_str());
+        let targets = || {
+            spec.pieces
+                .iter()
+                .filter(|(_, _, t)| is_target(*t))
+                .map(|(p, _, _)| p.as_str())
+        };
         let cut = if targets().all(|p| p.trim_start_matches(ws).find(ws).is_none()) {
             Cut::BeforeSpace
         } else if targets().all(|p| p.trim_end_matches(ws).find(ws).is_none()) {
@@ -445,11 +532,18 @@ impl SentencePiece {
         } else {
             Cut::None
         };
-        let map = if ns.charsmap.is_empty() { None } else { Some(CharsMap::new(&ns.charsmap)?) };
+        let map = if ns.charsmap.is_empty() {
+            None
+        } else {
+            Some(CharsMap::new(&ns.charsmap)?)
+        };
         Ok(SentencePiece {
             pieces: spec.pieces.iter().map(|(p, _, _)| p.clone()).collect(),
             types: spec.pieces.iter().map(|(_, _, t)| *t).collect(),
-            normalizer: SpNormalizer { map, spec: ns.clone() },
+            normalizer: SpNormalizer {
+                map,
+                spec: ns.clone(),
+            },
             has_unused: spec.pieces.iter().any(|(_, _, t)| *t == UNUSED),
             piece_ids,
             key_len,
@@ -488,14 +582,17 @@ impl SentencePiece {
     /// The normalized text (SentencePiece's `normalize`).
     pub fn normalize(&self, text: &str) -> String {
         let mut n2o = Vec::new();
-        self.normalizer.normalize(text, self.matcher.as_ref(), false, &mut n2o)
+        self.normalizer
+            .normalize(text, self.matcher.as_ref(), false, &mut n2o)
     }
 
     /// Encode `text` as `SentencePieceProcessor::Encode` does; offsets (byte
     /// ranges of `text`) when `track`.
     pub fn encode(&self, text: &str, track: bool) -> Result<SpEncoding> {
         let mut n2o = Vec::new();
-        let norm = self.normalizer.normalize(text, self.matcher.as_ref(), track, &mut n2o);
+        let norm = self
+            .normalizer
+            .normalize(text, self.matcher.as_ref(), track, &mut n2o);
         let mut syms: Vec<(u32, u32)> = Vec::with_capacity(norm.len() / 3 + 4);
         if !norm.is_empty() {
             if self.has_unused {
@@ -535,7 +632,11 @@ impl SentencePiece {
                     continue;
                 }
             }
-            let c = if bytes[at] < 0x80 { bytes[at] as char } else { s[at..].chars().next().unwrap_or(' ') };
+            let c = if bytes[at] < 0x80 {
+                bytes[at] as char
+            } else {
+                s[at..].chars().next().unwrap_or(' ')
+            };
             let is_ws = c == ws;
             let cut_here = match self.cut {
                 Cut::BeforeSpace => is_ws && !prev_ws,
@@ -609,13 +710,18 @@ impl SentencePiece {
 
     /// SentencePiece's agenda, step for step (the same pushes in the same
     /// order, so that `rev_merge` records what SentencePiece's does).
-    fn merge_heap(&self, word: &mut Vec<(u32, u32)>, mut rev: Option<&mut FxHashMap<u32, (u32, u32)>>) {
+    fn merge_heap(&self, word: &mut Vec<(u32, u32)>, mut rev: Option<&mut RevMerge>) {
         let n = word.len();
         let mut prev: Vec<isize> = (0..n as isize).map(|i| i - 1).collect();
-        let mut next: Vec<isize> = (0..n as isize).map(|i| if i + 1 < n as isize { i + 1 } else { -1 }).collect();
-        // (rank, left, right, size, piece)
-        let mut heap: BinaryHeap<Reverse<(u32, usize, usize, u32, u32)>> = BinaryHeap::with_capacity(n);
-        let push = |heap: &mut BinaryHeap<_>, word: &[(u32, u32)], l: usize, r: usize, rev: &mut Option<&mut FxHashMap<u32, (u32, u32)>>| {
+        let mut next: Vec<isize> = (0..n as isize)
+            .map(|i| if i + 1 < n as isize { i + 1 } else { -1 })
+            .collect();
+        let mut heap: BinaryHeap<Reverse<Agenda>> = BinaryHeap::with_capacity(n);
+        let push = |heap: &mut BinaryHeap<_>,
+                    word: &[(u32, u32)],
+                    l: usize,
+                    r: usize,
+                    rev: &mut Option<&mut RevMerge>| {
             if let Some((rank, id)) = self.pair(word[l].0, word[r].0) {
                 heap.push(Reverse((rank, l, r, word[l].1 + word[r].1, id)));
                 if let Some(m) = rev.as_deref_mut() {
@@ -673,7 +779,7 @@ impl SentencePiece {
         }
     }
 
-    fn resegment(&self, k: u32, len: u32, rev: &FxHashMap<u32, (u32, u32)>, out: &mut Vec<(u32, u32)>, depth: usize) {
+    fn resegment(&self, k: u32, len: u32, rev: &RevMerge, out: &mut Vec<(u32, u32)>, depth: usize) {
         if (k as usize) < self.types.len() && self.types[k as usize] == UNUSED && depth < 1 << 16 {
             if let Some(&(a, b)) = rev.get(&k) {
                 self.resegment(a, self.key_len[a as usize], rev, out, depth + 1);
@@ -685,7 +791,13 @@ impl SentencePiece {
     }
 
     /// `PopulateSentencePieceText`: ids, unknown runs fused or bytes, offsets.
-    fn output(&self, norm: &str, syms: &[(u32, u32)], track: bool, n2o: &[usize]) -> Result<SpEncoding> {
+    fn output(
+        &self,
+        norm: &str,
+        syms: &[(u32, u32)],
+        track: bool,
+        n2o: &[usize],
+    ) -> Result<SpEncoding> {
         let mut ids = Vec::with_capacity(syms.len());
         let mut offsets = Vec::with_capacity(if track { syms.len() } else { 0 });
         let n_pieces = self.pieces.len() as u32;
@@ -697,13 +809,21 @@ impl SentencePiece {
             // a symbol that is no piece is unknown (sentencepiece 0.2.x: a one-character control piece too)
             let id = if k < n_pieces { k } else { self.unk_id };
             let is_unk = id == self.unk_id;
-            let (ob, oe) = if track { (n2o[pos], n2o[pos + len]) } else { (0, 0) };
+            let (ob, oe) = if track {
+                (n2o[pos], n2o[pos + len])
+            } else {
+                (0, 0)
+            };
             if is_unk && self.byte_fallback {
                 let wb = w.as_bytes();
                 for (i, &b) in wb.iter().enumerate() {
                     ids.push(self.byte_ids[b as usize]);
                     if track {
-                        offsets.push(if i + 1 == wb.len() { (ob, oe) } else { (ob, ob) });
+                        offsets.push(if i + 1 == wb.len() {
+                            (ob, oe)
+                        } else {
+                            (ob, ob)
+                        });
                     }
                 }
             } else if is_unk && prev_unk {
@@ -734,10 +854,9 @@ impl SentencePiece {
         let mut is_bos_ws = true;
         let mut bos_ws_seen = false;
         for &id in ids {
-            let t = *self
-                .types
-                .get(id as usize)
-                .ok_or_else(|| Error::UnknownToken(format!("token id {id} is not in the vocabulary")))?;
+            let t = *self.types.get(id as usize).ok_or_else(|| {
+                Error::UnknownToken(format!("token id {id} is not in the vocabulary"))
+            })?;
             if skip && (t == CONTROL || t == UNKNOWN) {
                 continue;
             }
@@ -793,7 +912,10 @@ fn flush_bytes(pending: &mut Vec<u8>, out: &mut String) {
             0xF0..=0xF4 => 4,
             _ => 0,
         };
-        match (n > 0 && i + n <= b.len()).then(|| std::str::from_utf8(&b[i..i + n]).ok()).flatten() {
+        match (n > 0 && i + n <= b.len())
+            .then(|| std::str::from_utf8(&b[i..i + n]).ok())
+            .flatten()
+        {
             Some(s) => {
                 out.push_str(s);
                 i += n;
@@ -820,10 +942,18 @@ mod tests {
 
     fn model(pieces: &[(&str, f32, u8)], byte_fallback: bool) -> SentencePiece {
         let spec = SpSpec {
-            pieces: pieces.iter().map(|(p, s, t)| (p.to_string(), *s, *t)).collect(),
+            pieces: pieces
+                .iter()
+                .map(|(p, s, t)| (p.to_string(), *s, *t))
+                .collect(),
             byte_fallback,
             unk_surface: " \u{2047} ".into(),
-            normalizer: NormSpec { add_dummy_prefix: true, remove_extra_whitespaces: true, escape_whitespaces: true, ..Default::default() },
+            normalizer: NormSpec {
+                add_dummy_prefix: true,
+                remove_extra_whitespaces: true,
+                escape_whitespaces: true,
+                ..Default::default()
+            },
         };
         SentencePiece::new(&spec).unwrap()
     }
@@ -831,14 +961,31 @@ mod tests {
     #[test]
     fn equal_scores_merge_leftmost() {
         // "ab" and "bc" have one score: in "abc" the leftmost pair wins
-        let m = model(&[("<unk>", 0.0, UNKNOWN), ("a", -5.0, NORMAL), ("b", -5.0, NORMAL), ("c", -5.0, NORMAL),
-                        ("bc", -1.0, NORMAL), ("ab", -1.0, NORMAL), ("\u{2581}", -6.0, NORMAL)], false);
+        let m = model(
+            &[
+                ("<unk>", 0.0, UNKNOWN),
+                ("a", -5.0, NORMAL),
+                ("b", -5.0, NORMAL),
+                ("c", -5.0, NORMAL),
+                ("bc", -1.0, NORMAL),
+                ("ab", -1.0, NORMAL),
+                ("\u{2581}", -6.0, NORMAL),
+            ],
+            false,
+        );
         assert_eq!(m.encode("abc", false).unwrap().ids, vec![6, 5, 3]);
     }
 
     #[test]
     fn unknown_runs_fuse_and_offsets() {
-        let m = model(&[("<unk>", 0.0, UNKNOWN), ("a", -1.0, NORMAL), ("\u{2581}", -2.0, NORMAL)], false);
+        let m = model(
+            &[
+                ("<unk>", 0.0, UNKNOWN),
+                ("a", -1.0, NORMAL),
+                ("\u{2581}", -2.0, NORMAL),
+            ],
+            false,
+        );
         let e = m.encode("  a xy", true).unwrap();
         assert_eq!(e.ids, vec![2, 1, 2, 0]);
         assert_eq!(e.offsets, vec![(2, 2), (2, 3), (3, 4), (4, 6)]);
