@@ -213,3 +213,33 @@ def test_special_tokens_listed_and_skipped():
     ids = proc.encode("hello world", add_bos=True, add_eos=True)
     assert tok.decode(ids, skip_special_tokens=True) == proc.decode(ids) == "hello world"
     assert tok.encode("<s>") == proc.encode("<s>")  # control text is never matched
+
+
+def test_native_and_hf_files(tmp_path):
+    """The native file keeps sentencepiece's stages; the tokenizer.json export is run by HF with the same ids
+    (Mistral v1 needs no extension); a model HF cannot run exactly is refused on export, naming why."""
+    import tokenizers
+
+    tok, proc = loaded("mistral:4")
+    tok.save(str(tmp_path / "native.json"))
+    back = Tokenizer.load(str(tmp_path / "native.json"))
+    tok.save(str(tmp_path / "tokenizer.json"), format="hf")
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    hf.encode_special_tokens = True
+    for text in LINES + [" ".join(TRICKY)]:
+        ids = proc.encode(text)
+        assert back.encode(text) == ids and back.encode_with_offsets(text)[1] == sp_offsets(proc, text)
+        assert hf.encode(text, add_special_tokens=False).ids == ids
+        assert hf.encode(text).ids == proc.encode(text, add_bos=True)
+    user = next(s for s in SEEDS if "user_defined_symbols" in config(s))
+    with pytest.raises(FormatError, match="user-defined pieces"):
+        loaded(user)[0].save(str(tmp_path / "user.json"), format="hf")
+
+
+def test_cli_reads_model_files(capsys):
+    from bytepair.cli import main
+
+    text = "Hello  world 123 😀"
+    assert main(["encode", "--ordinary", "-t", MISTRAL[4], text]) == 0
+    proc = loaded("mistral:4")[1]
+    assert [int(x) for x in capsys.readouterr().out.split()] == proc.encode(text)

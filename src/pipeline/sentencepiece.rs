@@ -183,22 +183,42 @@ pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
 
 /// Longest match of a darts-clone trie over raw bytes (`commonPrefixSearch`
 /// with an explicit length, as SentencePiece calls it).
-fn user_matcher(symbols: &[&str]) -> Result<Option<AhoCorasick>> {
+fn user_matcher(symbols: &[&str]) -> Result<Option<Matcher>> {
     if symbols.is_empty() {
         return Ok(None);
     }
-    AhoCorasickBuilder::new()
+    let ac = AhoCorasickBuilder::new()
         .match_kind(MatchKind::LeftmostLongest)
         .start_kind(StartKind::Anchored)
         .build(symbols)
-        .map(Some)
-        .map_err(|e| fail(format!("model.pieces: user-defined symbols: {e}")))
+        .map_err(|e| fail(format!("model.pieces: user-defined symbols: {e}")))?;
+    let mut first = [false; 256];
+    for s in symbols {
+        if let Some(&b) = s.as_bytes().first() {
+            first[b as usize] = true;
+        }
+    }
+    Ok(Some(Matcher { ac, first }))
 }
 
-#[inline]
-fn anchored_len(m: &AhoCorasick, s: &str, at: usize) -> Option<usize> {
-    m.find(Input::new(s).range(at..).anchored(Anchored::Yes))
-        .map(|x| x.len())
+/// The user-defined symbols (sentencepiece's `PrefixMatcher`): the longest
+/// one starting at a position; the first-byte table skips most positions.
+#[derive(Debug)]
+pub struct Matcher {
+    ac: AhoCorasick,
+    first: [bool; 256],
+}
+
+impl Matcher {
+    #[inline]
+    fn len_at(&self, s: &str, at: usize) -> Option<usize> {
+        if !self.first[s.as_bytes()[at] as usize] {
+            return None;
+        }
+        self.ac
+            .find(Input::new(s).range(at..).anchored(Anchored::Yes))
+            .map(|x| x.len())
+    }
 }
 
 #[derive(Debug)]
@@ -211,14 +231,9 @@ impl SpNormalizer {
     /// One step of `Normalizer::NormalizePrefix`: the replacement of the
     /// text at `at` and how many bytes it consumes.
     #[inline]
-    fn prefix<'a>(
-        &'a self,
-        s: &'a str,
-        at: usize,
-        matcher: Option<&AhoCorasick>,
-    ) -> (&'a str, usize) {
+    fn prefix<'a>(&'a self, s: &'a str, at: usize, matcher: Option<&Matcher>) -> (&'a str, usize) {
         if let Some(m) = matcher {
-            if let Some(n) = anchored_len(m, s, at) {
+            if let Some(n) = m.len_at(s, at) {
                 return (&s[at..at + n], n);
             }
         }
@@ -236,7 +251,7 @@ impl SpNormalizer {
     fn normalize(
         &self,
         input: &str,
-        matcher: Option<&AhoCorasick>,
+        matcher: Option<&Matcher>,
         track: bool,
         n2o: &mut Vec<usize>,
     ) -> String {
@@ -256,19 +271,19 @@ impl SpNormalizer {
         if at >= len {
             return String::new();
         }
-        let mut out: Vec<u8> = Vec::with_capacity((len - at) * 3 / 2 + 8);
+        let mut out = String::with_capacity((len - at) * 3 / 2 + 8);
         if track {
             n2o.reserve((len - at) * 3 / 2 + 8);
         }
         let esc = spec.escape_whitespaces;
-        let add_ws = |out: &mut Vec<u8>, n2o: &mut Vec<usize>, consumed: usize| {
+        let add_ws = |out: &mut String, n2o: &mut Vec<usize>, consumed: usize| {
             if esc {
-                out.extend_from_slice(SPACE.as_bytes());
+                out.push_str(SPACE);
                 if track {
                     n2o.extend_from_slice(&[consumed; 3]);
                 }
             } else {
-                out.push(b' ');
+                out.push(' ');
                 if track {
                     n2o.push(consumed);
                 }
@@ -278,11 +293,13 @@ impl SpNormalizer {
             add_ws(&mut out, n2o, at);
         }
         let mut is_prev_space = spec.remove_extra_whitespaces;
-        let plain = self.map.is_none() && matcher.is_none();
+        let no_map = self.map.is_none();
         let bytes = input.as_bytes();
         while at < len {
             // the common case without rules: one ASCII byte
-            let (mut sp, n) = if plain && bytes[at] < 0x80 {
+            let b = bytes[at];
+            let (mut sp, n) = if b < 0x80 && no_map && matcher.is_none_or(|m| !m.first[b as usize])
+            {
                 (&input[at..at + 1], 1)
             } else {
                 self.prefix(input, at, matcher)
@@ -293,17 +310,23 @@ impl SpNormalizer {
                 }
             }
             if !sp.is_empty() {
-                for &b in sp.as_bytes() {
-                    if esc && b == b' ' {
-                        out.extend_from_slice(SPACE.as_bytes());
-                        if track {
-                            n2o.extend_from_slice(&[at; 3]);
+                if esc && sp.contains(' ') {
+                    for (i, part) in sp.split(' ').enumerate() {
+                        if i > 0 {
+                            out.push_str(SPACE);
+                            if track {
+                                n2o.extend_from_slice(&[at; 3]);
+                            }
                         }
-                    } else {
-                        out.push(b);
+                        out.push_str(part);
                         if track {
-                            n2o.push(at);
+                            n2o.extend(std::iter::repeat_n(at, part.len()));
                         }
+                    }
+                } else {
+                    out.push_str(sp);
+                    if track {
+                        n2o.extend(std::iter::repeat_n(at, sp.len()));
                     }
                 }
                 is_prev_space = sp.ends_with(' ');
@@ -315,7 +338,7 @@ impl SpNormalizer {
         }
         let mut consumed = at;
         if spec.remove_extra_whitespaces {
-            let space: &[u8] = if esc { SPACE.as_bytes() } else { b" " };
+            let space = if esc { SPACE } else { " " };
             while out.ends_with(space) {
                 let l = out.len() - space.len();
                 if track {
@@ -331,9 +354,7 @@ impl SpNormalizer {
         if track {
             n2o.push(consumed);
         }
-        // every replacement is whole UTF-8 text and only ' ' bytes were replaced
-        String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        out
     }
 }
 
@@ -363,7 +384,7 @@ pub struct SentencePiece {
     char_map: FxHashMap<char, u32>,
     /// (left key, right key) -> (score rank, piece id)
     pairs: FxHashMap<(u32, u32), (u32, u32)>,
-    matcher: Option<AhoCorasick>,
+    matcher: Option<Matcher>,
     has_unused: bool,
     unk_id: u32,
     byte_fallback: bool,
@@ -622,7 +643,7 @@ impl SentencePiece {
         let mut word = Vec::new();
         while at < bytes.len() {
             if let Some(m) = &self.matcher {
-                if let Some(n) = anchored_len(m, s, at) {
+                if let Some(n) = m.len_at(s, at) {
                     self.merge_part(&s[start..at], syms, &mut word);
                     let id = self.piece_ids.get(&s[at..at + n]).copied().unwrap_or(NONE);
                     syms.push((id, n as u32));
@@ -761,7 +782,7 @@ impl SentencePiece {
         let mut at = 0;
         while at < s.len() {
             if let Some(m) = &self.matcher {
-                if let Some(n) = anchored_len(m, s, at) {
+                if let Some(n) = m.len_at(s, at) {
                     let id = self.piece_ids.get(&s[at..at + n]).copied().unwrap_or(NONE);
                     word.push((id, n as u32));
                     at += n;
