@@ -29,6 +29,8 @@ matched, as in Hugging Face; ``encode_ordinary`` does not match the
 
 from __future__ import annotations
 
+import array
+import itertools
 import json
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -38,6 +40,16 @@ from bytepair.errors import FormatError, TrainingError
 from bytepair.tokenizer import Tokenizer, _check_ids, _check_text, _replace_surrogates, _surrogate_safe
 
 WHAT = "a Hugging Face tokenizer.json"
+
+
+# the smallest pipeline, for the docstring examples
+_EXAMPLE = json.dumps({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]},
+                       "pre_tokenizer": {"type": "WhitespaceSplit"}})
+
+
+def _uint32_bytes(ids: Iterable[int]) -> bytes:
+    """Native-endian uint32 bytes of ``ids``."""
+    return array.array("I", ids).tobytes()
 
 
 def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
@@ -139,6 +151,51 @@ class PipelineTokenizer(Tokenizer):
             return self._pipeline.encode_batch(texts, False, True)
         except UnicodeEncodeError:
             return self._pipeline.encode_batch([_replace_surrogates(t) for t in texts], False, True)
+
+    def count(self, text: str) -> int:
+        """Number of tokens of ``text``, special added tokens' text counted
+        as text (``len(encode_ordinary(text))``); never raises on a str.
+
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> tok.count("ab ab") == len(tok.encode_ordinary("ab ab"))
+        True
+        """
+        return len(self.encode_ordinary(text))
+
+    def count_batch(self, texts: Sequence[str]) -> List[int]:
+        """``count`` of each text, in parallel.
+
+        >>> from_hf_json(_EXAMPLE).count_batch(["ab", ""])
+        [1, 0]
+        """
+        return [len(ids) for ids in self.encode_ordinary_batch(texts)]
+
+    def encode_to_numpy(self, text: str, *, add_special_tokens: bool = False) -> Any:
+        """``encode`` as a read-only numpy ``uint32`` array (needs numpy).
+
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> tok.encode_to_numpy("ab b").tolist() == tok.encode("ab b")
+        True
+        """
+        from bytepair.arrays import ids_array
+
+        return ids_array(_uint32_bytes(self.encode(text, add_special_tokens=add_special_tokens)))
+
+    def encode_batch_to_numpy(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> Tuple[Any, Any]:
+        """``encode_batch`` as one flat read-only ``uint32`` array plus
+        ``len(texts) + 1`` ``uint64`` offsets (text ``k`` is
+        ``ids[offsets[k]:offsets[k + 1]]``), as ``Tokenizer.encode_batch_to_numpy``.
+
+        >>> ids, offsets = from_hf_json(_EXAMPLE).encode_batch_to_numpy(["ab", "b"])
+        >>> ids.tolist(), offsets.tolist()
+        ([2, 1], [0, 1, 2])
+        """
+        from bytepair.arrays import flat_arrays
+
+        batch = self.encode_batch(texts, add_special_tokens=add_special_tokens)
+        ends = list(itertools.accumulate((len(ids) for ids in batch), initial=0))
+        flat = _uint32_bytes(itertools.chain.from_iterable(batch))
+        return flat_arrays(flat, array.array("Q", ends).tobytes())
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the
