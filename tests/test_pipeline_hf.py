@@ -51,7 +51,9 @@ def published(tmp_path_factory):
     except g.FetchError as e:
         pytest.fail(f"cannot fetch the published tokenizers: {e}")
     folder = tmp_path_factory.mktemp("published")
-    out = {"llama3": paths["llama3/tokenizer.json"], "deepseek-v3": paths["deepseek/tokenizer.json"]}
+    out = {"llama3": paths["llama3/tokenizer.json"], "deepseek-v3": paths["deepseek/tokenizer.json"],
+           "claude": paths["claude/tokenizer.json"], "gpt-neox-olmo": paths["olmo/gpt-neox.json"],
+           "tortoise": paths["tortoise/tokenizer.json"]}
     for name, d in [
         ("mistral-v1-legacy", g.sentencepiece_json(paths["mistral/tokenizer.model.v1"], "legacy")),
         ("mistral-v3-metaspace", g.sentencepiece_json(paths["mistral/tokenizer.model.v3"], "metaspace")),
@@ -69,7 +71,8 @@ def texts(real_texts):
     return lines[:400] + EDGE + [real_texts[0][:5000]]
 
 
-NAMES = ["llama3", "deepseek-v3", "mistral-v1-legacy", "mistral-v3-metaspace", "qwen2"]
+NAMES = ["llama3", "deepseek-v3", "mistral-v1-legacy", "mistral-v3-metaspace", "qwen2", "claude", "gpt-neox-olmo",
+         "tortoise"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -121,9 +121,27 @@ class PipelineTokenizer(Tokenizer):
 
     # ------------------------------------------------------------------ encoding
 
-    def encode(self, text: str, *, add_special_tokens: bool = False) -> List[int]:  # type: ignore[override]
-        """Ids of ``text`` as Hugging Face's ``encode(text, add_special_tokens)``."""
-        return _surrogate_safe(self._pipeline.encode, text, bool(add_special_tokens), False)
+    def encode(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
+               allowed_special: Any = "all") -> List[int]:
+        """Ids of ``text`` as Hugging Face's ``encode(text, add_special_tokens)``.
+
+        ``allowed_special`` is there for code written for tiktoken-style
+        tokenizers: ``"all"`` (the default, HF's behaviour) matches special
+        added tokens in the text, an empty set encodes their text as text
+        (``encode_ordinary``); a pipeline cannot allow only some of them.
+
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> tok.encode("ab b", allowed_special="all") == tok.encode("ab b") == [2, 1]
+        True
+        """
+        if isinstance(allowed_special, str) and allowed_special == "all":
+            ordinary = False
+        elif isinstance(allowed_special, (set, frozenset, list, tuple)) and not allowed_special:
+            ordinary = True
+        else:
+            raise ValueError(f"allowed_special must be 'all' or an empty set for a pipeline tokenizer, "
+                             f"got {allowed_special!r}")
+        return _surrogate_safe(self._pipeline.encode, text, bool(add_special_tokens), ordinary)
 
     def encode_ordinary(self, text: str) -> List[int]:
         """Ids of ``text`` with special added tokens' text encoded as text."""
