@@ -32,11 +32,11 @@ from __future__ import annotations
 import array
 import itertools
 import json
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
 from bytepair._io import atomic_write_text
-from bytepair.errors import FormatError, TrainingError
+from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, TrainingError
 from bytepair.tokenizer import Tokenizer, _check_ids, _check_text, _replace_surrogates, _surrogate_safe
 
 WHAT = "a Hugging Face tokenizer.json"
@@ -122,35 +122,66 @@ class PipelineTokenizer(Tokenizer):
     # ------------------------------------------------------------------ encoding
 
     def encode(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
-               allowed_special: Any = "all") -> List[int]:
+               allowed_special: Any = "all", disallowed_special: Any = (), dropout: Optional[float] = None,
+               seed: int = 0) -> List[int]:
         """Ids of ``text`` as Hugging Face's ``encode(text, add_special_tokens)``.
 
-        ``allowed_special`` is there for code written for tiktoken-style
-        tokenizers: ``"all"`` (the default, HF's behaviour) matches special
-        added tokens in the text, an empty set encodes their text as text
-        (``encode_ordinary``); a pipeline cannot allow only some of them.
+        ``allowed_special`` and ``disallowed_special`` are there for code
+        written for tiktoken-style tokenizers (``Tokenizer.encode``): the
+        default, ``"all"``, is HF's behaviour (special added tokens in the
+        text are matched); an empty set encodes their text as text, and
+        ``disallowed_special="all"`` raises :class:`DisallowedSpecialError`
+        on special-token text that is not allowed. Non-special added tokens
+        are always matched, as in HF. BPE-dropout is the model's
+        ``dropout`` field, not an encode option.
 
         >>> tok = from_hf_json(_EXAMPLE)
         >>> tok.encode("ab b", allowed_special="all") == tok.encode("ab b") == [2, 1]
         True
         """
-        if isinstance(allowed_special, str) and allowed_special == "all":
-            ordinary = False
-        elif isinstance(allowed_special, (set, frozenset, list, tuple)) and not allowed_special:
-            ordinary = True
-        else:
-            raise ValueError(f"allowed_special must be 'all' or an empty set for a pipeline tokenizer, "
-                             f"got {allowed_special!r}")
+        if dropout:
+            raise BytepairError("dropout is not an encode option of a tokenizer.json pipeline; "
+                                "set the BPE model's 'dropout' in its description")
+        ordinary = self._ordinary(text, allowed_special, disallowed_special)
         return _surrogate_safe(self._pipeline.encode, text, bool(add_special_tokens), ordinary)
+
+    def _ordinary(self, text: str, allowed: Any, disallowed: Any) -> bool:
+        """Whether ``text`` is encoded with special tokens' text as text,
+        by tiktoken's rules for ``allowed`` / ``disallowed``."""
+        specials = set(self.special_tokens)
+        allowed_set = specials if allowed == "all" else set(allowed)
+        if specials <= allowed_set:
+            return False
+        not_allowed = specials - allowed_set if disallowed == "all" else set(disallowed)
+        for token in sorted(not_allowed):
+            if token and token in text:
+                raise DisallowedSpecialError(
+                    f'Encountered text corresponding to disallowed special token "{token}".\n'
+                    f"Pass it in allowed_special to encode it as the special token, or disallowed_special=() "
+                    f"to encode it as text.", token)
+        present = {t for t in specials if t and t in text}
+        if present and present <= allowed_set:
+            return False
+        if present & allowed_set:
+            raise BytepairError(
+                f"a tokenizer.json pipeline matches all its special tokens or none: the text holds allowed "
+                f"{sorted(present & allowed_set)} and not allowed {sorted(present - allowed_set)}")
+        return True
 
     def encode_ordinary(self, text: str) -> List[int]:
         """Ids of ``text`` with special added tokens' text encoded as text."""
         return _surrogate_safe(self._pipeline.encode, text, False, True)
 
-    def encode_with_offsets(self, text: str, *, add_special_tokens: bool = False  # type: ignore[override]
-                            ) -> Tuple[List[int], List[Tuple[int, int]]]:
-        """Ids and each token's character span in ``text`` (HF's offsets)."""
-        ids, spans = _surrogate_safe(self._pipeline.encode_with_offsets, text, bool(add_special_tokens), False)
+    def encode_with_offsets(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
+                            allowed_special: Any = "all") -> Tuple[List[int], List[Tuple[int, int]]]:
+        """Ids and each token's character span in ``text`` (HF's offsets);
+        ``allowed_special`` as in :meth:`encode`.
+
+        >>> from_hf_json(_EXAMPLE).encode_with_offsets("ab b")
+        ([2, 1], [(0, 2), (3, 4)])
+        """
+        ordinary = self._ordinary(text, allowed_special, ())
+        ids, spans = _surrogate_safe(self._pipeline.encode_with_offsets, text, bool(add_special_tokens), ordinary)
         return ids, [tuple(s) for s in spans]
 
     def encode_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False  # type: ignore[override]
@@ -223,11 +254,20 @@ class PipelineTokenizer(Tokenizer):
             return [self._pipeline.token_bytes(i) for i in ids]
         return [self._pipeline.id_to_token(i) for i in ids]
 
-    def encode_stream(self, *args: Any, **kwargs: Any) -> Any:
-        raise TrainingError("encode_stream is not available for Hugging Face pipelines yet; use encode_batch")
+    def encode_stream(self, blocks: Iterable[str], *, allowed_special: Any = "all",  # type: ignore[override]
+                      disallowed_special: Any = (), dropout: Optional[float] = None,
+                      seed: int = 0) -> Iterator[List[int]]:
+        """The ids of the text given as consecutive ``blocks``: exactly
+        ``encode("".join(blocks), ...)``. A pipeline's pre-tokenizer can
+        look arbitrarily far ahead, so the blocks are joined first: memory
+        grows with the text (``Tokenizer.encode_stream`` stays bounded).
 
-    def encode_file(self, *args: Any, **kwargs: Any) -> Any:
-        raise TrainingError("encode_file is not available for Hugging Face pipelines yet; use encode_batch")
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> list(tok.encode_stream(["a", "b b"]))
+        [[2, 1]]
+        """
+        yield self.encode("".join(blocks), allowed_special=allowed_special, disallowed_special=disallowed_special,
+                          dropout=dropout, seed=seed)
 
     # ------------------------------------------------------------------ decoding
 
