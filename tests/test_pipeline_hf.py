@@ -23,7 +23,7 @@ import pytest
 import tokenizers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, trainers
+from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 from bytepair import FormatError, Tokenizer
 from bytepair.pipeline import PipelineTokenizer, from_hf_json
@@ -51,7 +51,9 @@ def published(tmp_path_factory):
     except g.FetchError as e:
         pytest.fail(f"cannot fetch the published tokenizers: {e}")
     folder = tmp_path_factory.mktemp("published")
-    out = {"llama3": paths["llama3/tokenizer.json"], "deepseek-v3": paths["deepseek/tokenizer.json"]}
+    out = {"llama3": paths["llama3/tokenizer.json"], "deepseek-v3": paths["deepseek/tokenizer.json"],
+           "claude": paths["claude/tokenizer.json"], "gpt-neox-olmo": paths["olmo/gpt-neox.json"],
+           "tortoise": paths["tortoise/tokenizer.json"]}
     for name, d in [
         ("mistral-v1-legacy", g.sentencepiece_json(paths["mistral/tokenizer.model.v1"], "legacy")),
         ("mistral-v3-metaspace", g.sentencepiece_json(paths["mistral/tokenizer.model.v3"], "metaspace")),
@@ -69,7 +71,8 @@ def texts(real_texts):
     return lines[:400] + EDGE + [real_texts[0][:5000]]
 
 
-NAMES = ["llama3", "deepseek-v3", "mistral-v1-legacy", "mistral-v3-metaspace", "qwen2"]
+NAMES = ["llama3", "deepseek-v3", "mistral-v1-legacy", "mistral-v3-metaspace", "qwen2", "claude", "gpt-neox-olmo",
+         "tortoise"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -210,8 +213,10 @@ _SKIPPED: list = []
         "ignore_merges": st.booleans(), "byte_fallback": st.booleans()}),
     added=added_st,
     probes=st.lists(text_st, min_size=1, max_size=6),
+    post=st.tuples(st.sampled_from(["none", "bytelevel", "roberta", "template", "sequence"]), st.booleans(),
+                   st.booleans()),
 )
-def test_random_pipelines_equal_hf(corpus, normalizer, pres, vocab_size, options, added, probes):
+def test_random_pipelines_equal_hf(corpus, normalizer, pres, vocab_size, options, added, probes, post):
     byte_level = any(isinstance(p, pre_tokenizers.ByteLevel) for p in pres)
     model_opts = {"fuse_unk": options["fuse_unk"], "ignore_merges": options["ignore_merges"],
                   "byte_fallback": options["byte_fallback"]}
@@ -249,6 +254,7 @@ def test_random_pipelines_equal_hf(corpus, normalizer, pres, vocab_size, options
         hf.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(),
                                         decoders.Strip(" ", 1, 0)])
     hf.add_tokens(added)
+    hf.post_processor = _post_processor(hf, *post)
     try:
         text = hf.to_str()
         hf = tokenizers.Tokenizer.from_str(text)  # what HF itself loads from the file
@@ -268,8 +274,27 @@ def test_random_pipelines_equal_hf(corpus, normalizer, pres, vocab_size, options
         assert tok.encode(probe) == expected.ids, probe
         ids, spans = tok.encode_with_offsets(probe)
         assert spans == expected.offsets, probe
+        with_specials = hf.encode(probe, add_special_tokens=True)
+        assert tok.encode_with_offsets(probe, add_special_tokens=True) == (with_specials.ids, with_specials.offsets)
         for skip in (False, True):
             assert tok.decode(expected.ids, skip_special_tokens=skip) == hf.decode(expected.ids, skip_special_tokens=skip)
+
+
+def _post_processor(hf, kind, trim_offsets, add_prefix_space):
+    """A post-processor of ``kind`` whose special tokens are the vocabulary's ids 0 and 1."""
+    first, second = hf.id_to_token(0), hf.id_to_token(1)
+    byte_level = processors.ByteLevel(trim_offsets=trim_offsets, add_prefix_space=add_prefix_space)
+    if kind == "none" or first is None or second is None:  # "none", or a vocabulary of fewer than two tokens
+        return None
+    if kind == "bytelevel":
+        return byte_level
+    if kind == "roberta":
+        return processors.RobertaProcessing((second, 1), (first, 0), trim_offsets=trim_offsets,
+                                            add_prefix_space=add_prefix_space)
+    if any(c.isspace() or c in ":$" for c in first + second):  # not expressible in a template string
+        return byte_level
+    template = processors.TemplateProcessing(single=f"{first} $A {second}", special_tokens=[(first, 0), (second, 1)])
+    return template if kind == "template" else processors.Sequence([byte_level, template])
 
 
 def test_random_pipelines_were_compared():

@@ -30,6 +30,7 @@ from hypothesis import given, settings, strategies as st
 from tiktoken.load import load_tiktoken_bpe
 
 from bytepair import PRESETS, Tokenizer, _core
+from unicode_versions import CHANGED
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -110,8 +111,9 @@ def deepseek_pre():
 
 def deepseek_same(text: str) -> None:
     expected = [p for p, _ in deepseek_pre().pre_tokenize_str(text)]
-    assert regex.findall(PRESETS["deepseek"], text) == expected, text
     assert _core.split_words(text, PRESETS["deepseek"]) == expected, text
+    if not CHANGED.intersection(text):  # Python's regex may have newer Unicode tables than HF's and the core's
+        assert regex.findall(PRESETS["deepseek"], text) == expected, text
 
 
 def test_deepseek_pieces_on_real_text(real_texts):
@@ -121,7 +123,10 @@ def test_deepseek_pieces_on_real_text(real_texts):
 
 
 def test_deepseek_pieces_on_every_code_point_block():
-    chars = [chr(c) for c in range(0x20000) if not 0xD800 <= c < 0xE000]
+    # code points unassigned in the core's Unicode 16 tables may be assigned in HF's newer Oniguruma tables
+    every = "".join(chr(c) for c in range(0x20000) if not 0xD800 <= c < 0xE000)
+    unassigned = set(_core.split_words_regex(every, r"\p{Cn}"))
+    chars = [c for c in every if c not in unassigned]
     for i in range(0, len(chars), 512):
         block = chars[i:i + 512]
         deepseek_same("".join(block))

@@ -29,15 +29,27 @@ matched, as in Hugging Face; ``encode_ordinary`` does not match the
 
 from __future__ import annotations
 
+import array
+import itertools
 import json
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
 from bytepair._io import atomic_write_text
-from bytepair.errors import FormatError, TrainingError
+from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, TrainingError
 from bytepair.tokenizer import Tokenizer, _check_ids, _check_text, _replace_surrogates, _surrogate_safe
 
 WHAT = "a Hugging Face tokenizer.json"
+
+
+# the smallest pipeline, for the docstring examples
+_EXAMPLE = json.dumps({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]},
+                       "pre_tokenizer": {"type": "WhitespaceSplit"}})
+
+
+def _uint32_bytes(ids: Iterable[int]) -> bytes:
+    """Native-endian uint32 bytes of ``ids``."""
+    return array.array("I", ids).tobytes()
 
 
 def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
@@ -109,18 +121,67 @@ class PipelineTokenizer(Tokenizer):
 
     # ------------------------------------------------------------------ encoding
 
-    def encode(self, text: str, *, add_special_tokens: bool = False) -> List[int]:  # type: ignore[override]
-        """Ids of ``text`` as Hugging Face's ``encode(text, add_special_tokens)``."""
-        return _surrogate_safe(self._pipeline.encode, text, bool(add_special_tokens), False)
+    def encode(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
+               allowed_special: Any = "all", disallowed_special: Any = (), dropout: Optional[float] = None,
+               seed: int = 0) -> List[int]:
+        """Ids of ``text`` as Hugging Face's ``encode(text, add_special_tokens)``.
+
+        ``allowed_special`` and ``disallowed_special`` are there for code
+        written for tiktoken-style tokenizers (``Tokenizer.encode``): the
+        default, ``"all"``, is HF's behaviour (special added tokens in the
+        text are matched); an empty set encodes their text as text, and
+        ``disallowed_special="all"`` raises :class:`DisallowedSpecialError`
+        on special-token text that is not allowed. Non-special added tokens
+        are always matched, as in HF. BPE-dropout is the model's
+        ``dropout`` field, not an encode option.
+
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> tok.encode("ab b", allowed_special="all") == tok.encode("ab b") == [2, 1]
+        True
+        """
+        if dropout:
+            raise BytepairError("dropout is not an encode option of a tokenizer.json pipeline; "
+                                "set the BPE model's 'dropout' in its description")
+        ordinary = self._ordinary(text, allowed_special, disallowed_special)
+        return _surrogate_safe(self._pipeline.encode, text, bool(add_special_tokens), ordinary)
+
+    def _ordinary(self, text: str, allowed: Any, disallowed: Any) -> bool:
+        """Whether ``text`` is encoded with special tokens' text as text,
+        by tiktoken's rules for ``allowed`` / ``disallowed``."""
+        specials = set(self.special_tokens)
+        allowed_set = specials if allowed == "all" else set(allowed)
+        if specials <= allowed_set:
+            return False
+        not_allowed = specials - allowed_set if disallowed == "all" else set(disallowed)
+        for token in sorted(not_allowed):
+            if token and token in text:
+                raise DisallowedSpecialError(
+                    f'Encountered text corresponding to disallowed special token "{token}".\n'
+                    f"Pass it in allowed_special to encode it as the special token, or disallowed_special=() "
+                    f"to encode it as text.", token)
+        present = {t for t in specials if t and t in text}
+        if present and present <= allowed_set:
+            return False
+        if present & allowed_set:
+            raise BytepairError(
+                f"a tokenizer.json pipeline matches all its special tokens or none: the text holds allowed "
+                f"{sorted(present & allowed_set)} and not allowed {sorted(present - allowed_set)}")
+        return True
 
     def encode_ordinary(self, text: str) -> List[int]:
         """Ids of ``text`` with special added tokens' text encoded as text."""
         return _surrogate_safe(self._pipeline.encode, text, False, True)
 
-    def encode_with_offsets(self, text: str, *, add_special_tokens: bool = False  # type: ignore[override]
-                            ) -> Tuple[List[int], List[Tuple[int, int]]]:
-        """Ids and each token's character span in ``text`` (HF's offsets)."""
-        ids, spans = _surrogate_safe(self._pipeline.encode_with_offsets, text, bool(add_special_tokens), False)
+    def encode_with_offsets(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
+                            allowed_special: Any = "all") -> Tuple[List[int], List[Tuple[int, int]]]:
+        """Ids and each token's character span in ``text`` (HF's offsets);
+        ``allowed_special`` as in :meth:`encode`.
+
+        >>> from_hf_json(_EXAMPLE).encode_with_offsets("ab b")
+        ([2, 1], [(0, 2), (3, 4)])
+        """
+        ordinary = self._ordinary(text, allowed_special, ())
+        ids, spans = _surrogate_safe(self._pipeline.encode_with_offsets, text, bool(add_special_tokens), ordinary)
         return ids, [tuple(s) for s in spans]
 
     def encode_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False  # type: ignore[override]
@@ -140,6 +201,51 @@ class PipelineTokenizer(Tokenizer):
         except UnicodeEncodeError:
             return self._pipeline.encode_batch([_replace_surrogates(t) for t in texts], False, True)
 
+    def count(self, text: str) -> int:
+        """Number of tokens of ``text``, special added tokens' text counted
+        as text (``len(encode_ordinary(text))``); never raises on a str.
+
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> tok.count("ab ab") == len(tok.encode_ordinary("ab ab"))
+        True
+        """
+        return len(self.encode_ordinary(text))
+
+    def count_batch(self, texts: Sequence[str]) -> List[int]:
+        """``count`` of each text, in parallel.
+
+        >>> from_hf_json(_EXAMPLE).count_batch(["ab", ""])
+        [1, 0]
+        """
+        return [len(ids) for ids in self.encode_ordinary_batch(texts)]
+
+    def encode_to_numpy(self, text: str, *, add_special_tokens: bool = False) -> Any:
+        """``encode`` as a read-only numpy ``uint32`` array (needs numpy).
+
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> tok.encode_to_numpy("ab b").tolist() == tok.encode("ab b")
+        True
+        """
+        from bytepair.arrays import ids_array
+
+        return ids_array(_uint32_bytes(self.encode(text, add_special_tokens=add_special_tokens)))
+
+    def encode_batch_to_numpy(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> Tuple[Any, Any]:
+        """``encode_batch`` as one flat read-only ``uint32`` array plus
+        ``len(texts) + 1`` ``uint64`` offsets (text ``k`` is
+        ``ids[offsets[k]:offsets[k + 1]]``), as ``Tokenizer.encode_batch_to_numpy``.
+
+        >>> ids, offsets = from_hf_json(_EXAMPLE).encode_batch_to_numpy(["ab", "b"])
+        >>> ids.tolist(), offsets.tolist()
+        ([2, 1], [0, 1, 2])
+        """
+        from bytepair.arrays import flat_arrays
+
+        batch = self.encode_batch(texts, add_special_tokens=add_special_tokens)
+        ends = list(itertools.accumulate((len(ids) for ids in batch), initial=0))
+        flat = _uint32_bytes(itertools.chain.from_iterable(batch))
+        return flat_arrays(flat, array.array("Q", ends).tobytes())
+
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the
         vocabulary strings (HF's ``encode(text).tokens``)."""
@@ -148,11 +254,20 @@ class PipelineTokenizer(Tokenizer):
             return [self._pipeline.token_bytes(i) for i in ids]
         return [self._pipeline.id_to_token(i) for i in ids]
 
-    def encode_stream(self, *args: Any, **kwargs: Any) -> Any:
-        raise TrainingError("encode_stream is not available for Hugging Face pipelines yet; use encode_batch")
+    def encode_stream(self, blocks: Iterable[str], *, allowed_special: Any = "all",  # type: ignore[override]
+                      disallowed_special: Any = (), dropout: Optional[float] = None,
+                      seed: int = 0) -> Iterator[List[int]]:
+        """The ids of the text given as consecutive ``blocks``: exactly
+        ``encode("".join(blocks), ...)``. A pipeline's pre-tokenizer can
+        look arbitrarily far ahead, so the blocks are joined first: memory
+        grows with the text (``Tokenizer.encode_stream`` stays bounded).
 
-    def encode_file(self, *args: Any, **kwargs: Any) -> Any:
-        raise TrainingError("encode_file is not available for Hugging Face pipelines yet; use encode_batch")
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> list(tok.encode_stream(["a", "b b"]))
+        [[2, 1]]
+        """
+        yield self.encode("".join(blocks), allowed_special=allowed_special, disallowed_special=disallowed_special,
+                          dropout=dropout, seed=seed)
 
     # ------------------------------------------------------------------ decoding
 

@@ -1120,7 +1120,12 @@ class Tokenizer:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Tokenizer":
-        """Rebuild from :meth:`to_dict`'s description (validated by the caller)."""
+        """Rebuild from :meth:`to_dict`'s description (validated by the caller);
+        a pipeline's description gives a ``PipelineTokenizer``."""
+        if d.get("model") == "pipeline" and cls is Tokenizer:
+            from bytepair.pipeline import PipelineTokenizer
+
+            return PipelineTokenizer.from_dict(d)
         tok = cls()
         tok.model = d["model"]
         tok.pattern = d["pattern"]

@@ -48,8 +48,17 @@ fn build(patterns: &[(String, usize)]) -> Result<Option<(AhoCorasick, Vec<usize>
 }
 
 pub enum Segment {
-    Token(u32, usize, usize),
+    /// An added token: id, original byte span, and the spaces at the ends of
+    /// the matched text (what HF's ByteLevel offset trimming counts).
+    Token(u32, usize, usize, (usize, usize)),
     Text(NStr),
+}
+
+/// The leading and trailing characters of `s` that HF's ByteLevel offset
+/// trimming counts as spaces ('Ġ' or whitespace).
+pub fn edge_spaces(s: &str) -> (usize, usize) {
+    let is_space = |c: &char| *c == '\u{120}' || c.is_whitespace();
+    (s.chars().take_while(is_space).count(), s.chars().rev().take_while(is_space).count())
 }
 
 impl AddedTokens {
@@ -181,7 +190,7 @@ impl AddedTokens {
             match id {
                 Some(id) => {
                     let (oa, ob) = n.original(a, b);
-                    out.push(Segment::Token(id, oa, ob));
+                    out.push(Segment::Token(id, oa, ob, edge_spaces(&s[a..b])));
                 }
                 None => out.push(Segment::Text(n.slice(a, b))),
             }

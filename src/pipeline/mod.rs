@@ -109,7 +109,8 @@ impl Pipeline {
             let (mut ids, mut offsets) = (e.ids, e.offsets);
             if add_special_tokens {
                 if let Some(p) = &self.post {
-                    (ids, offsets) = p.process(ids, offsets, track);
+                    // a template only: nothing to trim
+                    (ids, offsets) = p.process(ids, offsets, true, track, &|_, _, _| {});
                 }
             }
             return Ok(Encoding { ids, offsets });
@@ -118,14 +119,16 @@ impl Pipeline {
             self.added.extract_and_normalize(text, self.normalizer.as_ref(), track || self.needs_alignments, ordinary)?;
         let mut ids = Vec::with_capacity(text.len() / 3 + 4);
         let mut offsets = Vec::new();
+        let mut matched = Vec::new(); // (index in ids, edge spaces) of added tokens found in the text
         let mut local = Vec::new();
         for seg in segments {
             match seg {
-                Segment::Token(id, a, b) => {
-                    ids.push(id);
+                Segment::Token(id, a, b, spaces) => {
                     if track {
+                        matched.push((ids.len(), spaces));
                         offsets.push((a, b));
                     }
+                    ids.push(id);
                 }
                 Segment::Text(n) => {
                     if n.is_empty() {
@@ -147,14 +150,52 @@ impl Pipeline {
                 }
             }
         }
-        if add_special_tokens {
-            if let Some(p) = &self.post {
-                let (i, o) = p.process(ids, offsets, track);
-                ids = i;
-                offsets = o;
-            }
+        if let Some(p) = &self.post {
+            let n = ids.len();
+            let trim = |ids: &[u32], offsets: &mut [(usize, usize)], add_prefix_space: bool| {
+                // an added token's spaces are those of the text it matched (HF's token string);
+                // positions hold only while no special token has been put in front
+                let matched: &[(usize, (usize, usize))] = if ids.len() == n { &matched } else { &[] };
+                self.trim_offsets(text, ids, offsets, add_prefix_space, matched)
+            };
+            (ids, offsets) = p.process(ids, offsets, add_special_tokens, track, &trim);
         }
         Ok(Encoding { ids, offsets })
+    }
+
+    /// HF's ByteLevel `process_offsets`: a token's leading and trailing
+    /// spaces ('Ġ' or whitespace in its string) leave its span, counted in
+    /// characters of the original text; one leading space of the first token
+    /// stays when the prefix space was added.
+    fn trim_offsets(
+        &self,
+        text: &str,
+        ids: &[u32],
+        offsets: &mut [(usize, usize)],
+        add_prefix_space: bool,
+        matched: &[(usize, (usize, usize))],
+    ) {
+        let mut matched = matched.iter().peekable();
+        for (i, (&id, span)) in ids.iter().zip(offsets.iter_mut()).enumerate() {
+            let (mut leading, trailing) = match matched.next_if(|m| m.0 == i) {
+                Some(&(_, spaces)) => spaces,
+                None => match self.id_to_token(id) {
+                    Some(token) => added_tokens::edge_spaces(token),
+                    None => continue,
+                },
+            };
+            if leading > 0 {
+                if (i == 0 || span.0 == 0) && add_prefix_space && leading == 1 {
+                    leading = 0;
+                }
+                span.0 = chars_forward(text, span.0, leading).min(span.1);
+            }
+            if trailing > 0 {
+                if let Some(end) = chars_back(text, span.1, trailing) {
+                    span.1 = end.max(span.0);
+                }
+            }
+        }
     }
 
     /// The token string of an id (an added token's decoding form first, as HF).
@@ -224,6 +265,36 @@ impl Pipeline {
             Some(t.as_bytes().to_vec())
         }
     }
+}
+
+/// The byte offset `n` characters after byte offset `at` (at most the end).
+fn chars_forward(text: &str, mut at: usize, n: usize) -> usize {
+    for _ in 0..n {
+        if at >= text.len() {
+            return text.len();
+        }
+        at += 1;
+        while at < text.len() && !text.is_char_boundary(at) {
+            at += 1;
+        }
+    }
+    at
+}
+
+/// The byte offset `n` characters before byte offset `at`, or None when
+/// fewer than `n` characters precede it.
+fn chars_back(text: &str, mut at: usize, n: usize) -> Option<usize> {
+    at = at.min(text.len());
+    for _ in 0..n {
+        if at == 0 {
+            return None;
+        }
+        at -= 1;
+        while at > 0 && !text.is_char_boundary(at) {
+            at -= 1;
+        }
+    }
+    Some(at)
 }
 
 /// Byte offsets into `text` -> char offsets (a range inside a char covers it).

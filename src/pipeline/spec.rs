@@ -99,8 +99,8 @@ pub enum TemplatePiece {
 #[derive(Debug, Clone)]
 pub enum PostSpec {
     Template { single: Vec<TemplatePiece>, special: Vec<(String, Vec<u32>, Vec<String>)> },
-    ByteLevel { trim_offsets: bool },
-    Roberta { cls: (String, u32), sep: (String, u32), trim_offsets: bool },
+    ByteLevel { trim_offsets: bool, add_prefix_space: bool },
+    Roberta { cls: (String, u32), sep: (String, u32), trim_offsets: bool, add_prefix_space: bool },
     Bert { cls: (String, u32), sep: (String, u32) },
     Sequence(Vec<PostSpec>),
 }
@@ -453,11 +453,15 @@ pub fn post_processor(v: &Value, at: &str, depth: usize) -> Result<Option<PostSp
     let m = obj(v, at)?;
     let t = type_of(m, at)?;
     Ok(Some(match t {
-        "ByteLevel" => PostSpec::ByteLevel { trim_offsets: get_bool(m, "trim_offsets", true, at)? },
+        "ByteLevel" => PostSpec::ByteLevel {
+            trim_offsets: get_bool(m, "trim_offsets", true, at)?,
+            add_prefix_space: get_bool(m, "add_prefix_space", true, at)?,
+        },
         "RobertaProcessing" => PostSpec::Roberta {
             cls: id_pair(m.get("cls"), &format!("{at}.cls"))?,
             sep: id_pair(m.get("sep"), &format!("{at}.sep"))?,
             trim_offsets: get_bool(m, "trim_offsets", true, at)?,
+            add_prefix_space: get_bool(m, "add_prefix_space", true, at)?,
         },
         "BertProcessing" => PostSpec::Bert {
             cls: id_pair(m.get("cls"), &format!("{at}.cls"))?,

@@ -169,6 +169,26 @@ def _find_near(text: str, needles: List[Optional[str]], c: int) -> List[Tuple[st
     return [(n, text.find(n, c)) for n in present]
 
 
+def _pipeline_pieces(tok: Tokenizer, text: str, offset: int, out: List[Piece]) -> None:
+    """A tokenizer.json pipeline's tokens placed by its own offsets: text
+    between tokens (removed by the pre-tokenizer) is a gap, and a token
+    whose span lies inside the previous one (a character split into byte
+    tokens) joins that piece."""
+    ids, spans = tok.encode_with_offsets(text, allowed_special=set())  # type: ignore[call-arg]
+    pos = 0
+    for id_, (a, b) in zip(ids, spans):
+        if b <= pos and out and out[-1].kind == "token" and out[-1].end > offset:
+            out[-1].ids.append(id_)
+            continue
+        a = max(a, pos)
+        if a > pos:
+            out.append(Piece(text[pos:a], [], "gap", offset + pos, offset + a))
+        out.append(Piece(text[a:b], [id_], "token", offset + a, offset + max(a, b)))
+        pos = max(a, b)
+    if pos < len(text):
+        out.append(Piece(text[pos:], [], "gap", offset + pos, offset + len(text)))
+
+
 def _char_pieces(tok: Tokenizer, text: str, offset: int, out: List[Piece]) -> None:
     vocab = _vocab(tok)
     toks = tok.tokenize(text)
@@ -239,6 +259,8 @@ def pieces(
     for part, special in _split_special(tok, text, allowed):
         if special:
             out.append(Piece(part, [tok.special_tokens[part]], "special", pos, pos + len(part)))
+        elif tok.model == "pipeline":
+            _pipeline_pieces(tok, part, pos, out)
         elif tok.model == "byte":
             _byte_pieces(tok, part, pos, partial, out)
         else:

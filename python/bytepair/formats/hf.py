@@ -646,6 +646,14 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
           special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """A ``Tokenizer`` from the text of a ``tokenizer.json``."""
     d = parse_json(text, path)
+    if pattern is None and special_tokens is None and isinstance(d, dict) and _adds_tokens(d.get("post_processor")):
+        # encode(text, add_special_tokens=True) must add them: only the pipeline runs post-processors
+        from bytepair.pipeline import PipelineTokenizer
+
+        try:
+            return PipelineTokenizer._from_description(d, path)
+        except FormatError:
+            pass  # the byte or char model may still run it (without the post-processor, with a warning)
     caught: List[warnings.WarningMessage] = []
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -656,6 +664,15 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     for w in caught:  # the byte or char model loaded it: its warnings stand
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return tok
+
+
+def _adds_tokens(post: Any) -> bool:
+    """Whether a post-processor adds special tokens (a template, Roberta's or Bert's)."""
+    if not isinstance(post, dict):
+        return False
+    if post.get("type") == "Sequence":
+        return any(_adds_tokens(p) for p in post.get("processors") or [])
+    return post.get("type") in ("TemplateProcessing", "RobertaProcessing", "BertProcessing")
 
 
 def _load_models(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]]) -> Any:

@@ -1,0 +1,98 @@
+"""Every command's ``-t`` takes a published tokenizer.json pipeline (detected
+by content) and gives Hugging Face ``tokenizers``' ids: encode (argument,
+--input, -o npy, --ordinary, --allowed-special), tokenize, decode, count,
+show, compare and convert. The oracle is ``tokenizers.Tokenizer`` on the same
+file."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import pathlib
+
+import numpy as np
+import pytest
+import tokenizers
+
+from bytepair import Tokenizer
+from bytepair.cli import main
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TEXT = "Hello   world, naïve café! 日本語のテキスト 🙂 123456\n\tΚαλημέρα κόσμε"
+
+
+@pytest.fixture(scope="module")
+def published():
+    spec = importlib.util.spec_from_file_location("get_tokenizers", ROOT / "scripts" / "get_tokenizers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    paths = module.get_tokenizers()
+    return {"llama3": paths["llama3/tokenizer.json"], "tortoise": paths["tortoise/tokenizer.json"],
+            "claude": paths["claude/tokenizer.json"]}
+
+
+def run(*argv: str) -> str:
+    out = io.StringIO()
+    assert main(list(argv), out) == 0
+    return out.getvalue()
+
+
+def hf_ids(path: str, text: str, add_special_tokens: bool = False):
+    return tokenizers.Tokenizer.from_file(path).encode(text, add_special_tokens=add_special_tokens).ids
+
+
+@pytest.mark.parametrize("name", ["llama3", "tortoise", "claude"])
+def test_encode_decode_count_equal_hf(published, name, tmp_path):
+    path = published[name]
+    expected = hf_ids(path, TEXT)
+    assert run("encode", "-t", path, "--", TEXT).split() == [str(i) for i in expected]
+    (tmp_path / "in.txt").write_text(TEXT, encoding="utf-8")
+    assert run("encode", "-t", path, "--input", str(tmp_path / "in.txt")).split() == [str(i) for i in expected]
+    run("encode", "-t", path, "--input", str(tmp_path / "in.txt"), "-o", str(tmp_path / "ids.npy"))
+    assert np.load(tmp_path / "ids.npy").tolist() == expected
+    assert run("count", "-t", path, str(tmp_path / "in.txt")).split("\t")[0] == str(len(expected))
+    decoded = tokenizers.Tokenizer.from_file(path).decode(expected, skip_special_tokens=False)
+    assert run("decode", "-t", path, *map(str, expected)) == decoded + "\n"
+    tokens = json.loads(run("tokenize", "-t", path, "--json", "--", TEXT))
+    assert len(tokens) == len(expected)
+
+
+def test_special_tokens_follow_the_cli_options(published):
+    path = published["llama3"]
+    text = "a<|begin_of_text|>b"
+    special = hf_ids(path, text)
+    assert 128000 in special
+    assert run("encode", "-t", path, "--allowed-special", "all", "--", text).split() == [str(i) for i in special]
+    as_text = run("encode", "-t", path, "--ordinary", "--", text).split()
+    assert "128000" not in as_text and len(as_text) > len(special)
+
+
+@pytest.mark.parametrize("name", ["llama3", "tortoise"])
+def test_show_and_compare_cover_the_text(published, name, tmp_path):
+    path = published[name]
+    shown = run("show", "-t", path, "--", TEXT)
+    assert shown.strip()
+    (tmp_path / "in.txt").write_text(TEXT, encoding="utf-8")
+    table = run("compare", "-t", path, str(tmp_path / "in.txt"))
+    counts = [line.split() for line in table.splitlines() if " all " in line]
+    assert counts and int(counts[0][5]) == len(hf_ids(path, TEXT))
+
+
+def test_pieces_of_a_pipeline_tile_the_text(published):
+    from bytepair.commands._pieces import all_ids, pieces
+
+    for name in ("llama3", "tortoise", "claude"):
+        tok = Tokenizer.load(published[name])
+        ps = pieces(tok, TEXT)
+        assert "".join(p.text for p in ps) == TEXT
+        assert all_ids(ps) == hf_ids(published[name], TEXT)
+
+
+def test_convert_round_trips(published, tmp_path):
+    path = published["llama3"]
+    run("convert", path, str(tmp_path / "native.json"))
+    run("convert", str(tmp_path / "native.json"), str(tmp_path / "tokenizer.json"), "--to", "hf")
+    again = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    assert again.encode(TEXT, add_special_tokens=False).ids == hf_ids(path, TEXT)
+    assert Tokenizer.load(str(tmp_path / "native.json")).encode(TEXT) == hf_ids(path, TEXT)
