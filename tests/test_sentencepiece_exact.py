@@ -240,6 +240,6 @@ def test_cli_reads_model_files(capsys):
     from bytepair.cli import main
 
     text = "Hello  world 123 😀"
-    assert main(["encode", "--ordinary", "-t", MISTRAL[4], text]) == 0
+    assert main(["encode", "-t", MISTRAL[4], text]) == 0
     proc = loaded("mistral:4")[1]
     assert [int(x) for x in capsys.readouterr().out.split()] == proc.encode(text)

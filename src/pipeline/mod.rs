@@ -46,6 +46,9 @@ pub struct Pipeline {
     decoder: Option<Decoder>,
     /// a SentencePiece model: encoding and decoding are sentencepiece's own
     sp: Option<sentencepiece::SentencePiece>,
+    /// without a pre-tokenizer: the marker before which the text is cut
+    /// (`sentencepiece::hf_cut_marker`: the same ids, words cached)
+    cut: Option<char>,
     byte_level: bool,
     needs_alignments: bool,
     n_vocab: usize,
@@ -84,6 +87,11 @@ impl Pipeline {
             added,
             post,
             decoder,
+            cut: if spec.pre_tokenizer.is_none() && sp.is_none() {
+                sentencepiece::hf_cut_marker(&spec.model)
+            } else {
+                None
+            },
             sp,
             byte_level,
             needs_alignments,
@@ -134,9 +142,10 @@ impl Pipeline {
                     if n.is_empty() {
                         continue;
                     }
-                    let pieces = match &self.pre_tokenizer {
-                        Some(p) => p.pre_tokenize(vec![n])?,
-                        None => vec![n],
+                    let pieces = match (&self.pre_tokenizer, self.cut) {
+                        (Some(p), _) => p.pre_tokenize(vec![n])?,
+                        (None, Some(m)) => sentencepiece::cut_before(&n.s, m).into_iter().map(|(a, b)| n.slice(a, b)).collect(),
+                        (None, None) => vec![n],
                     };
                     for piece in &pieces {
                         if track {

@@ -920,6 +920,51 @@ impl SentencePiece {
     }
 }
 
+/// For a Hugging Face BPE run without a pre-tokenizer (the Llama 2 /
+/// Mistral `tokenizer.json` layout, and bytepair's word-start char model):
+/// `▁` when the text may be cut before each `▁` that follows another
+/// character without changing the ids: no merge makes a token with `▁`
+/// after another character, `▁` is a token (so no unknown run reaches
+/// across), and no option looks at word ends (prefix, suffix,
+/// ignore_merges, dropout).
+pub fn hf_cut_marker(spec: &super::spec::BpeSpec) -> Option<char> {
+    const M: char = '\u{2581}';
+    if spec.dropout.is_some_and(|p| p > 0.0)
+        || spec.continuing_subword_prefix.is_some()
+        || spec.end_of_word_suffix.is_some()
+        || spec.ignore_merges
+        || !spec.vocab.iter().any(|(t, _)| t == SPACE)
+    {
+        return None;
+    }
+    let crosses = |s: &str| s.trim_start_matches(M).contains(M);
+    if spec.merges.iter().any(|(a, b)| {
+        crosses(a) || crosses(b) || (b.starts_with(M) && !a.trim_start_matches(M).is_empty())
+    }) {
+        return None;
+    }
+    Some(M)
+}
+
+/// Byte ranges of `s` cut before each `m` that follows another character.
+pub fn cut_before(s: &str, m: char) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev_m = true;
+    for (i, c) in s.char_indices() {
+        let is_m = c == m;
+        if is_m && !prev_m && i > start {
+            out.push((start, i));
+            start = i;
+        }
+        prev_m = is_m;
+    }
+    if start < s.len() {
+        out.push((start, s.len()));
+    }
+    out
+}
+
 /// Bytes as SentencePiece decodes byte pieces: a character at a time, each
 /// byte that does not start a valid character one U+FFFD.
 fn flush_bytes(pending: &mut Vec<u8>, out: &mut String) {
@@ -1011,5 +1056,33 @@ mod tests {
         assert_eq!(e.ids, vec![2, 1, 2, 0]);
         assert_eq!(e.offsets, vec![(2, 2), (2, 3), (3, 4), (4, 6)]);
         assert_eq!(m.decode(&e.ids, false).unwrap(), "a  \u{2047} ");
+    }
+
+    #[test]
+    fn cut_marker_only_when_no_merge_crosses() {
+        let spec = |merges: &[(&str, &str)]| super::super::spec::BpeSpec {
+            vocab: ["\u{2581}", "a", "\u{2581}a", "a\u{2581}"]
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.to_string(), i as u32))
+                .collect(),
+            merges: merges
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+            dropout: None,
+            unk_token: None,
+            continuing_subword_prefix: None,
+            end_of_word_suffix: None,
+            fuse_unk: false,
+            byte_fallback: false,
+            ignore_merges: false,
+        };
+        assert_eq!(hf_cut_marker(&spec(&[("\u{2581}", "a")])), Some('\u{2581}'));
+        assert_eq!(hf_cut_marker(&spec(&[("a", "\u{2581}")])), None);
+        assert_eq!(
+            cut_before("\u{2581}a\u{2581}\u{2581}b", '\u{2581}'),
+            vec![(0, 4), (4, 11)]
+        );
     }
 }
