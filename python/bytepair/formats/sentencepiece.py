@@ -9,13 +9,15 @@ in bytepair's ``sentencepiece`` extra) with message classes built here from
 with more than :data:`MAX_PIECES` pieces is refused before anything is
 allocated for it, and protobuf itself refuses lengths that run past the end.
 
-:func:`to_hf_json` writes the model as the pipeline SentencePiece runs
-(normalizer, BPE model whose pair ranks follow the merged piece's score,
-byte fallback, user-defined symbols as added tokens, decoder). Where Hugging
-Face's components cannot say exactly what SentencePiece does, the
-description uses the extension components listed in the project's notes
-(``sp-extensions.md``); :func:`hf_compatible` tells whether a model needs
-none of them.
+:func:`to_pipeline` writes the description bytepair's engine runs
+(``Tokenizer.load``): sentencepiece's own normalizer, BPE and decoder as the
+``SentencePiece`` / ``SentencePieceBPE`` components of
+``src/pipeline/sentencepiece.rs``, equal to ``sentencepiece`` in ids,
+decoding and offsets. :func:`to_hf_json` writes Hugging Face's components
+for the same model (normalizer, BPE model whose pair ranks follow the merged
+piece's score, byte fallback, decoder), for export; :func:`hf_compatible`
+tells why they cannot run a model exactly, when they cannot (the older
+``extensions=True`` components named there are not run by any engine).
 
 >>> SP_NORMAL, SP_UNKNOWN, SP_CONTROL, SP_USER_DEFINED, SP_UNUSED, SP_BYTE
 (1, 2, 3, 4, 5, 6)
@@ -304,7 +306,7 @@ def sp_merges(sp: SentencePieceModel) -> List[Tuple[str, str]]:
 def hf_compatible(sp: SentencePieceModel) -> List[str]:
     """Why Hugging Face's own components cannot run ``sp`` exactly (an empty
     list when they can): each reason names the extension component it needs
-    (``to_hf_json(sp, extensions=True)`` writes them; see ``sp-extensions.md``).
+    (``to_hf_json(sp, extensions=True)`` writes them).
 
     >>> hf_compatible(SentencePieceModel(pieces=["<unk>"], scores=[0], types=[2]))
     []
@@ -333,7 +335,7 @@ def _normalizer(sp: SentencePieceModel) -> Optional[Dict[str, Any]]:
     space = SPACE if sp.escape_whitespaces else " "
     if sp.add_dummy_prefix:
         if sp.treat_whitespace_as_suffix:
-            steps.append({"type": "Append", "append": space})  # extension: see sp-extensions.md
+            steps.append({"type": "Append", "append": space})  # extension (not run by HF)
         else:
             steps.append({"type": "Prepend", "prepend": space})
     if sp.escape_whitespaces:
@@ -382,7 +384,7 @@ def to_hf_json(sp: SentencePieceModel, extensions: bool = False) -> Dict[str, An
     With ``extensions=False`` the description uses Hugging Face components
     only and a model that needs more (:func:`hf_compatible`) is refused;
     ``extensions=True`` writes the extension components of
-    ``sp-extensions.md`` instead (``frozen`` user-defined pieces, ``Append``,
+    extension components instead (``frozen`` user-defined pieces, ``Append``,
     the ``SentencePiece`` decoder, which also decodes ``<unk>`` and control
     pieces as SentencePiece does).
 
