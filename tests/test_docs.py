@@ -35,6 +35,8 @@ MODULES = [
     "bytepair.dataset",
     "bytepair.encodings",
     "bytepair.pipeline",
+    "bytepair.chunking",
+    "bytepair.commands.chunk",
 ]
 
 

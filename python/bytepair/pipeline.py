@@ -140,6 +140,15 @@ class PipelineTokenizer(Tokenizer):
         except UnicodeEncodeError:
             return self._pipeline.encode_batch([_replace_surrogates(t) for t in texts], False, True)
 
+    def count(self, text: str, limit: Optional[int] = None) -> int:
+        """Number of tokens of ``text`` (``encode_ordinary``: special added
+        tokens' text counts as text); with ``limit=N``, ``min(count, N + 1)``."""
+        if limit is not None:
+            from bytepair.chunking import count_limited
+
+            return count_limited(self, text, limit)
+        return len(self.encode_ordinary(text))
+
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the
         vocabulary strings (HF's ``encode(text).tokens``)."""

@@ -13,4 +13,5 @@ COMMANDS = [
     "bytepair.commands.serve",
     "bytepair.commands.data",
     "bytepair.commands.convert",
+    "bytepair.commands.chunk",
 ]
