@@ -37,6 +37,8 @@ MODULES = [
     "bytepair.pipeline",
     "bytepair.chunking",
     "bytepair.commands.chunk",
+    "bytepair.explain",
+    "bytepair.commands.explain",
 ]
 
 

@@ -925,6 +925,34 @@ class Tokenizer:
 
         return chunk(self, text, max_tokens, overlap)
 
+    def explain(self, text: str) -> Any:
+        """How ``text`` is encoded, step by step (pre-tokens, each merge with
+        its rank and the symbols after it, byte fallback, ids), as seed 001's
+        "Encoding a new word": an :class:`bytepair.explain.Explanation`, which
+        prints as the lesson; its ``ids`` equal ``encode_ordinary(text)``.
+
+        >>> tok = Tokenizer.train(["low", "lower", "lowest"] * 3, model="char", end_of_word="_", num_merges=3,
+        ...                       byte_fallback=True)
+        >>> print(tok.explain("slow ö"))
+        'slow ö' (char model)
+        piece 'slow'
+          s · l · o · w · _
+          merge 1: l + o -> lo
+          s · lo · w · _
+          merge 2: lo + w -> low
+          s · low · _
+          tokens: s · low · _ = ids 4 265 7
+        piece 'ö'
+          ö · _
+          ('ö' is not in the vocabulary: byte fallback <0xC3> <0xB6>)
+          tokens: <0xC3> · <0xB6> · _ = ids 203 190 7
+        >>> tok.explain("slow ö").ids == tok.encode("slow ö")
+        True
+        """
+        from bytepair.explain import explain
+
+        return explain(self, text)
+
     def truncate(self, text: str, max_tokens: int) -> str:
         """The longest prefix of ``text`` that fits in ``max_tokens`` tokens
         (one more character would not fit). See :func:`bytepair.chunking.truncate`.

@@ -14,4 +14,5 @@ COMMANDS = [
     "bytepair.commands.data",
     "bytepair.commands.convert",
     "bytepair.commands.chunk",
+    "bytepair.commands.explain",
 ]
