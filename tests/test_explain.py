@@ -186,3 +186,37 @@ def test_cli(toks, tmp_path):
     d = json.loads(out.getvalue())
     assert d["pieces"][0]["tokens"] == ["dog<w>"]
     assert re.search(r"merge 9: dog \+ <w> -> dog<w>", str(Tokenizer.load(str(path)).explain("dog")))
+
+
+def test_serve_api_explains_the_piece_at_an_offset(toks):
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from bytepair.commands.serve import make_server
+
+    server = make_server({"byte": toks["byte"], "char": toks["char-fallback"], "llama3": toks["llama3"]})
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def post(body):
+        req = urllib.request.Request(server.url + "api/explain", data=json.dumps(body).encode())
+        return json.load(urllib.request.urlopen(req, timeout=30))
+
+    try:
+        text = "the lowest naïve café 😀"
+        for name in ("byte", "char", "llama3"):
+            tok = {"byte": toks["byte"], "char": toks["char-fallback"], "llama3": toks["llama3"]}[name]
+            whole = tok.explain(text)
+            for offset in (0, 5, 12, len(text) - 1):
+                reply = post({"text": text, "tokenizer": name, "offset": offset})
+                assert len(reply["pieces"]) == 1
+                (piece,) = [p for p in whole.pieces if p.span[0] <= offset < p.span[1]]
+                assert reply["pieces"][0]["ids"] == piece.ids and reply["pieces"][0]["span"] == list(piece.span)
+                assert reply["lesson"] == str(tok.explain(text, at=offset))
+        with pytest.raises(urllib.error.HTTPError) as e:
+            post({"text": "ab", "offset": 7})
+        assert e.value.code == 400 and "offset must be" in json.load(e.value)["error"]
+    finally:
+        server.shutdown()
+        server.server_close()

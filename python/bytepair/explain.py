@@ -149,9 +149,11 @@ def _spans(text: str, words: List[str]) -> List[Tuple[int, int]]:
     return out
 
 
-def explain(tok: Any, text: str) -> Explanation:
+def explain(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
     """How ``text`` is encoded by ``tok`` (special-token text as plain text,
-    as ``encode_ordinary``), step by step. See the module docstring.
+    as ``encode_ordinary``), step by step. See the module docstring. With
+    ``at`` (a character offset), only the piece that holds it is explained
+    (``serve``'s clicked token): the text is still pre-tokenized whole.
 
     >>> from bytepair import Tokenizer
     >>> tok = Tokenizer.train("low lower lowest " * 10, num_merges=5)
@@ -169,10 +171,15 @@ def explain(tok: Any, text: str) -> Explanation:
     except UnicodeEncodeError:
         text = _replace_surrogates(text)
     if getattr(tok, "_pipeline", None) is not None:
-        return _explain_pipeline(tok, text)
+        return _explain_pipeline(tok, text, at)
     if tok.model == "byte":
-        return _explain_byte(tok, text)
-    return _explain_char(tok, text)
+        return _explain_byte(tok, text, at)
+    return _explain_char(tok, text, at)
+
+
+def _skip(span: Tuple[int, int], at: Optional[int]) -> bool:
+    """With ``at``, every piece but the one holding it is left out."""
+    return at is not None and not span[0] <= at < max(span[1], span[0] + 1)
 
 
 # ---------------------------------------------------------------- byte model
@@ -189,7 +196,7 @@ def _byte_ranks(tok: Any) -> Dict[bytes, int]:
     return cached
 
 
-def _explain_byte(tok: Any, text: str) -> Explanation:
+def _explain_byte(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
     ranks = _byte_ranks(tok)
     shift = 0
     if tok.add_prefix_space and text and not text.startswith(" "):
@@ -200,6 +207,8 @@ def _explain_byte(tok: Any, text: str) -> Explanation:
     pieces = []
     for word, (a, b) in zip(words, _spans(text_seen, words)):
         data = word.encode("utf-8")
+        if _skip((max(0, a - shift), b - shift), at):
+            continue
         p = Piece(text=data, span=(max(0, a - shift), b - shift), symbols=[bytes([x]) for x in data])
         raw: List[tuple] = []
         parts = reference.merge_lowest_first(p.symbols, lambda left, right: ranks.get(left + right), steps=raw)
@@ -238,7 +247,7 @@ def _char_model(tok: Any) -> "reference.Model":
     return cached
 
 
-def _explain_char(tok: Any, text: str) -> Explanation:
+def _explain_char(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
     model = _char_model(tok)
     words = _core.split_words(text, tok.pattern)
     ranks: Dict[Tuple[str, str], int] = {}
@@ -247,6 +256,8 @@ def _explain_char(tok: Any, text: str) -> Explanation:
             ranks.setdefault(pair, k)
     pieces = []
     for word, span in zip(words, _spans(text, words)):
+        if _skip(span, at):
+            continue
         start = reference.initial_symbols(word, "char", tok.end_of_word, tok.end_of_word_fused)
         p = Piece(text=word, span=span, symbols=start)
         symbols = start
@@ -307,7 +318,7 @@ def _pipeline_model(tok: Any) -> Dict[str, Any]:
     return cached
 
 
-def _explain_pipeline(tok: Any, text: str) -> Explanation:
+def _explain_pipeline(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
     bpe = _pipeline_model(tok)
     vocab = bpe["vocab"]
     pieces: List[Piece] = []
@@ -315,12 +326,15 @@ def _explain_pipeline(tok: Any, text: str) -> Explanation:
     for id_, norm, items in tok._pipeline.pre_tokenize(text, True):
         if id_ is not None:
             content, span = items[0]
+            if _skip(tuple(span), at):
+                continue
             pieces.append(Piece(text=content, span=tuple(span), tokens=[content], ids=[id_],
                                 notes=[f"added token {content!r}"]))
             continue
         normalized.append(norm)
         for word, span in items:
-            pieces.append(_pipeline_piece(bpe, vocab, word, tuple(span)))
+            if not _skip(tuple(span), at):
+                pieces.append(_pipeline_piece(bpe, vocab, word, tuple(span)))
     return Explanation(text, "pipeline", pieces, normalized)
 
 

@@ -925,7 +925,7 @@ class Tokenizer:
 
         return chunk(self, text, max_tokens, overlap)
 
-    def explain(self, text: str) -> Any:
+    def explain(self, text: str, at: Optional[int] = None) -> Any:
         """How ``text`` is encoded, step by step (pre-tokens, each merge with
         its rank and the symbols after it, byte fallback, ids), as seed 001's
         "Encoding a new word": an :class:`bytepair.explain.Explanation`, which
@@ -951,7 +951,7 @@ class Tokenizer:
         """
         from bytepair.explain import explain
 
-        return explain(self, text)
+        return explain(self, text, at)
 
     def truncate(self, text: str, max_tokens: int) -> str:
         """The longest prefix of ``text`` that fits in ``max_tokens`` tokens
