@@ -37,8 +37,10 @@ True
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
-from typing import Any, Callable, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from bytepair.errors import BytepairError
 
@@ -82,6 +84,53 @@ def _token_ends(tok: Any, text: str) -> List[int]:
     return ends
 
 
+class _ByteModelEnds:
+    """Token ends in characters for the byte model, from the ids alone: the
+    tokens' byte lengths summed (a table built once per tokenizer), turned
+    into characters only where asked (a token that ends inside a character
+    ends, here, where that character starts)."""
+
+    def __init__(self, tok: Any, text: str) -> None:
+        from bytepair.tokenizer import _replace_surrogates
+
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            data = _replace_surrogates(text).encode("utf-8")
+        lengths = getattr(tok, "_chunk_lengths", None)
+        if lengths is None:
+            lengths = [len(tok._core.token_bytes(i) or b"") for i in range(tok.n_vocab)]
+            tok._chunk_lengths = lengths
+        self.data, self.ascii = data, len(data) == len(text)
+        self.byte_ends = list(itertools.accumulate(map(lengths.__getitem__, tok._core.encode_ordinary(
+            text if self.ascii else data.decode("utf-8")))))
+        self._chars: Dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.byte_ends)
+
+    def __getitem__(self, j: int) -> int:
+        b = self.byte_ends[j]
+        if self.ascii:
+            return b
+        c = self._chars.get(b)
+        if c is None:
+            c = self._chars[b] = len(self.data[:b].decode("utf-8", "ignore"))
+        return c
+
+    def __iter__(self) -> Iterator[int]:
+        return (self[j] for j in range(len(self)))
+
+
+def _ends(tok: Any, text: str) -> Sequence[int]:
+    """Token ends (characters) of ``text``: from the ids alone for the byte
+    model (fast), from the offsets otherwise (char model: words and markers;
+    pipelines: normalized text; HF's prefix space)."""
+    if getattr(tok, "_pipeline", None) is None and tok.model == "byte" and not tok.add_prefix_space:
+        return _ByteModelEnds(tok, text)
+    return _token_ends(tok, text)
+
+
 def _check_max(max_tokens: Any, name: str = "max_tokens") -> int:
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise BytepairError(f"{name} must be an integer >= 1, got {max_tokens!r}")
@@ -103,14 +152,14 @@ class _Windows:
         self.tok, self.text, self.max_tokens = tok, text, max_tokens
         self.chars_per_token = 4.0
 
-    def at(self, pos: int) -> Tuple[List[int], int]:
+    def at(self, pos: int) -> Tuple[Sequence[int], int]:
         """(token ends relative to ``pos``, end of the window)."""
         n = len(self.text)
         want = self.max_tokens + 16  # tokens near a window's end may differ from the whole text's
         width = max(_MIN_WINDOW, int(want * self.chars_per_token * 1.25))
         while True:
             end = min(n, pos + width)
-            ends = _token_ends(self.tok, self.text[pos:end])
+            ends = _ends(self.tok, self.text[pos:end])
             if end == n or len(ends) > want:
                 if ends:
                     self.chars_per_token = max(0.25, (end - pos) / len(ends))
@@ -118,7 +167,7 @@ class _Windows:
             width *= 2
 
 
-def _longest_prefix(text: str, pos: int, max_tokens: int, ends: List[int], window_end: int,
+def _longest_prefix(text: str, pos: int, max_tokens: int, ends: Sequence[int], window_end: int,
                     count: Callable[[str], int]) -> int:
     """The largest ``k >= pos`` found from the estimate ``ends`` with
     ``count(text[pos:k]) <= max_tokens`` and, unless ``k`` is the end of the
@@ -253,12 +302,12 @@ def chunk_spans(tok: Any, text: str, max_tokens: int, overlap: int = 0) -> Itera
         pos = _overlap_start(text, pos, cut, overlap, ends, count) if overlap else cut
 
 
-def _overlap_start(text: str, start: int, end: int, overlap: int, ends: List[int],
+def _overlap_start(text: str, start: int, end: int, overlap: int, ends: Sequence[int],
                    count: Callable[[str], int]) -> int:
     """The earliest position in ``(start, end]`` at a natural boundary (any
     kind), else at a token end of the estimate, from which ``text[p:end]``
     fits in ``overlap`` tokens; ``end`` when none is found nearby."""
-    m = sum(1 for e in ends if start + e <= end)  # tokens of the chunk, by the estimate
+    m = bisect.bisect_right(ends, end - start)  # tokens of the chunk, by the estimate (ends do not decrease)
     first = start + ends[m - overlap - 1] if m > overlap else start + 1
     first = max(first, start + 1)
     candidates = set()
@@ -272,12 +321,10 @@ def _overlap_start(text: str, start: int, end: int, overlap: int, ends: List[int
         tried += 1
         if tried >= _TRIES_PER_LEVEL:
             break
-    for e in ends:
-        p = start + e
+    for j in range(max(0, m - overlap - 1), m):
+        p = start + ends[j]
         if first <= p < end and count(text[p:end]) <= overlap:
             return p
-        if p >= end:
-            break
     return end
 
 
