@@ -635,6 +635,36 @@ impl CorePipeline {
     fn token_to_id(&self, token: &str) -> Option<u32> {
         self.inner.token_to_id(token)
     }
+
+    /// For `explain`: [(None, normalized text, [(pre-token, (start, end))...]) or (id, None, [(content, (start, end))])],
+    /// ranges in characters of `text`.
+    #[pyo3(signature = (text, ordinary=false))]
+    #[allow(clippy::type_complexity)]
+    fn pre_tokenize(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        ordinary: bool,
+    ) -> PyResult<Vec<(Option<u32>, Option<String>, Vec<(String, (usize, usize))>)>> {
+        use crate::pipeline::PreTokenized;
+        let items = py.detach(|| self.inner.pre_tokenize(text, ordinary)).py()?;
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            match item {
+                PreTokenized::Token(id, a, b) => {
+                    let span = crate::pipeline::char_offsets(text, &[(a, b)])[0];
+                    out.push((Some(id), None, vec![(text.get(a..b).unwrap_or("").to_string(), span)]));
+                }
+                PreTokenized::Text(normalized, pieces) => {
+                    let ranges = pieces.iter().map(|(_, r)| *r).collect::<Vec<_>>();
+                    let spans = crate::pipeline::char_offsets(text, &ranges);
+                    let pieces = pieces.into_iter().zip(spans).map(|((p, _), s)| (p, s)).collect();
+                    out.push((None, Some(normalized), pieces));
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 #[pyfunction]

@@ -35,6 +35,10 @@ MODULES = [
     "bytepair.dataset",
     "bytepair.encodings",
     "bytepair.pipeline",
+    "bytepair.chunking",
+    "bytepair.commands.chunk",
+    "bytepair.explain",
+    "bytepair.commands.explain",
 ]
 
 

@@ -201,16 +201,6 @@ class PipelineTokenizer(Tokenizer):
         except UnicodeEncodeError:
             return self._pipeline.encode_batch([_replace_surrogates(t) for t in texts], False, True)
 
-    def count(self, text: str) -> int:
-        """Number of tokens of ``text``, special added tokens' text counted
-        as text (``len(encode_ordinary(text))``); never raises on a str.
-
-        >>> tok = from_hf_json(_EXAMPLE)
-        >>> tok.count("ab ab") == len(tok.encode_ordinary("ab ab"))
-        True
-        """
-        return len(self.encode_ordinary(text))
-
     def count_batch(self, texts: Sequence[str]) -> List[int]:
         """``count`` of each text, in parallel.
 
@@ -245,6 +235,20 @@ class PipelineTokenizer(Tokenizer):
         ends = list(itertools.accumulate((len(ids) for ids in batch), initial=0))
         flat = _uint32_bytes(itertools.chain.from_iterable(batch))
         return flat_arrays(flat, array.array("Q", ends).tobytes())
+
+    def count(self, text: str, limit: Optional[int] = None) -> int:
+        """Number of tokens of ``text`` (``encode_ordinary``: special added
+        tokens' text counts as text); with ``limit=N``, ``min(count, N + 1)``.
+
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> tok.count("ab ab") == len(tok.encode_ordinary("ab ab")), tok.count("ab ab b", limit=1)
+        (True, 2)
+        """
+        if limit is not None:
+            from bytepair.chunking import count_limited
+
+            return count_limited(self, text, limit)
+        return len(self.encode_ordinary(text))
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the

@@ -185,7 +185,33 @@ def get_pair_counts(words):
     return counts
 
 
-def merge_lowest_rank(symbols, ranks, dropout=None):
+def merge_lowest_first(parts, rank_of, dropout=None, steps=None):
+    """
+    tiktoken's rule (and Hugging Face's, with pair ranks): again and again,
+    merge the adjacent pair of lowest rank, the leftmost on ties, one
+    occurrence at a time, until no pair has a rank; rank_of(left, right) is
+    the rank or None, e.g. with tiktoken's ranks (a token's rank is its id):
+    merge_lowest_first([b"a", b"b", b"c"], lambda l, r: {b"ab": 256, b"bc": 257}.get(l + r)) -> [b"ab", b"c"]
+    with dropout, each candidate pair (left to right) is dropped when
+    dropout.drop() says so. steps (a list) receives (rank, index, parts after
+    the merge) for every merge, in order.
+    """
+    parts = list(parts)
+    while True:
+        best = None  # (rank, index)
+        for i in range(len(parts) - 1):
+            rank = rank_of(parts[i], parts[i + 1])
+            if rank is not None and not (dropout and dropout.drop()) and (best is None or rank < best[0]):
+                best = (rank, i)
+        if best is None:
+            return parts
+        i = best[1]
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        if steps is not None:
+            steps.append((best[0], i, list(parts)))
+
+
+def merge_lowest_rank(symbols, ranks, dropout=None, steps=None):
     """
     subword-nmt's apply-bpe rule: again and again, merge the adjacent pair of
     lowest rank (ranks: pair -> its first index) at all its occurrences, left
@@ -194,6 +220,7 @@ def merge_lowest_rank(symbols, ranks, dropout=None):
     (the in-order rule stops at ["ccc", "b"]: merge 2 came before merge 3 made "ccc").
     with dropout, at each step each pair that has a rank is dropped when
     dropout.drop() says so (left to right); when all are dropped, the word is done.
+    steps (a list) receives (rank, symbols after the merge) for each rank applied.
     """
     while True:
         pairs = [(ranks[p], i) for i, p in enumerate(zip(symbols, symbols[1:]))
@@ -208,6 +235,8 @@ def merge_lowest_rank(symbols, ranks, dropout=None):
             out += symbols[i:j] + [symbols[j] + symbols[j + 1]]
             i = j + 2
         symbols = out + symbols[i:]
+        if steps is not None:
+            steps.append((best, list(symbols)))
 
 
 def merge(symbols, pair, dropout=None):
@@ -684,17 +713,7 @@ class Model:
         """
         if dropout is None and piece in self._ids:
             return [self._ids[piece]]
-        parts = [bytes([b]) for b in piece]
-        while True:
-            best = None  # (id, index)
-            for i in range(len(parts) - 1):
-                rank = self._ids.get(parts[i] + parts[i + 1])
-                if rank is not None and not (dropout and dropout.drop()) and (best is None or rank < best[0]):
-                    best = (rank, i)
-            if best is None:
-                break
-            i = best[1]
-            parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        parts = merge_lowest_first([bytes([b]) for b in piece], lambda left, right: self._ids.get(left + right), dropout)
         return [self._ids[p] for p in parts]
 
     def tokenize(self, text):

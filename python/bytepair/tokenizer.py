@@ -893,14 +893,77 @@ class Tokenizer:
         except UnicodeEncodeError:
             return self._core.encode_ordinary_batch([_replace_surrogates(t) for t in texts])
 
-    def count(self, text: str) -> int:
+    def count(self, text: str, limit: Optional[int] = None) -> int:
         """Number of tokens of ``text``; special-token text counts as plain
         text, so this never raises on any str. No ids reach Python.
+        With ``limit=N``: ``min(count, N + 1)``, encoding stops as soon as
+        more than ``N`` tokens are certain (see :mod:`bytepair.chunking`).
 
         >>> Tokenizer.train("aaaa").count("aaaa")
         1
+        >>> Tokenizer.train("aaaa").count("a a a a", limit=2)
+        3
         """
+        if limit is not None:
+            from bytepair.chunking import count_limited
+
+            return count_limited(self, text, limit)
         return _surrogate_safe(self._core.count, text)
+
+    def chunk(self, text: str, max_tokens: int, overlap: int = 0) -> Iterator[str]:
+        """Chunks of ``text`` of at most ``max_tokens`` tokens each, cut at the
+        best natural boundary that fits (paragraph, line, sentence, word, in
+        that order); without ``overlap`` they join to ``text`` exactly. With
+        ``overlap=k`` each chunk starts about ``k`` tokens before the previous
+        one ended. See :func:`bytepair.chunking.chunk_spans`.
+
+        >>> tok = Tokenizer.train("one two three four " * 20, num_merges=14)
+        >>> list(tok.chunk("one two three four", 2))
+        ['one two', ' three four']
+        """
+        from bytepair.chunking import chunk
+
+        return chunk(self, text, max_tokens, overlap)
+
+    def explain(self, text: str, at: Optional[int] = None) -> Any:
+        """How ``text`` is encoded, step by step (pre-tokens, each merge with
+        its rank and the symbols after it, byte fallback, ids), as seed 001's
+        "Encoding a new word": an :class:`bytepair.explain.Explanation`, which
+        prints as the lesson; its ``ids`` equal ``encode_ordinary(text)``.
+
+        >>> tok = Tokenizer.train(["low", "lower", "lowest"] * 3, model="char", end_of_word="_", num_merges=3,
+        ...                       byte_fallback=True)
+        >>> print(tok.explain("slow ö"))
+        'slow ö' (char model)
+        piece 'slow'
+          s · l · o · w · _
+          merge 1: l + o -> lo
+          s · lo · w · _
+          merge 2: lo + w -> low
+          s · low · _
+          tokens: s · low · _ = ids 4 265 7
+        piece 'ö'
+          ö · _
+          ('ö' is not in the vocabulary: byte fallback <0xC3> <0xB6>)
+          tokens: <0xC3> · <0xB6> · _ = ids 203 190 7
+        >>> tok.explain("slow ö").ids == tok.encode("slow ö")
+        True
+        """
+        from bytepair.explain import explain
+
+        return explain(self, text, at)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of ``text`` that fits in ``max_tokens`` tokens
+        (one more character would not fit). See :func:`bytepair.chunking.truncate`.
+
+        >>> tok = Tokenizer.train("one two three four " * 20, num_merges=14)
+        >>> tok.truncate("one two three four", 3)
+        'one two three'
+        """
+        from bytepair.chunking import truncate
+
+        return truncate(self, text, max_tokens)
 
     def count_batch(self, texts: Sequence[str]) -> List[int]:
         """``count`` of each text, in one parallel pass with the GIL released.

@@ -11,7 +11,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict
 
-from bytepair.commands.serve import IDLE_TIMEOUT, tokenize_reply
+from bytepair.commands.serve import IDLE_TIMEOUT, explain_reply, tokenize_reply
 from bytepair.errors import BytepairError
 from bytepair.tokenizer import Tokenizer
 
@@ -60,7 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
-        if path != "/api/tokenize":
+        if path not in ("/api/tokenize", "/api/explain"):
             self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {path}")
             return
         length = self.headers.get("Content-Length")
@@ -86,7 +86,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, f"unknown tokenizer {name!r}: use one of {', '.join(names)}")
             return
         try:
-            reply = tokenize_reply(self.server.tokenizers, name, data["text"], bool(data.get("special")))
+            if path == "/api/explain":
+                reply = explain_reply(self.server.tokenizers, name, data["text"], data.get("offset"))
+            else:
+                reply = tokenize_reply(self.server.tokenizers, name, data["text"], bool(data.get("special")))
         except BytepairError as e:
             self._error(HTTPStatus.BAD_REQUEST, str(e).splitlines()[0])
             return

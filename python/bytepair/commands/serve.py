@@ -21,10 +21,14 @@ JSON API (what the page uses):
   the first), "special": bool (special-token text as special tokens;
   default false: plain text, as ``count``)}`` -> ``{"tokenizer", "count",
   "chars", "ids", "tokens": [{"id", "text"}], "pieces": [{"text", "ids",
-  "kind"}], "counts": {name: count for every tokenizer}, "unknown": n}``
+  "kind", "start"}], "counts": {name: count for every tokenizer}, "unknown": n}``
   (``unknown``: char-model characters without an id, which ``encode`` would
   refuse; each is counted as one token). A token's ``text`` shows invalid
   UTF-8 (part of a character) as ``\\xNN``.
+- ``POST /api/explain`` with ``{"text", "tokenizer", "offset"}`` -> how the
+  piece holding character ``offset`` is encoded: ``bytepair.explain``'s data
+  plus ``"lesson"``, the text ``bytepair explain`` prints (the page shows it
+  for a clicked token).
 
 Examples::
 
@@ -89,6 +93,8 @@ textarea { width: 100%%; box-sizing: border-box; min-height: 8em; font: 15px ui-
 <div class="tokens panel" id="tokens" title="hover over a token to see its id"></div>
 <h2 style="font-size:1em">ids</h2>
 <div class="ids panel" id="ids"></div>
+<h2 style="font-size:1em">how a clicked token is encoded</h2>
+<pre class="panel" id="explain">click a token</pre>
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);
@@ -103,11 +109,14 @@ function render(data, request) {
   tokens.replaceChildren(); ids.replaceChildren();
   let k = 0;
   for (const p of data.pieces) {
+    const start = p.kind === "marker" ? Math.max(0, p.start - 1) : p.start;  // a marker: its word
     if (p.kind === "gap") { tokens.append(p.text); continue; }
     const cls = "c" + (k %% 5) + (p.kind === "token" ? "" : " " + p.kind);
     const label = p.ids.length ? (p.ids.length > 1 ? "ids " : "id ") + p.ids.join(" ") : "no id";
     const s = span(p.text, cls, label + (p.kind === "special" ? " (special token)" : ""));
     s.dataset.ids = p.ids.join(" ");
+    s.dataset.offset = start;
+    s.addEventListener("click", () => explain(request, start));
     tokens.append(s);
     for (const id of p.ids) { ids.append(span(String(id), "c" + (k %% 5), p.text), " "); }
     k++;
@@ -136,6 +145,16 @@ async function update() {
     if (my === seq) $("status").textContent = "request failed: " + e;
   } finally { clearTimeout(timeout); }
 }
+async function explain(request, offset) {
+  try {
+    const r = await fetch("api/explain", {
+      method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({text: request.text, tokenizer: request.tokenizer, offset: offset}),
+    });
+    const data = await r.json();
+    $("explain").textContent = r.ok ? data.lesson : (data.error || r.statusText);
+  } catch (e) { $("explain").textContent = "request failed: " + e; }
+}
 function schedule() { clearTimeout(timer); timer = setTimeout(update, 60); }
 $("text").addEventListener("input", schedule);
 $("tokenizer").addEventListener("change", update);
@@ -162,10 +181,24 @@ def tokenize_reply(toks: Dict[str, Tokenizer], name: str, text: str, special: bo
                 ids=ids,
                 tokens=[{"id": i, "text": tok.decode_single_token_bytes(i).decode("utf-8", "backslashreplace")}
                         for i in ids],
-                pieces=[{"text": p.text, "ids": p.ids, "kind": p.kind} for p in ps],
+                pieces=[{"text": p.text, "ids": p.ids, "kind": p.kind, "start": p.start} for p in ps],
                 unknown=sum(1 for p in ps if p.kind == "unknown" and not p.ids),
             )
     reply["counts"] = counts
+    return reply
+
+
+def explain_reply(toks: Dict[str, Tokenizer], name: str, text: str, offset: Any) -> Dict[str, Any]:
+    """The answer of ``POST /api/explain``: how the piece of ``text`` that
+    holds the character ``offset`` is encoded (:mod:`bytepair.explain`), as
+    data and as the text ``bytepair explain`` prints."""
+    from bytepair.errors import BytepairError
+
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < max(1, len(text)):
+        raise BytepairError(f"offset must be a character position in the text, got {offset!r}")
+    explanation = toks[name].explain(text, at=offset)
+    reply = explanation.to_dict()
+    reply.update(tokenizer=name, offset=offset, lesson=str(explanation))
     return reply
 
 
