@@ -1,12 +1,22 @@
-"""bytepair's pipeline engine against Hugging Face ``tokenizers`` on the same
-``tokenizer.json`` files (those of tests/test_pipeline_hf.py, fetched by
-scripts/get_tokenizers.py), in one run: encode each document in turn (one
-thread), then the whole list as a batch (``encode_batch``, every core), ids
-checked equal first. Text: tests/data/multilingual.txt and Python's
-reference documentation, cut into documents of about 2 KB.
+"""bytepair against each tokenizer file's own library, side by side:
 
-Usage: ``python benches/bench_pipeline.py [--mb 4] [--repeat 3]``; prints a
-Markdown table (MB/s and bytepair / HF ratios).
+- ``tokenizer.json`` files (those of tests/test_pipeline_hf.py, fetched by
+  scripts/get_tokenizers.py) against Hugging Face ``tokenizers``;
+- SentencePiece BPE ``.model`` files (the five mistral_common ships; v1 is
+  the Llama 2 layout) against ``sentencepiece``;
+- ``tekken.json`` files (mistral_common's) against mistral_common's
+  ``Tekkenizer``;
+
+in one run: encode each document in turn (one thread), then the whole list
+as a batch (every core; ``sentencepiece`` with ``num_threads=-1``,
+``Tekkenizer`` has no batch call), ids checked equal first. Texts
+(``--text``): ``english`` (Python's reference documentation), ``multilingual``
+(tests/data/multilingual.txt, 15 scripts), ``code`` (the Python standard
+library's source), each cut into documents of about 2 KB.
+
+Usage: ``python benches/bench_pipeline.py [--mb 4] [--repeat 3] [--only json,model,tekken]
+[--text english,multilingual,code]``; prints Markdown tables (MB/s and
+bytepair / peer ratios).
 """
 
 from __future__ import annotations
@@ -30,11 +40,24 @@ def _module(path, name):
     return m
 
 
-def documents(mb: float):
+def documents(mb: float, kind: str = "mixed"):
     import pydoc_data.topics
 
-    texts = [open(os.path.join(ROOT, "tests", "data", "multilingual.txt"), encoding="utf-8").read()]
-    texts += [pydoc_data.topics.topics[k] for k in sorted(pydoc_data.topics.topics)]
+    multilingual = open(os.path.join(ROOT, "tests", "data", "multilingual.txt"), encoding="utf-8").read()
+    english = [pydoc_data.topics.topics[k] for k in sorted(pydoc_data.topics.topics)]
+    if kind == "mixed":
+        texts = [multilingual] + english
+    elif kind == "english":
+        texts = english
+    elif kind == "multilingual":
+        texts = [multilingual]
+    elif kind == "code":
+        import glob as _glob
+
+        texts = [open(p, encoding="utf-8", errors="replace").read()
+                 for p in sorted(_glob.glob(os.path.join(os.path.dirname(os.__file__), "*.py")))[:80]]
+    else:
+        raise SystemExit(f"unknown --text {kind!r}")
     whole = "\n".join(texts)
     docs, size, i = [], 0, 0
     while size < mb * 1e6:
@@ -67,43 +90,105 @@ def best(fn, repeat):
     return min(times)
 
 
+def _bench(name, docs, size, repeat, bp_one, peer_one, bp_batch, peer_batch):
+    from bytepair import _core
+
+    def run(one):
+        def f():
+            for d in docs:
+                one(d)
+        return f
+
+    _core.clear_pipeline_caches()
+    r = [best(run(bp_one), repeat), best(run(peer_one), repeat),
+         best(lambda: bp_batch(docs), repeat), best(lambda: peer_batch(docs), repeat) if peer_batch else None]
+    return name, [size / 1e6 / t if t else None for t in r]
+
+
+def json_rows(docs, size, repeat, folder):
+    import tokenizers
+
+    import bytepair
+
+    rows = []
+    for name, path in files(folder).items():
+        bp = bytepair.Tokenizer.load(path)
+        hf = tokenizers.Tokenizer.from_file(path)
+        assert bp.encode_batch(docs) == [e.ids for e in hf.encode_batch(docs, add_special_tokens=False)], name
+        rows.append(_bench(name, docs, size, repeat, bp.encode, lambda d: hf.encode(d, add_special_tokens=False),
+                           bp.encode_batch, lambda ds: hf.encode_batch(ds, add_special_tokens=False)))
+    return rows
+
+
+def mistral_files(pattern):
+    import glob
+
+    import mistral_common
+
+    return sorted(glob.glob(os.path.join(os.path.dirname(mistral_common.__file__), "data", pattern)))
+
+
+def model_rows(docs, size, repeat):
+    import sentencepiece as spm
+
+    import bytepair
+
+    rows = []
+    for path in mistral_files("*.model*"):
+        bp = bytepair.Tokenizer.load(path)
+        sp = spm.SentencePieceProcessor(model_file=path)
+        assert bp.encode_batch(docs) == sp.encode(docs), path
+        rows.append(_bench(os.path.basename(path), docs, size, repeat, bp.encode, sp.encode, bp.encode_batch,
+                           lambda ds: sp.encode(ds, num_threads=-1)))
+    return rows
+
+
+def tekken_rows(docs, size, repeat):
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    import bytepair
+
+    rows = []
+    for path in mistral_files("tekken*.json"):
+        bp = bytepair.Tokenizer.load(path)
+        mt = Tekkenizer.from_file(path)
+        assert [bp.encode_ordinary(d) for d in docs] == [mt.encode(d, bos=False, eos=False) for d in docs], path
+        rows.append(_bench(os.path.basename(path), docs, size, repeat, bp.encode_ordinary,
+                           lambda d: mt.encode(d, bos=False, eos=False), bp.encode_ordinary_batch, None))
+    return rows
+
+
+def table(title, peer, rows):
+    print(f"| {title} | bytepair 1 thread MB/s | {peer} 1 thread MB/s | ratio | bytepair batch MB/s "
+          f"| {peer} batch MB/s | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for name, (a, b, c, d) in rows:
+        batch = f"{d:.1f} | {c / d:.2f}x" if d else "(no batch call) | "
+        print(f"| {name} | {a:.1f} | {b:.1f} | {a / b:.2f}x | {c:.1f} | {batch} |")
+    print()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=float, default=4.0)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="json,model,tekken")
+    ap.add_argument("--text", default="english,multilingual,code")
     args = ap.parse_args(argv)
     import tokenizers
 
-    import bytepair
-    from bytepair import _core
-
-    docs, size = documents(args.mb)
-    rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        for name, path in files(folder).items():
-            bp = bytepair.Tokenizer.load(path)
-            hf = tokenizers.Tokenizer.from_file(path)
-            assert bp.encode_batch(docs) == [e.ids for e in hf.encode_batch(docs, add_special_tokens=False)], name
-
-            def bp_single():
-                for d in docs:
-                    bp.encode(d)
-
-            def hf_single():
-                for d in docs:
-                    hf.encode(d, add_special_tokens=False)
-
-            _core.clear_pipeline_caches()
-            r = [best(bp_single, args.repeat), best(hf_single, args.repeat),
-                 best(lambda: bp.encode_batch(docs), args.repeat),
-                 best(lambda: hf.encode_batch(docs, add_special_tokens=False), args.repeat)]
-            mbs = [size / 1e6 / t for t in r]
-            rows.append((name, mbs))
-    print(f"{size / 1e6:.1f} MB in {len(docs)} documents, {os.cpu_count()} cores, tokenizers {tokenizers.__version__}\n")
-    print("| tokenizer.json | bytepair 1 thread MB/s | HF 1 thread MB/s | ratio | bytepair batch MB/s | HF batch MB/s | ratio |")
-    print("|---|---|---|---|---|---|---|")
-    for name, (a, b, c, d) in rows:
-        print(f"| {name} | {a:.1f} | {b:.1f} | {a / b:.2f}x | {c:.1f} | {d:.1f} | {c / d:.2f}x |")
+    only = args.only.split(",")
+    print(f"{os.cpu_count()} cores, tokenizers {tokenizers.__version__}\n")
+    for kind in args.text.split(","):
+        docs, size = documents(args.mb, kind)
+        print(f"### {kind}: {size / 1e6:.1f} MB in {len(docs)} documents\n")
+        if "json" in only:
+            with tempfile.TemporaryDirectory() as folder:
+                table("tokenizer.json", "HF tokenizers", json_rows(docs, size, args.repeat, folder))
+        if "model" in only:
+            table("SentencePiece .model", "sentencepiece", model_rows(docs, size, args.repeat))
+        if "tekken" in only:
+            table("tekken.json", "mistral_common", tekken_rows(docs, size, args.repeat))
     return 0
 
 

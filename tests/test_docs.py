@@ -39,6 +39,8 @@ MODULES = [
     "bytepair.commands.chunk",
     "bytepair.explain",
     "bytepair.commands.explain",
+    "bytepair.formats.sentencepiece",
+    "bytepair.word_start",
 ]
 
 

@@ -57,7 +57,7 @@ CONFIGS = {
 @functools.lru_cache(maxsize=None)
 def trained(name: str, **extra) -> bytes:
     out = io.BytesIO()
-    opts = dict(CONFIGS.get(name, {}), **extra)
+    opts = dict(CONFIGS.get(name, {}), **{k: list(v) if isinstance(v, tuple) else v for k, v in extra.items()})
     spm.SentencePieceTrainer.train(sentence_iterator=iter(LINES * 3), model_writer=out, model_type="bpe",
                                    vocab_size=1200, minloglevel=3, hard_vocab_limit=False, num_threads=1, **opts)
     return out.getvalue()
@@ -184,7 +184,7 @@ def test_mistral_spec_fields():
 
 
 def test_extensions_are_named():
-    sp = parse_model(trained("user", user_defined_symbols=["<tag>", "ab"], remove_extra_whitespaces=False), "u")
+    sp = parse_model(trained("user", user_defined_symbols=("<tag>", "ab"), remove_extra_whitespaces=False), "u")
     assert any("frozen" in why for why in hf_compatible(sp))
     with pytest.raises(FormatError, match="user-defined pieces"):
         to_hf_json(sp)
@@ -197,7 +197,7 @@ def test_extensions_are_named():
 def test_unigram_refused(tmp_path):
     out = io.BytesIO()
     spm.SentencePieceTrainer.train(sentence_iterator=iter(LINES * 3), model_writer=out, model_type="unigram",
-                                   vocab_size=300, minloglevel=3, hard_vocab_limit=False, num_threads=1)
+                                   vocab_size=1000, minloglevel=3, hard_vocab_limit=False, num_threads=1)
     path = tmp_path / "uni.model"
     path.write_bytes(out.getvalue())
     with pytest.raises(FormatError, match=r"uni.model: a SentencePiece Unigram model; bytepair reads SentencePiece BPE"):

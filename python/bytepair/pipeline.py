@@ -343,6 +343,10 @@ class PipelineTokenizer(Tokenizer):
 
     def to_hf_json(self) -> str:
         """The ``tokenizer.json`` text (Hugging Face loads it with the same ids)."""
+        if (self._description.get("model") or {}).get("type") == "SentencePieceBPE":
+            from bytepair.formats.sentencepiece import hf_description
+
+            return json.dumps(hf_description(self._description), ensure_ascii=False, indent=2)
         return json.dumps(self._description, ensure_ascii=False, indent=2)
 
     def __getstate__(self) -> Dict[str, Any]:

@@ -230,6 +230,7 @@ class Tokenizer:
         progress: Union[None, bool, str, Reporter] = None,
         init: Optional["Tokenizer"] = None,
         max_memory: Union[None, int, str] = None,
+        word_start: Optional[str] = None,
     ) -> "Tokenizer":
         """Train a tokenizer on ``corpus``: a str, an iterable of documents
         (str), a mapping of word counts (each key one word, in its order), or
@@ -262,11 +263,29 @@ class Tokenizer:
         it would not fit. By default the limit is what the process holds
         plus the machine's available memory (``MemAvailable``).
 
+        ``word_start="▁"`` (char model): the SentencePiece-style layout of
+        Llama 2 / Mistral, a word-*start* marker with spaces kept as part of
+        the text, and byte fallback (always: see :mod:`bytepair.word_start`); the result is a
+        pipeline tokenizer whose ``tokenizer.json`` HF and ``transformers``
+        run with the same ids.
+
         >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
         ...                       model="char", end_of_word=None, num_merges=5)
         >>> tok.merges
         [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w'), ('n', 'e')]
+        >>> Tokenizer.train("low lower lowest", model="char", word_start="\u2581", num_merges=5).tokenize("lower")
+        ['▁lower']
         """
+        if word_start is not None:
+            from bytepair import word_start as _ws
+
+            if model != "char" or init is not None or unk_token is not None or pattern != "default" \
+                    or end_of_word_fused:
+                raise TrainingError("word_start= is an option of the char model (model='char'), without "
+                                    "init=, unk_token=, pattern= or end_of_word_fused=")
+            return _ws.train(corpus, vocab_size=vocab_size, num_merges=num_merges, special_tokens=special_tokens,
+                             byte_fallback=True, marker=word_start, min_frequency=min_frequency, tie_break=tie_break,
+                             max_token_length=max_token_length, progress=progress, max_memory=max_memory)
         if init is not None:
             if special_tokens or unk_token is not None or byte_fallback:
                 raise TrainingError("with init=, special tokens and fallback settings come from the initial tokenizer")

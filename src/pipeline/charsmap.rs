@@ -77,6 +77,33 @@ impl CharsMap {
         None
     }
 
+    /// SentencePiece's `NormalizePrefix` rule lookup: the longest key that
+    /// prefixes `key` (darts-clone's `commonPrefixSearch` over raw bytes) as
+    /// (its length, its replacement).
+    pub fn longest_prefix(&self, key: &[u8]) -> Option<(usize, &str)> {
+        let a = &self.array;
+        let mut pos = offset(*a.first()?);
+        let mut best = None;
+        for (i, &c) in key.iter().enumerate() {
+            pos ^= c as usize;
+            let Some(&unit) = a.get(pos) else { break };
+            if label(unit) != c as u32 {
+                break;
+            }
+            pos ^= offset(unit);
+            if has_leaf(unit) {
+                let Some(&leaf) = a.get(pos) else { break };
+                best = Some((i + 1, value(leaf)));
+            }
+        }
+        let (n, index) = best?;
+        if index > self.normalized.len() {
+            return None;
+        }
+        let end = self.normalized[index..].iter().position(|&b| b == 0).map_or(self.normalized.len(), |p| index + p);
+        Some((n, std::str::from_utf8(&self.normalized[index..end]).ok()?))
+    }
+
     /// The replacement of `chunk` (Hugging Face / spm_precompiled: the value
     /// of the shortest key that prefixes it).
     pub fn transform(&self, chunk: &str) -> Option<&str> {

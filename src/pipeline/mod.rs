@@ -17,6 +17,7 @@ pub mod normalized;
 pub mod normalizer;
 pub mod post_processor;
 pub mod pre_tokenizer;
+pub mod sentencepiece;
 pub mod spec;
 
 use crate::error::{Error, Result};
@@ -43,6 +44,8 @@ pub struct Pipeline {
     pub added: AddedTokens,
     post: Option<PostProcessor>,
     decoder: Option<Decoder>,
+    /// a SentencePiece model: encoding and decoding are sentencepiece's own
+    sp: Option<sentencepiece::SentencePiece>,
     byte_level: bool,
     needs_alignments: bool,
     n_vocab: usize,
@@ -74,6 +77,7 @@ impl Pipeline {
         let added = AddedTokens::new(&spec.added_tokens, &model, normalizer.as_ref())?;
         let post = spec.post_processor.clone().map(PostProcessor);
         let decoder = spec.decoder.as_ref().map(|d| Decoder::new(d, regexes)).transpose()?;
+        let sp = spec.sentencepiece.as_ref().map(sentencepiece::SentencePiece::new).transpose()?;
         let byte_level = pre_tokenizer.as_ref().is_some_and(|p| p.is_byte_level())
             || matches!(decoder, Some(Decoder::ByteLevel));
         let needs_alignments = pre_tokenizer.as_ref().is_some_and(|p| p.needs_alignments());
@@ -87,6 +91,7 @@ impl Pipeline {
             added,
             post,
             decoder,
+            sp,
             byte_level,
             needs_alignments,
             n_vocab: max_model.max(max_added),
@@ -105,6 +110,16 @@ impl Pipeline {
     /// `ordinary` leaves special added tokens unmatched (their text is
     /// encoded as text); `track` computes byte offsets into `text`.
     pub fn encode(&self, text: &str, add_special_tokens: bool, ordinary: bool, track: bool) -> Result<Encoding> {
+        if let Some(sp) = &self.sp {
+            // sentencepiece never matches control pieces in text
+            let e = sp.encode(text, track)?;
+            let (mut ids, mut offsets) = (e.ids, e.offsets);
+            if let Some(p) = &self.post {
+                // a .model file's post-processor only puts BOS first: no offsets to trim
+                (ids, offsets) = p.process(ids, offsets, add_special_tokens, track, &|_, _, _| {});
+            }
+            return Ok(Encoding { ids, offsets });
+        }
         let segments =
             self.added.extract_and_normalize(text, self.normalizer.as_ref(), track || self.needs_alignments, ordinary)?;
         let mut ids = Vec::with_capacity(text.len() / 3 + 4);
@@ -249,6 +264,9 @@ impl Pipeline {
     /// HF's `decode(ids, skip_special_tokens)`. Unlike HF (which drops them),
     /// ids outside the vocabulary raise `UnknownToken`.
     pub fn decode(&self, ids: &[u32], skip_special: bool) -> Result<String> {
+        if let Some(sp) = &self.sp {
+            return sp.decode(ids, skip_special);
+        }
         let tokens = self.tokens(ids, skip_special)?;
         match &self.decoder {
             Some(d) => Ok(d.decode_chain(tokens)?.concat()),

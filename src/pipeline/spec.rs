@@ -126,6 +126,10 @@ pub struct Spec {
     pub added_tokens: Vec<AddedTokenSpec>,
     pub post_processor: Option<PostSpec>,
     pub decoder: Option<DecoderSpec>,
+    /// a SentencePiece `.model` run as sentencepiece runs it (model type
+    /// `SentencePieceBPE`; see `sentencepiece.rs`): normalizer, model and
+    /// decoder are then its own, the fields above only list its vocabulary
+    pub sentencepiece: Option<super::sentencepiece::SpSpec>,
 }
 
 fn fail(msg: impl Into<String>) -> Error {
@@ -581,6 +585,28 @@ impl Spec {
 
     pub fn from_value(v: &Value) -> Result<Spec> {
         let m = obj(v, "tokenizer.json")?;
+        if let Some(sp) = super::sentencepiece::parse(m)? {
+            let vocab = sp.pieces.iter().enumerate().map(|(i, (p, _, _))| (p.clone(), i as u32)).collect();
+            return Ok(Spec {
+                normalizer: None,
+                pre_tokenizer: None,
+                model: BpeSpec {
+                    vocab,
+                    merges: Vec::new(),
+                    dropout: None,
+                    unk_token: None,
+                    continuing_subword_prefix: None,
+                    end_of_word_suffix: None,
+                    fuse_unk: false,
+                    byte_fallback: false,
+                    ignore_merges: false,
+                },
+                added_tokens: added_tokens(m.get("added_tokens"))?,
+                post_processor: post_processor(m.get("post_processor").unwrap_or(&Value::Null), "post_processor", 0)?,
+                decoder: None,
+                sentencepiece: Some(sp),
+            });
+        }
         Ok(Spec {
             normalizer: normalizer(m.get("normalizer").unwrap_or(&Value::Null), "normalizer", 0)?,
             pre_tokenizer: pre_tokenizer(m.get("pre_tokenizer").unwrap_or(&Value::Null), "pre_tokenizer", 0)?,
@@ -588,6 +614,7 @@ impl Spec {
             added_tokens: added_tokens(m.get("added_tokens"))?,
             post_processor: post_processor(m.get("post_processor").unwrap_or(&Value::Null), "post_processor", 0)?,
             decoder: decoder(m.get("decoder").unwrap_or(&Value::Null), "decoder", 0)?,
+            sentencepiece: None,
         })
     }
 }

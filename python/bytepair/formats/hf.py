@@ -248,7 +248,7 @@ def _char_json(tok: Any) -> Dict[str, Any]:
 def to_json(tok: Any) -> Dict[str, Any]:
     """The ``tokenizer.json`` content of ``tok`` as a dict."""
     if getattr(tok, "model", None) == "pipeline":
-        return tok.description()
+        return json.loads(tok.to_hf_json())  # a SentencePiece model: HF components, or refused
     return _byte_json(tok) if tok.model == "byte" else _char_json(tok)
 
 

@@ -149,6 +149,8 @@ class SentencePieceModel:
     split_digits: bool = False
     max_piece_length: int = 16
     denormalizer_charsmap: bytes = b""
+    bos_id: int = 1
+    eos_id: int = 2
     trainer: Dict[str, Any] = field(default_factory=dict)
 
 
@@ -205,6 +207,7 @@ def parse_model(data: bytes, path: str = "<bytes>") -> SentencePieceModel:
     sp.split_by_number = ts.split_by_number
     sp.split_digits = ts.split_digits
     sp.max_piece_length = ts.max_sentencepiece_length
+    sp.bos_id, sp.eos_id = ts.bos_id, ts.eos_id
     sp.trainer = {f.name: v for f, v in ts.ListFields()}
     sp.normalizer_name = _utf8(ns.name, "normalizer name", path)
     sp.precompiled_charsmap = bytes(ns.precompiled_charsmap)
@@ -433,8 +436,8 @@ def _sp_utf8(data: bytes) -> str:
     """UTF-8 as SentencePiece decodes byte pieces: a character at a time, each
     byte that does not start a valid character is one U+FFFD.
 
-    >>> _sp_utf8(b"a\\xe2\\x82b")
-    'a\ufffd\ufffdb'
+    >>> _sp_utf8(b"a\\xe2\\x82b"), _sp_utf8(b"\\xe0a")
+    ('a\ufffd\ufffdb', '\ufffda')
     """
     out = []
     i = 0
@@ -442,11 +445,13 @@ def _sp_utf8(data: bytes) -> str:
         b = data[i]
         n = 1 if b < 0x80 else 2 if 0xC2 <= b < 0xE0 else 3 if 0xE0 <= b < 0xF0 else 4 if 0xF0 <= b < 0xF5 else 0
         try:
-            out.append(data[i:i + n].decode("utf-8") if n and i + n <= len(data) else "\ufffd")
+            if not n or i + n > len(data):
+                raise UnicodeDecodeError("utf-8", data, i, i + 1, "truncated")
+            out.append(data[i:i + n].decode("utf-8"))
         except UnicodeDecodeError:
-            n = 0
+            n = 1  # one U+FFFD per byte that starts no valid character
             out.append("\ufffd")
-        i += n or 1
+        i += n
     return "".join(out)
 
 
@@ -517,20 +522,113 @@ def looks_like_model(head: bytes) -> bool:
     return i + 1 < len(head) and head[i + 1] == 0x0A
 
 
-def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any] = None) -> Any:
-    """``Tokenizer.load`` of a ``.model`` file. The file is read and checked
-    (so a Unigram model or a broken file is refused with its own message);
-    running it needs the pipeline engine, which this build does not have yet:
-    :func:`to_hf_json` gives the description that engine runs.
+def to_pipeline(sp: SentencePieceModel) -> Dict[str, Any]:
+    """The description bytepair's engine runs for ``sp``: sentencepiece's own
+    normalizer, BPE and decoder (``SentencePiece`` / ``SentencePieceBPE``
+    components, see ``src/pipeline/sentencepiece.rs``); control and unknown
+    pieces listed as special added tokens (never matched in text, as in
+    sentencepiece); ``add_special_tokens=True`` puts the BOS piece first
+    (sentencepiece's ``add_bos=True``).
+
+    >>> sp = SentencePieceModel(pieces=["<unk>", "<s>", "\u2581a"], scores=[0, 0, -1], types=[2, 3, 1])
+    >>> d = to_pipeline(sp)
+    >>> d["model"]["pieces"][2], d["normalizer"]["type"], [t["content"] for t in d["added_tokens"]]
+    (['▁a', -1.0, 1], 'SentencePiece', ['<unk>', '<s>'])
     """
+    if sp.denormalizer_charsmap:
+        raise FormatError("a SentencePiece model with a denormalizer is not supported")
+    added = [{"id": i, "content": p, "single_word": False, "lstrip": False, "rstrip": False,
+              "normalized": False, "special": True}
+             for i, (p, t) in enumerate(zip(sp.pieces, sp.types)) if t in (SP_CONTROL, SP_UNKNOWN)]
+    post = None
+    if 0 <= sp.bos_id < len(sp.pieces) and sp.types[sp.bos_id] == SP_CONTROL:
+        bos = sp.pieces[sp.bos_id]
+        post = {"type": "TemplateProcessing",
+                "single": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+                "pair": [{"SpecialToken": {"id": bos, "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                         {"SpecialToken": {"id": bos, "type_id": 1}}, {"Sequence": {"id": "B", "type_id": 1}}],
+                "special_tokens": {bos: {"id": bos, "ids": [sp.bos_id], "tokens": [bos]}}}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": {
+            "type": "SentencePiece",
+            "precompiled_charsmap": base64.b64encode(sp.precompiled_charsmap).decode("ascii"),
+            "add_dummy_prefix": sp.add_dummy_prefix,
+            "remove_extra_whitespaces": sp.remove_extra_whitespaces,
+            "escape_whitespaces": sp.escape_whitespaces,
+            "treat_whitespace_as_suffix": sp.treat_whitespace_as_suffix,
+        },
+        "pre_tokenizer": None,
+        "post_processor": post,
+        "decoder": {"type": "SentencePiece"},
+        "model": {
+            "type": "SentencePieceBPE",
+            "pieces": [[p, float(s), t] for p, s, t in zip(sp.pieces, sp.scores, sp.types)],
+            "byte_fallback": sp.byte_fallback,
+            "unk_surface": sp.unk_surface,
+        },
+    }
+
+
+def from_pipeline(desc: Dict[str, Any]) -> SentencePieceModel:
+    """The model back from :func:`to_pipeline`'s description.
+
+    >>> sp = SentencePieceModel(pieces=["<unk>", "a"], scores=[0.0, -1.0], types=[2, 1], add_dummy_prefix=False)
+    >>> back = from_pipeline(to_pipeline(sp))
+    >>> back.pieces, back.types, back.add_dummy_prefix
+    (['<unk>', 'a'], [2, 1], False)
+    """
+    m, n = desc["model"], desc.get("normalizer") or {}
+    pieces = [p for p, _, _ in m["pieces"]]
+    types = [int(t) for _, _, t in m["pieces"]]
+    post = desc.get("post_processor") or {}
+    bos = [v["ids"][0] for v in (post.get("special_tokens") or {}).values()]
+    return SentencePieceModel(
+        pieces=pieces, scores=[float(s) for _, s, _ in m["pieces"]], types=types,
+        byte_fallback=bool(m.get("byte_fallback")), unk_id=types.index(SP_UNKNOWN) if SP_UNKNOWN in types else 0,
+        unk_surface=m.get("unk_surface", " \u2047 "),
+        precompiled_charsmap=base64.b64decode(n.get("precompiled_charsmap") or ""),
+        add_dummy_prefix=n.get("add_dummy_prefix", True), remove_extra_whitespaces=n.get("remove_extra_whitespaces", True),
+        escape_whitespaces=n.get("escape_whitespaces", True),
+        treat_whitespace_as_suffix=n.get("treat_whitespace_as_suffix", False),
+        bos_id=bos[0] if bos else -1)
+
+
+def hf_description(desc: Dict[str, Any]) -> Dict[str, Any]:
+    """Hugging Face's components for the model of :func:`to_pipeline`'s
+    description (with its BOS post-processor), or :class:`FormatError`
+    naming what they cannot run (:func:`hf_compatible`)."""
+    out = to_hf_json(from_pipeline(desc))
+    out["post_processor"] = desc.get("post_processor")
+    return out
+
+
+def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any] = None) -> Any:
+    """``Tokenizer.load`` of a ``.model`` file: a pipeline tokenizer that
+    encodes, decodes and gives offsets as ``sentencepiece`` does. A Unigram
+    model or a broken file is refused with its own message.
+    ``to_hf_json()`` of the result writes Hugging Face components when they
+    can run the model exactly (:func:`hf_compatible`), else refuses.
+    """
+    from bytepair.pipeline import PipelineTokenizer
+
     path = os.fspath(path)
     sp = read_model(path)
     if pattern is not None:
         raise FormatError(f"{path}: a SentencePiece model has no pre-tokenizer pattern; pattern= does not apply")
-    raise FormatError(
-        f"{path}: a SentencePiece BPE model ({len(sp.pieces)} pieces) is read, but this build cannot run it yet "
-        "(bytepair.formats.sentencepiece.to_hf_json gives its pipeline description)"
-    )
+    if special_tokens:
+        raise FormatError(f"{path}: a SentencePiece model's special tokens are its control pieces; "
+                          "special_tokens= does not apply")
+    try:
+        desc = to_pipeline(sp)
+    except FormatError as e:
+        raise FormatError(f"{path}: {e}") from None
+    tok = PipelineTokenizer._from_description(desc, path)
+    tok._sentencepiece = sp
+    return tok
 
 
 def save(tok: Any, path: str) -> None:
