@@ -142,7 +142,8 @@ fn needs_backtracking(e: &Expr) -> bool {
 /// Whether matching `e` involves a choice the VM may revisit.
 fn has_choice(e: &Expr) -> bool {
     match e {
-        Expr::AtomicGroup(_) => false,
+        // zero-width and atomic in fancy-regex: a choice inside does not change what the repetition consumes
+        Expr::AtomicGroup(_) | Expr::LookAround(..) => false,
         Expr::Repeat { lo, hi, .. } if hi > lo => true,
         Expr::Alt(items) if items.len() > 1 => true,
         // a subroutine call or conditional can re-enter anything
@@ -232,7 +233,7 @@ mod tests {
             assert!(matches!(check(p, "test"), Err(Error::Pattern(_))), "{p}");
         }
         // the regex crate runs these in linear time
-        for p in [r"(a+)+$", r"(a|a)*b", r"(?:(?>a+))+(?=b)"] {
+        for p in [r"(a+)+$", r"(a|a)*b", r"(?:(?>a+))+(?=b)", r"(?:(?!(?:ab|c+))[\s\S])+"] {
             check(p, "test").unwrap();
         }
     }

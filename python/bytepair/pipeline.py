@@ -34,7 +34,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from bytepair import _core
 from bytepair._io import atomic_write_text
-from bytepair.errors import FormatError, TrainingError
+from bytepair.errors import FormatError, PatternError, TrainingError
 from bytepair.tokenizer import Tokenizer, _check_ids, _check_text, _replace_surrogates, _surrogate_safe
 
 WHAT = "a Hugging Face tokenizer.json"
@@ -83,8 +83,8 @@ class PipelineTokenizer(Tokenizer):
         text = json.dumps(desc, ensure_ascii=False)
         try:
             core = _core.CorePipeline(text, regexes)
-        except FormatError as e:
-            raise FormatError(f"{path}: {e}") from None
+        except (FormatError, PatternError) as e:  # a regex refused at load names the file too
+            raise type(e)(f"{path}: {e}") from None
         tok = cls()
         tok._pipeline = core
         tok._description = dict(desc)
@@ -139,6 +139,25 @@ class PipelineTokenizer(Tokenizer):
             return self._pipeline.encode_batch(texts, False, True)
         except UnicodeEncodeError:
             return self._pipeline.encode_batch([_replace_surrogates(t) for t in texts], False, True)
+
+    def count(self, text: str) -> int:
+        """Number of tokens of ``text`` (``len(encode_ordinary(text))``:
+        special-token text counts as text).
+
+        >>> from_hf_json('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}'
+        ...              ).count("abba")
+        3
+        """
+        return len(self.encode_ordinary(text))
+
+    def count_batch(self, texts: Sequence[str]) -> List[int]:
+        """``count`` of each text, in parallel.
+
+        >>> from_hf_json('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}'
+        ...              ).count_batch(["ab", "", "ba"])
+        [1, 0, 2]
+        """
+        return [len(ids) for ids in self.encode_ordinary_batch(texts)]
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the
