@@ -47,6 +47,8 @@ def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
 
     if isinstance(node, dict):
         for k, v in node.items():
+            if k in ("vocab", "merges") and where in ("model", ""):
+                continue  # tokens, never patterns (a walk over millions of them took most of a big file's load)
             if k == "Regex" and isinstance(v, str):
                 if v not in out:
                     try:
