@@ -26,6 +26,7 @@ variant are written there (JSON) as the run goes.
 
     python fuzz/fuzz_pipelines.py all -runs=100000
     python fuzz/fuzz_pipelines.py sentencepiece -max_total_time=600 /tmp/corpus
+    python fuzz/fuzz_pipelines.py all crash-<sha1>    # replay an input
 """
 
 from __future__ import annotations
@@ -168,6 +169,8 @@ def main() -> None:
     if not corpora:
         corpora = [str(work / "corpus")]
     for corpus in corpora:
+        if os.path.isfile(corpus):  # inputs to run once each (libFuzzer's replay of crash files)
+            continue
         os.makedirs(corpus, exist_ok=True)
         if not os.listdir(corpus):
             for k, v in enumerate(variants):

@@ -35,3 +35,19 @@ def test_atheris_fuzzes_pipeline_loaders(tmp_path, record_property):
     per_variant = json.loads(counts.read_text())
     assert set(per_variant) == {"hf-pipeline", "hf-metaspace", "hf-legacy", "sentencepiece", "tekken"}, per_variant
     record_property("fuzz_inputs", {f"{v} (atheris)": n for v, n in per_variant.items()})
+
+
+REGRESSIONS = sorted((pathlib.Path(__file__).resolve().parent / "data" / "fuzz_pipelines").iterdir())
+
+
+def test_crashes_found_stay_fixed(tmp_path):
+    """Every input the fuzzer crashed on (tests/data/fuzz_pipelines; the
+    first byte picks the variant as in ``all``), run again through the
+    harness: libFuzzer runs the given files once each and fails on a crash.
+    pipeline-count-*: ``count`` of a pipeline tokenizer raised
+    AttributeError (it went to a core that pipelines do not have)."""
+    assert REGRESSIONS
+    proc = subprocess.run([sys.executable, str(HARNESS), "all", *map(str, REGRESSIONS)], capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path, env=dict(os.environ, TMPDIR=str(tmp_path)))
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    assert proc.stderr.count("Executed ") == len(REGRESSIONS), proc.stderr[-2000:]
