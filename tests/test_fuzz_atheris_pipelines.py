@@ -15,7 +15,8 @@ import re
 import subprocess
 import sys
 
-import atheris  # noqa: F401  (the test extra installs it: a missing one fails here, never skips)
+import atheris  # noqa: F401
+import pytest  (the test extra installs it: a missing one fails here, never skips)
 
 HARNESS = pathlib.Path(__file__).resolve().parents[1] / "fuzz" / "fuzz_pipelines.py"
 RUNS = int(os.environ.get("FUZZ_ATHERIS_RUNS", "500"))
@@ -37,17 +38,26 @@ def test_atheris_fuzzes_pipeline_loaders(tmp_path, record_property):
     record_property("fuzz_inputs", {f"{v} (atheris)": n for v, n in per_variant.items()})
 
 
-REGRESSIONS = sorted((pathlib.Path(__file__).resolve().parent / "data" / "fuzz_pipelines").iterdir())
+DATA = pathlib.Path(__file__).resolve().parent / "data"
 
 
-def test_crashes_found_stay_fixed(tmp_path):
-    """Every input the fuzzer crashed on (tests/data/fuzz_pipelines; the
-    first byte picks the variant as in ``all``), run again through the
-    harness: libFuzzer runs the given files once each and fails on a crash.
-    pipeline-count-*: ``count`` of a pipeline tokenizer raised
-    AttributeError (it went to a core that pipelines do not have)."""
-    assert REGRESSIONS
-    proc = subprocess.run([sys.executable, str(HARNESS), "all", *map(str, REGRESSIONS)], capture_output=True,
+@pytest.mark.parametrize("harness, folder", [(HARNESS, "fuzz_pipelines"),
+                                             (HARNESS.parent / "fuzz_loaders.py", "fuzz_loaders")])
+def test_crashes_found_stay_fixed(tmp_path, harness, folder):
+    """Every input a fuzzer crashed on (tests/data/fuzz_*; the first byte
+    picks the variant as in ``all``), run again through its harness:
+    libFuzzer runs the given files once each and fails on a crash.
+
+    - fuzz_pipelines/pipeline-count-*: ``count`` of a pipeline tokenizer
+      raised AttributeError (it went to a core that pipelines do not have);
+    - fuzz_loaders/pipeline-encode-allowed-special-*: a mutated
+      tokenizer.json loaded as a pipeline, whose ``encode`` refused
+      ``allowed_special`` (TypeError) and whose ``to_dict`` could not go
+      back through ``Tokenizer.from_dict`` (KeyError).
+    """
+    inputs = sorted((DATA / folder).iterdir())
+    assert inputs
+    proc = subprocess.run([sys.executable, str(harness), "all", *map(str, inputs)], capture_output=True,
                           text=True, timeout=600, cwd=tmp_path, env=dict(os.environ, TMPDIR=str(tmp_path)))
     assert proc.returncode == 0, proc.stderr[-5000:]
-    assert proc.stderr.count("Executed ") == len(REGRESSIONS), proc.stderr[-2000:]
+    assert proc.stderr.count("Executed ") == len(inputs), proc.stderr[-2000:]

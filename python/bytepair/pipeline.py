@@ -34,7 +34,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from bytepair import _core
 from bytepair._io import atomic_write_text
-from bytepair.errors import FormatError, PatternError, TrainingError
+from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, PatternError, TrainingError
 from bytepair.tokenizer import Tokenizer, _check_ids, _check_text, _replace_surrogates, _surrogate_safe
 
 WHAT = "a Hugging Face tokenizer.json"
@@ -111,9 +111,41 @@ class PipelineTokenizer(Tokenizer):
 
     # ------------------------------------------------------------------ encoding
 
-    def encode(self, text: str, *, add_special_tokens: bool = False) -> List[int]:  # type: ignore[override]
-        """Ids of ``text`` as Hugging Face's ``encode(text, add_special_tokens)``."""
-        return _surrogate_safe(self._pipeline.encode, text, bool(add_special_tokens), False)
+    def encode(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
+               allowed_special: Any = None, disallowed_special: Any = None) -> List[int]:
+        """Ids of ``text`` as Hugging Face's ``encode(text, add_special_tokens)``.
+
+        ``allowed_special`` / ``disallowed_special`` are accepted as by the
+        other models, for code written for any ``Tokenizer``: special-token
+        text in ``disallowed_special`` (``"all"``: every special token not
+        allowed) raises ``DisallowedSpecialError``; with
+        ``allowed_special="all"`` special tokens are matched, with neither
+        allowed nor disallowed they are text (``encode_ordinary``). A
+        pipeline matches all its special tokens or none: another
+        ``allowed_special`` is refused. Without either argument, special
+        tokens are matched, as in Hugging Face.
+
+        >>> tok = from_hf_json('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},'
+        ...                    ' "added_tokens": [{"id": 2, "content": "<s>", "special": true}]}')
+        >>> tok.encode("a<s>"), tok.encode("a<s>", allowed_special="all")
+        ([0, 2], [0, 2])
+        >>> tok.encode("a<s>", disallowed_special="all")
+        Traceback (most recent call last):
+        ...
+        bytepair.errors.DisallowedSpecialError: Encountered text corresponding to disallowed special token '<s>'.
+        """
+        if allowed_special is None and disallowed_special is None:
+            return _surrogate_safe(self._pipeline.encode, text, bool(add_special_tokens), False)
+        specials = set(self.special_tokens)
+        allowed = specials if allowed_special == "all" else set(allowed_special or ())
+        if allowed and allowed != specials:
+            raise BytepairError("a pipeline matches all its special tokens or none: use allowed_special='all' "
+                                "or leave it empty")
+        disallowed = (specials if disallowed_special == "all" else set(disallowed_special or ())) - allowed
+        for token in sorted(disallowed):
+            if token in text:
+                raise DisallowedSpecialError(f"Encountered text corresponding to disallowed special token {token!r}.")
+        return _surrogate_safe(self._pipeline.encode, text, bool(add_special_tokens), not allowed)
 
     def encode_ordinary(self, text: str) -> List[int]:
         """Ids of ``text`` with special added tokens' text encoded as text."""

@@ -1101,7 +1101,12 @@ class Tokenizer:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Tokenizer":
-        """Rebuild from :meth:`to_dict`'s description (validated by the caller)."""
+        """Rebuild from :meth:`to_dict`'s description (validated by the caller);
+        a pipeline's description gives a ``PipelineTokenizer``."""
+        if d.get("model") == "pipeline" and not hasattr(cls, "_from_description"):
+            from bytepair.pipeline import PipelineTokenizer  # imports this module: imported here
+
+            return PipelineTokenizer.from_dict(d)
         tok = cls()
         tok.model = d["model"]
         tok.pattern = d["pattern"]
