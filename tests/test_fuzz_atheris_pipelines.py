@@ -15,8 +15,8 @@ import re
 import subprocess
 import sys
 
-import atheris  # noqa: F401
-import pytest  (the test extra installs it: a missing one fails here, never skips)
+import atheris  # noqa: F401  (the test extra installs it: a missing one fails here, never skips)
+import pytest
 
 HARNESS = pathlib.Path(__file__).resolve().parents[1] / "fuzz" / "fuzz_pipelines.py"
 RUNS = int(os.environ.get("FUZZ_ATHERIS_RUNS", "500"))
