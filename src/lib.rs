@@ -15,6 +15,7 @@ pub mod parallel;
 pub mod pipeline;
 pub mod piece_cache;
 pub mod pretokenize;
+pub mod regex_guard;
 pub mod special;
 pub mod tokenizer;
 pub mod train;

@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::lexer::Preset;
-use fancy_regex::Regex;
+use crate::regex_guard::GuardedRegex;
 
 /// tiktoken's patterns that have a hand-written lexer (see `lexer.rs`).
 pub const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
@@ -21,7 +21,7 @@ pub enum Pretokenizer {
     Whitespace,
     /// A preset pattern, matched by its hand-written lexer.
     Lexer(Preset),
-    Regex(Regex),
+    Regex(GuardedRegex),
 }
 
 /// Longest regex pattern accepted (bytes).
@@ -47,9 +47,7 @@ impl Pretokenizer {
                 "the regex pattern is {} bytes long; at most {MAX_PATTERN_BYTES} are allowed",
                 p.len()
             ))),
-            Some(p) => Regex::new(p)
-                .map(Pretokenizer::Regex)
-                .map_err(|e| Error::Pattern(format!("invalid regex pattern {p:?}: {e}"))),
+            Some(p) => GuardedRegex::new(p, "pattern").map(Pretokenizer::Regex),
         }
     }
 
@@ -64,17 +62,11 @@ impl Pretokenizer {
                 preset.for_each_word(text, f);
                 Ok(())
             }
-            Pretokenizer::Regex(re) => {
-                for m in re.find_iter(text) {
-                    let m = m.map_err(|e| {
-                        Error::Pattern(format!("regex failed while splitting text: {e}"))
-                    })?;
-                    if !m.as_str().is_empty() {
-                        f(m.as_str());
-                    }
+            Pretokenizer::Regex(re) => re.for_each_match(text, |s, e| {
+                if s < e {
+                    f(&text[s..e]);
                 }
-                Ok(())
-            }
+            }),
         }
     }
 

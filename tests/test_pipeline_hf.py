@@ -146,14 +146,19 @@ def test_unsupported_components_are_named_in_one_line(published, tmp_path, chang
 
 
 def test_catastrophic_regex_is_a_clear_error():
-    """A Split regex that backtracks without end stops with a PatternError."""
+    """A Split regex that backtracks without end is refused at load (a
+    repeated alternation in a backtracking pattern, issue 17); one that
+    backtracks polynomially stops with a PatternError while encoding."""
     from bytepair import PatternError
 
     desc = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []},
             "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a|aa)+(?=b)c"}, "behavior": "Isolated", "invert": False}}
+    with pytest.raises(PatternError, match="backtrack"):
+        from_hf_json(json.dumps(desc))
+    desc["pre_tokenizer"]["pattern"]["Regex"] = "a*a*a*a*(?=b)c|a"
     tok = from_hf_json(json.dumps(desc))
     with pytest.raises(PatternError, match="backtrack"):
-        tok.encode("a" * 60)
+        tok.encode("a" * 3000)
 
 
 def test_untrusted_charsmap_is_refused():

@@ -36,7 +36,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 
 from bytepair import _core
 from bytepair._io import atomic_write_text
-from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, TrainingError
+from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, PatternError, TrainingError
 from bytepair.tokenizer import Tokenizer, _check_ids, _check_text, _replace_surrogates, _surrogate_safe
 
 WHAT = "a Hugging Face tokenizer.json"
@@ -59,6 +59,8 @@ def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
 
     if isinstance(node, dict):
         for k, v in node.items():
+            if k in ("vocab", "merges") and where in ("model", ""):
+                continue  # tokens, never patterns (a walk over millions of them took most of a big file's load)
             if k == "Regex" and isinstance(v, str):
                 if v not in out:
                     try:
@@ -95,8 +97,8 @@ class PipelineTokenizer(Tokenizer):
         text = json.dumps(desc, ensure_ascii=False)
         try:
             core = _core.CorePipeline(text, regexes)
-        except FormatError as e:
-            raise FormatError(f"{path}: {e}") from None
+        except (FormatError, PatternError) as e:  # a regex refused at load names the file too
+            raise type(e)(f"{path}: {e}") from None
         tok = cls()
         tok._pipeline = core
         tok._description = dict(desc)
