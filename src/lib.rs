@@ -12,6 +12,7 @@ pub mod encode;
 pub mod error;
 pub mod lexer;
 pub mod parallel;
+pub mod parity;
 pub mod pipeline;
 pub mod piece_cache;
 pub mod pretokenize;

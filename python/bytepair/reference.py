@@ -40,7 +40,7 @@ from bytepair.errors import (
 from bytepair.patterns import resolve_pattern
 
 MODELS = ("char", "byte")
-TIE_BREAKS = ("first", "alphabetical", "pair-id")
+TIE_BREAKS = ("first", "alphabetical", "pair-id", "max-string")
 _DEFAULT = object()  # stands for "the model's default pattern" in train()
 
 
@@ -251,6 +251,22 @@ def _codes(token):
     return list(token) if isinstance(token, bytes) else [ord(c) for c in token]
 
 
+def _gpt2_chars():
+    """GPT-2's byte -> printable character map (HF ByteLevel): printable bytes are themselves"""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    extra = [b for b in range(256) if b not in keep]
+    return {b: chr(c) for b, c in zip(keep + extra, keep + [256 + i for i in range(len(extra))])}
+
+
+_GPT2_CHARS = _gpt2_chars()
+
+
+def _printable(token):
+    """a token as HF's vocabulary prints it: str as is, bytes through GPT-2's map, e.g.
+    _printable(b" a") -> "Ġa" """
+    return "".join(_GPT2_CHARS[b] for b in token) if isinstance(token, bytes) else token
+
+
 def best_pair(counts, tie_break="first", ids=None):
     """
     the pair to merge next: the highest count, ties broken by tie_break, e.g. with
@@ -258,6 +274,8 @@ def best_pair(counts, tie_break="first", ids=None):
     "first" -> ("c", "d")          (dict order = order of first occurrence)
     "alphabetical" -> ("a", "b")   (max of (count, [-ord(c) for c in left + right]))
     "pair-id" -> ("a", "b")        (smallest (left id, right id); ids maps symbol -> id)
+    "max-string" -> ("c", "d")     (greatest (left, right) as strings: subword-nmt's learn_bpe and
+                                    HF's ParityBpeTrainer; bytes compare in their GPT-2 printable form)
     pairs still tied after "alphabetical" fall back to "first" (max keeps the first).
     """
     if tie_break == "first":
@@ -266,6 +284,8 @@ def best_pair(counts, tie_break="first", ids=None):
         return max(counts, key=lambda p: (counts[p], [-c for c in _codes(p[0] + p[1])]))
     if tie_break == "pair-id":
         return max(counts, key=lambda p: (counts[p], -ids[p[0]], -ids[p[1]]))
+    if tie_break == "max-string":
+        return max(counts, key=lambda p: (counts[p], _printable(p[0]), _printable(p[1])))
     raise TrainingError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
 
 

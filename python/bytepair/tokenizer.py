@@ -27,7 +27,7 @@ SpecialTokens = Union[Sequence[str], Mapping[str, int]]
 AllOr = Union[Literal["all"], Collection[str]]
 
 MODELS = ("byte", "char")
-TIE_BREAKS = ("first", "alphabetical", "pair-id")
+TIE_BREAKS = ("first", "alphabetical", "pair-id", "max-string")
 _BATCH_BYTES = 8 << 20  # documents are handed to the core in blocks of about this size
 
 
@@ -286,7 +286,9 @@ class Tokenizer:
             raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
         parse_memory(max_memory)  # a bad value fails before counting
         if tie_break not in TIE_BREAKS:
-            raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
+            raise TrainingError(
+                f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical', 'pair-id' or 'max-string'"
+            )
         for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
@@ -562,6 +564,151 @@ class Tokenizer:
 
         return train_from_files(paths, model, client=client, field=field, column=column, max_bytes=max_bytes,
                                 errors=errors, **options)
+
+    @classmethod
+    def train_parity(
+        cls,
+        corpora: Union[Mapping[str, Corpus], Sequence[Corpus]],
+        dev: Union[None, Mapping[str, Corpus], Sequence[Corpus]] = None,
+        ratio: Union[None, Mapping[str, float], Sequence[float]] = None,
+        *,
+        variant: str = "base",
+        global_merges: int = 0,
+        window_size: int = 100,
+        alpha: float = 2.0,
+        model: str = "byte",
+        vocab_size: Optional[int] = None,
+        num_merges: Optional[int] = None,
+        min_frequency: int = 1,
+        pattern: Optional[str] = "default",
+        end_of_word: Optional[str] = "</w>",
+        end_of_word_fused: bool = False,
+        tie_break: str = "max-string",
+        special_tokens: SpecialTokens = (),
+        max_token_length: Optional[int] = None,
+        progress: Union[None, bool, str, Reporter] = None,
+    ) -> "Tokenizer":
+        """Parity-aware BPE (arXiv 2508.04796; Hugging Face's ``ParityBpeTrainer``):
+        one corpus per language (``{language: corpus}`` or a list; each corpus
+        as for :meth:`train`), and each merge goes to the language compressed
+        worst so far: that language's most frequent pair is merged (in every
+        language). "Worst" is the longest ``dev`` text in tokens (one corpus
+        per language, ideally parallel: the same sentences in each), else the
+        lowest ``(initial / current length) / ratio[language]`` of the
+        training text, else the longest training text. The first
+        ``global_merges`` merges are plain BPE over all languages together.
+        ``variant="window"``: a language that took more than ``alpha /
+        languages`` of the last ``window_size`` merges gives way to the next.
+
+        The default ``tie_break="max-string"`` (greatest ``(left, right)``
+        texts, bytes in GPT-2's printable form) is HF's and the paper's
+        code's rule, so the merges equal HF's on the same words. The other
+        settings are those of :meth:`train`. ``tok.parity_stats`` gives, per
+        language, its tokens before and after training (``train``, and
+        ``dev`` when given) and how many merges it chose.
+
+        >>> tok = Tokenizer.train_parity({"en": ["aabb"] * 10, "de": ["ccdd"] * 10},
+        ...                              model="char", end_of_word=None, num_merges=6)
+        >>> tok.merges
+        [('b', 'b'), ('d', 'd'), ('a', 'bb'), ('c', 'dd'), ('a', 'abb'), ('c', 'cdd')]
+        >>> tok.parity_stats["de"]["merges"]
+        3
+        """
+        from bytepair import parity
+
+        if model not in MODELS:
+            raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
+        if tie_break not in TIE_BREAKS:
+            raise TrainingError(
+                f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical', 'pair-id' or 'max-string'"
+            )
+        if variant not in parity.VARIANTS:
+            raise TrainingError(f"unknown variant {variant!r}: use 'base' or 'window'")
+        for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges), ("global_merges", global_merges)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
+        if isinstance(window_size, bool) or not isinstance(window_size, int) or window_size < 1:
+            raise TrainingError(f"window_size must be an integer >= 1, got {window_size!r}")
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < float("inf"):
+            raise TrainingError(f"alpha must be a positive finite number, got {alpha!r}")
+        if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
+            raise TrainingError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
+        if max_token_length is not None and (
+            isinstance(max_token_length, bool) or not isinstance(max_token_length, int) or max_token_length < 1
+        ):
+            raise TrainingError(f"max_token_length must be an integer >= 1, got {max_token_length!r}")
+        if end_of_word == "":
+            end_of_word = None
+        if pattern == "default":
+            pattern = "cl100k" if model == "byte" else None
+        regex = resolve_pattern(pattern)
+        if model == "byte" and regex is None:
+            raise TrainingError("the byte model needs a pattern (a preset name or a regex)")
+        langs = parity.languages(corpora)
+        names = [name for name, _ in langs]
+        dev_langs = parity.languages(dev, "dev") if dev is not None else []
+        if dev_langs and [name for name, _ in dev_langs] != names:
+            raise TrainingError(
+                f"dev languages {[name for name, _ in dev_langs]} do not match the corpora's {names} "
+                "(same languages, same order)"
+            )
+        ratio_values = parity.ratios(ratio, names) if ratio is not None and not dev_langs else None
+        explicit = isinstance(special_tokens, Mapping)
+        special_names = _special_names(special_tokens, None, TrainingError)
+        report = make_reporter(progress)
+        tables = [_count_words(c, regex, special_names, report) for _, c in langs]
+        dev_tables = [_count_words(c, regex, special_names, report) for _, c in dev_langs]
+        for name, table in zip(names, tables):
+            if len(table) == 0:
+                raise TrainingError(f"the corpus of language {name!r} is empty: it has no words to train on")
+        on_merge = (lambda done, total: report("merge", done, total)) if report else None
+        base, n_symbols, merges, reason, stats = _core.train_parity(
+            tables,
+            dev_tables,
+            model,
+            end_of_word=end_of_word if model == "char" else None,
+            end_of_word_fused=end_of_word_fused,
+            tie_break=tie_break,
+            min_frequency=min_frequency,
+            vocab_size=None if vocab_size is None else min(vocab_size, 2**32 - 1),
+            num_merges=None if num_merges is None else min(num_merges, 2**32 - 1),
+            n_special=len(special_names),
+            max_token_length=None if max_token_length is None else min(max_token_length, 2**32 - 1),
+            variant=variant,
+            global_merges=min(global_merges, 2**32 - 1),
+            window_size=window_size,
+            alpha=float(alpha),
+            ratio=ratio_values,
+            progress=on_merge,
+        )
+        tok = cls()
+        tok.model = model
+        tok.pattern = regex
+        tok.special_tokens = _special_ids(special_tokens if explicit else special_names, len(base) + len(merges))
+        tok.merge_counts = [c for _, _, c in merges]
+        tok._merge_ids = [(l, r) for l, r, _ in merges]
+        if model == "char":
+            tok.end_of_word = end_of_word
+            tok.end_of_word_fused = end_of_word_fused
+            tok._base = [b.decode("utf-8") for b in base[:n_symbols]]
+        tok._build()
+        train_before, train_after, dev_before, dev_after, chosen = stats
+        tok.parity_stats = {
+            name: {
+                "train": (train_before[i], train_after[i]),
+                **({"dev": (dev_before[i], dev_after[i])} if dev_langs else {}),
+                "merges": chosen[i],
+            }
+            for i, name in enumerate(names)
+        }
+        if (vocab_size is not None or num_merges is not None) and reason != "done":
+            warnings.warn(
+                f"parity training stopped after {len(merges)} merges because every language ran out of pairs "
+                f"occurring at least min_frequency={min_frequency} times; the vocabulary has {tok.n_vocab} tokens",
+                TrainingWarning,
+                stacklevel=2,
+            )
+        return tok
 
     def _continue_training(self, corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length,
                            max_memory=None):
