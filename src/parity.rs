@@ -62,13 +62,15 @@ pub struct ParityStats {
 fn select_window(values: &[f64], recent: &VecDeque<usize>, window_size: usize, threshold: f64) -> usize {
     let mut mask = vec![true; values.len()];
     loop {
-        let (mut best, mut best_val) = (0, f64::NEG_INFINITY);
+        // the first unmasked language of greatest value: HF starts from index 0 even when it is
+        // masked, and then loops forever when every unmasked value is -inf (exhausted languages)
+        let mut best: Option<usize> = None;
         for (i, &v) in values.iter().enumerate() {
-            if mask[i] && v > best_val {
-                best = i;
-                best_val = v;
+            if mask[i] && best.is_none_or(|b| v > values[b]) {
+                best = Some(i);
             }
         }
+        let best = best.expect("a language is unmasked");
         let taken = recent.iter().filter(|&&x| x == best).count();
         if taken as f64 / window_size as f64 <= threshold {
             return best;

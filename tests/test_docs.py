@@ -35,6 +35,9 @@ MODULES = [
     "bytepair.dataset",
     "bytepair.encodings",
     "bytepair.pipeline",
+    "bytepair.parity",
+    "bytepair.reference_parity",
+    "bytepair.commands.parity",
 ]
 
 

@@ -69,10 +69,9 @@ def select_window(values, recent, window_size, threshold):
     """
     mask = [True] * len(values)
     while True:
-        best, best_val = 0, float("-inf")
-        for i, v in enumerate(values):
-            if mask[i] and v > best_val:
-                best, best_val = i, v
+        # the first unmasked language of greatest value (HF starts from index 0 even when it is
+        # masked, and loops forever when every unmasked value is -inf: exhausted languages)
+        best = max((i for i in range(len(values)) if mask[i]), key=lambda i: values[i])
         if recent.count(best) / window_size <= threshold:
             return best
         mask[best] = False
