@@ -230,6 +230,8 @@ class Tokenizer:
         progress: Union[None, bool, str, Reporter] = None,
         init: Optional["Tokenizer"] = None,
         max_memory: Union[None, int, str] = None,
+        superword: bool = False,
+        transition: Optional[int] = None,
     ) -> "Tokenizer":
         """Train a tokenizer on ``corpus``: a str, an iterable of documents
         (str), a mapping of word counts (each key one word, in its order), or
@@ -249,8 +251,9 @@ class Tokenizer:
         training promptly with ``KeyboardInterrupt``.
 
         ``init=tok`` continues training ``tok``: every id and merge of ``tok``
-        is kept, and so are its settings (model, pattern, marker, special
-        tokens); the corpus's words start as ``tok``'s merges segment them,
+        is kept, and so are its settings (model, marker, special tokens, and
+        its pattern unless ``pattern=`` gives a new one, which the result
+        keeps; a ``model`` or marker setting other than ``tok``'s is an error); the corpus's words start as ``tok``'s merges segment them,
         and new merges take the ids after ``tok``'s last id. ``vocab_size``
         counts ``tok``'s ids too; ``num_merges`` counts new merges. Characters
         outside ``tok``'s vocabulary never merge.
@@ -262,11 +265,28 @@ class Tokenizer:
         it would not fit. By default the limit is what the process holds
         plus the machine's available memory (``MemAvailable``).
 
+        ``superword=True`` (SuperBPE, arXiv 2503.13423; byte model): stage 1
+        trains as usual up to ``transition`` tokens, stage 2 continues it on
+        the same corpus (read twice; an iterator is kept as a list) with the
+        ``"superbpe"`` pattern, whose pieces may hold several words, up to
+        ``vocab_size``; every stage-1 id stays. The result encodes with that
+        pattern (see docs/decisions.md).
+
         >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
         ...                       model="char", end_of_word=None, num_merges=5)
         >>> tok.merges
         [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w'), ('n', 'e')]
         """
+        if superword:
+            return cls._train_superword(
+                corpus, model=model, vocab_size=vocab_size, num_merges=num_merges, min_frequency=min_frequency,
+                pattern=pattern, tie_break=tie_break, special_tokens=special_tokens, byte_fallback=byte_fallback,
+                unk_token=unk_token, max_token_length=max_token_length, progress=progress, init=init,
+                max_memory=max_memory, transition=transition,
+            )
+        if transition is not None:
+            raise TrainingError("transition= applies only with superword=True")
+        new_pattern = None
         if init is not None:
             if special_tokens or unk_token is not None or byte_fallback:
                 raise TrainingError("with init=, special tokens and fallback settings come from the initial tokenizer")
@@ -280,6 +300,17 @@ class Tokenizer:
                     "init= has add_prefix_space (a Hugging Face ByteLevel option); continued training counts "
                     "the corpus without that space, so it cannot continue such a tokenizer"
                 )
+            # an explicit setting that differs from init's cannot apply: an error, never silently ignored
+            for name, given, default, theirs in (("model", model, "byte", init.model),
+                                                 ("end_of_word", end_of_word, "</w>", init.end_of_word),
+                                                 ("end_of_word_fused", end_of_word_fused, False,
+                                                  init.end_of_word_fused)):
+                if given != default and given != theirs and not (name == "end_of_word" and init.model == "byte"):
+                    raise TrainingError(f"{name}={given!r} cannot apply with init=: it has {name}={theirs!r}")
+            if pattern != "default":
+                new_pattern = resolve_pattern(pattern)
+                if init.model == "byte" and new_pattern is None:
+                    raise TrainingError("the byte model needs a pattern (a preset name or a regex)")
             model, pattern = init.model, init.pattern
             end_of_word, end_of_word_fused = init.end_of_word, init.end_of_word_fused
         if model not in MODELS:
@@ -318,7 +349,8 @@ class Tokenizer:
         report = make_reporter(progress)
         if init is not None:
             return init._continue_training(
-                corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length, max_memory
+                corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length, max_memory,
+                pattern=new_pattern,
             )
         counts = _count_words(corpus, regex, special_names, report)
         check_training_memory(counts, model, end_of_word if model == "char" else None, end_of_word_fused, max_memory)
@@ -710,16 +742,48 @@ class Tokenizer:
             )
         return tok
 
+    @classmethod
+    def _train_superword(cls, corpus, *, model, vocab_size, num_merges, transition, init, pattern, progress,
+                         **options) -> "Tokenizer":
+        """``train(..., superword=True, transition=t)``: see :meth:`train`."""
+        if model != "byte":
+            raise TrainingError("superword=True trains a byte model (SuperBPE is byte-level)")
+        if init is not None:
+            raise TrainingError("superword=True trains both stages; to add superwords to an existing tokenizer, "
+                                "use train(corpus, init=tok, pattern='superbpe')")
+        if num_merges is not None:
+            raise TrainingError("superword=True takes vocabulary sizes (transition= and vocab_size=), not num_merges=")
+        for name, value in (("transition", transition), ("vocab_size", vocab_size)):
+            if value is None:
+                raise TrainingError(f"superword=True needs {name}= (a vocabulary size)")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
+        if transition > vocab_size:
+            raise TrainingError(f"transition={transition} is above vocab_size={vocab_size}")
+        if isinstance(corpus, Mapping) or isinstance(corpus, _core.WordCounts):
+            raise TrainingError("superword=True needs the documents (stage 2 splits them anew), not word counts")
+        if not isinstance(corpus, (str, os.PathLike, list, tuple)):
+            corpus = list(corpus)  # read twice
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TrainingWarning)  # stage 1 may run out of pairs: stage 2 goes on
+            stage1 = cls.train(corpus, model=model, vocab_size=transition, pattern=pattern, progress=progress,
+                               **options)
+        options = {k: v for k, v in options.items() if k in ("min_frequency", "tie_break", "max_token_length",
+                                                             "max_memory")}
+        return cls.train(corpus, vocab_size=vocab_size, pattern="superbpe", init=stage1, progress=progress,
+                         **options)
+
     def _continue_training(self, corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length,
-                           max_memory=None):
-        """``train(corpus, init=self)``: see :meth:`train`."""
+                           max_memory=None, pattern=None):
+        """``train(corpus, init=self)``: see :meth:`train`; ``pattern`` (a regex): the new pre-tokenizer."""
+        pattern = self.pattern if pattern is None else pattern
         specials = set(self.special_tokens.values())
         fallback = range(len(self._base), len(self._base) + 256) if self.byte_fallback else range(0)
         tokens = [
             None if i in specials or i in fallback else self._core.token_bytes(i) for i in range(self.n_vocab)
         ]
         triples = self._merge_triples()
-        counts = _count_words(corpus, self.pattern, list(self.special_tokens), report)
+        counts = _count_words(corpus, pattern, list(self.special_tokens), report)
         check_training_memory(counts, self.model, self.end_of_word, self.end_of_word_fused, max_memory)
         on_merge = (lambda done, total: report("merge", done, total)) if report else None
         _, _, merges, reason = _core.train(
@@ -738,6 +802,7 @@ class Tokenizer:
             init=(tokens, triples),
         )
         tok = Tokenizer.from_dict(self.to_dict())
+        tok.pattern = pattern
         n = self.n_vocab
         old_counts = list(self.merge_counts) + [None] * (len(triples) - len(self.merge_counts))
         tok._merge_ids = [(l, r) for l, r, _ in triples] + [(l, r) for l, r, _ in merges]
