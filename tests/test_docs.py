@@ -38,6 +38,7 @@ MODULES = [
     "bytepair.parity",
     "bytepair.reference_parity",
     "bytepair.commands.parity",
+    "bytepair.commands.superword",
 ]
 
 

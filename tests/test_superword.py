@@ -155,3 +155,20 @@ def test_bad_superword_arguments():
     tok = Tokenizer.train("a b a b", num_merges=1)
     with pytest.raises(bytepair.TrainingError, match="model='char' cannot apply"):
         Tokenizer.train("a b", init=tok, model="char")
+
+
+def test_cli_superword_equals_the_api(tmp_path, capsys):
+    from bytepair.cli import main
+
+    f = tmp_path / "c.txt"
+    f.write_text("".join(_texts() * 3), encoding="utf-8")
+    out = tmp_path / "t.json"
+    assert main(["train", str(f), "--superword", "--transition", "800", "--vocab-size", "1000", "--pattern", "gpt2",
+                 "--progress", "none", "-o", str(out)]) == 0
+    api = Tokenizer.train(f, vocab_size=1000, superword=True, transition=800, pattern="gpt2")
+    loaded = Tokenizer.load(str(out))
+    assert loaded.merges == api.merges and loaded.pattern == SUPERBPE
+    assert main(["train", str(f), "--transition", "800", "--vocab-size", "1000", "-o", str(out)]) == 1
+    assert "--transition applies only with --superword" in capsys.readouterr().err
+    assert main(["train", str(f), "--superword", "--merges", "10", "-o", str(out)]) == 1
+    assert "--superword needs" in capsys.readouterr().err

@@ -83,7 +83,14 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
 
             args.tie_break = args.tie_break or "max-string"
             tok = train_parity_from_args(args)
+        elif args.superword:
+            from bytepair.commands.superword import train_superword_from_args
+
+            args.tie_break = args.tie_break or "first"
+            tok = train_superword_from_args(args)
         else:
+            if args.transition is not None:
+                raise CliError("--transition applies only with --superword")
             args.tie_break = args.tie_break or "first"
             tok = train_tokenizer(args, init)
     return _finish_training(args, tok, caught, out)
@@ -278,6 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bytepair.commands.parity import add_parity_options
 
     add_parity_options(p)
+    from bytepair.commands.superword import add_superword_options
+
+    add_superword_options(p)
     p.set_defaults(run=cmd_train)
 
     p = sub.add_parser(
