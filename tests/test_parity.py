@@ -222,8 +222,9 @@ def test_cli_parity_equals_the_api(tmp_path):
         args += ["--parity", f"{lang}={tmp_path / (lang + '.txt')}", "--dev", f"{lang}={tmp_path / (lang + '.dev')}"]
     out = tmp_path / "tok.json"
     assert main(["train", *args, "--merges", "100", "--pattern", "gpt2", "--progress", "none", "-o", str(out)]) == 0
-    api = Tokenizer.train_parity({k: [l + "\n" for l in v] for k, v in train.items()},
-                                 dev={k: [l + "\n" for l in v] for k, v in dev.items()}, num_merges=100,
+    # as bytepair train FILE: each file one document
+    api = Tokenizer.train_parity({k: ["\n".join(v) + "\n"] for k, v in train.items()},
+                                 dev={k: ["\n".join(v) + "\n"] for k, v in dev.items()}, num_merges=100,
                                  pattern="gpt2")
     assert Tokenizer.load(str(out)).merges == api.merges
 

@@ -165,7 +165,8 @@ def test_cli_superword_equals_the_api(tmp_path, capsys):
     out = tmp_path / "t.json"
     assert main(["train", str(f), "--superword", "--transition", "800", "--vocab-size", "1000", "--pattern", "gpt2",
                  "--progress", "none", "-o", str(out)]) == 0
-    api = Tokenizer.train(f, vocab_size=1000, superword=True, transition=800, pattern="gpt2")
+    api = Tokenizer.train([f.read_text(encoding="utf-8")], vocab_size=1000, superword=True, transition=800,
+                          pattern="gpt2")  # as bytepair train FILE: the file is one document
     loaded = Tokenizer.load(str(out))
     assert loaded.merges == api.merges and loaded.pattern == SUPERBPE
     assert main(["train", str(f), "--transition", "800", "--vocab-size", "1000", "-o", str(out)]) == 1

@@ -43,27 +43,22 @@ def pairs(values: Sequence[str], option: str) -> Dict[str, List[str]]:
     return out
 
 
-def _read_lines(paths: Sequence[str], errors: str) -> List[str]:
-    """The lines (documents) of UTF-8 files, as ``bytepair train`` reads one file."""
-    from bytepair.cli import CliError
+def count_files(args: argparse.Namespace, files: Sequence[str], pattern: Optional[str], specials: Sequence[str]):
+    """The word counts of FILEs as ``bytepair train`` reads them (each file a
+    document; JSONL/Parquet with --field/--column, compressed, --max-bytes),
+    streamed, on Dask with ``--dask``."""
+    from bytepair.commands.data import _client
+    from bytepair.commands._common import expand_paths
+    from bytepair.counts import count_words
 
-    lines: List[str] = []
-    for path in paths:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as e:
-            raise CliError(f"{path}: {e.strerror or e}") from None
-        try:
-            text = data.decode("utf-8", errors)
-        except UnicodeDecodeError as e:
-            raise CliError(f"{path}: invalid UTF-8 at byte offset {e.start} (use --errors replace)") from None
-        lines.extend(text.splitlines(keepends=True))
-    return lines
+    with _client(getattr(args, "dask", None)) as client:
+        return count_words(expand_paths(list(files)), pattern, list(specials), field=args.field, column=args.column,
+                           max_bytes=args.max_bytes, errors=args.errors, client=client)
 
 
 def train_parity_from_args(args: argparse.Namespace) -> Any:
-    """The tokenizer of ``bytepair train --parity ...``."""
+    """The tokenizer of ``bytepair train --parity ...``: each language's FILEs
+    are counted as ``bytepair train`` counts its FILEs (streamed; ``--dask``)."""
     from bytepair.cli import CliError
     from bytepair.tokenizer import Tokenizer
 
@@ -80,12 +75,15 @@ def train_parity_from_args(args: argparse.Namespace) -> Any:
             ratio = {lang: float(v[-1]) for lang, v in given.items()}
         except ValueError as e:
             raise CliError(f"--ratio: {e}") from None
+    from bytepair.patterns import resolve_pattern
+
     end_of_word = None if args.end_of_word in ("", None) or args.no_end_of_word else args.end_of_word
-    pattern = args.pattern if args.pattern is not None else "default"
+    pattern = args.pattern if args.pattern is not None else ("cl100k" if args.model == "byte" else None)
     if args.model == "char" and args.pattern in ("none", "split"):
         pattern = None
-    corpora = {lang: _read_lines(files, args.errors) for lang, files in train.items()}
-    dev_corpora = {lang: _read_lines(dev[lang], args.errors) for lang in train} if dev else None
+    regex, specials = resolve_pattern(pattern), args.special or ()
+    corpora = {lang: count_files(args, files, regex, specials) for lang, files in train.items()}
+    dev_corpora = {lang: count_files(args, dev[lang], regex, specials) for lang in train} if dev else None
     return Tokenizer.train_parity(
         corpora, dev=dev_corpora, ratio=ratio, variant=args.variant, global_merges=args.global_merges,
         window_size=args.window_size, alpha=args.alpha, model=args.model, vocab_size=args.vocab_size,

@@ -24,27 +24,34 @@ def add_superword_options(p: argparse.ArgumentParser) -> None:
 
 
 def train_superword_from_args(args: argparse.Namespace) -> Any:
-    """The tokenizer of ``bytepair train --superword ...``: FILEs are read
-    whole (both stages read them), each line a document."""
-    import pathlib
-
+    """The tokenizer of ``bytepair train --superword ...``: FILEs are counted
+    as ``bytepair train`` counts them (streamed; ``--dask``), once per stage."""
     from bytepair.cli import CliError
-    from bytepair.commands.parity import _read_lines
+    from bytepair.commands.parity import count_files
+    from bytepair.patterns import resolve_pattern
     from bytepair.tokenizer import Tokenizer
 
-    if getattr(args, "from_counts", None) or getattr(args, "init", None) or getattr(args, "dask", None):
-        raise CliError("--superword trains from FILEs: drop --from-counts, --init and --dask")
+    if getattr(args, "from_counts", None) or getattr(args, "init", None):
+        raise CliError("--superword trains from FILEs: drop --from-counts and --init")
     if args.merges is not None or args.vocab_size is None or args.transition is None:
         raise CliError("--superword needs --transition T and --vocab-size N (not --merges)")
+    if args.model != "byte":
+        raise CliError("--superword trains a byte model")
     if not args.files or "-" in args.files:
         raise CliError("--superword needs FILE... (standard input cannot be read twice)")
-    if len(args.files) == 1 and args.errors == "strict" and os.path.isfile(args.files[0]):
-        corpus: Any = pathlib.Path(args.files[0])
-    else:
-        corpus = _read_lines(args.files, args.errors)
-    pattern = args.pattern if args.pattern is not None else "default"
-    return Tokenizer.train(
-        corpus, model=args.model, vocab_size=args.vocab_size, min_frequency=args.min_frequency, pattern=pattern,
-        tie_break=args.tie_break, special_tokens=args.special or (), max_token_length=args.max_token_length,
-        progress=args.progress, superword=True, transition=args.transition,
-    )
+    if not 0 <= args.transition <= args.vocab_size:
+        raise CliError(f"--transition {args.transition} must be between 0 and --vocab-size {args.vocab_size}")
+    pattern = resolve_pattern(args.pattern if args.pattern is not None else "cl100k")
+    specials = args.special or ()
+    options = dict(min_frequency=args.min_frequency, tie_break=args.tie_break, max_token_length=args.max_token_length,
+                   progress=args.progress)
+    import warnings
+
+    from bytepair.errors import TrainingWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TrainingWarning)  # stage 1 may run out of pairs: stage 2 goes on
+        stage1 = Tokenizer.train(count_files(args, args.files, pattern, specials), vocab_size=args.transition,
+                                 pattern=pattern, special_tokens=specials, **options)
+    table = count_files(args, args.files, resolve_pattern("superbpe"), specials)
+    return Tokenizer.train(table, init=stage1, pattern="superbpe", vocab_size=args.vocab_size, **options)
