@@ -250,3 +250,21 @@ def test_window_with_exhausted_languages_terminates():
     r, c = run_both(*args, **kw)
     assert c.merges == r.merges == [("i", "j"), ("a", "b"), ("c", "d"), ("h", "ij"), ("g", "hij"), ("f", "ghij"),
                                     ("e", "fghij")]
+
+
+def test_cli_parity_on_dask_and_jsonl_equals_local(tmp_path):
+    # each language's files are counted by the streaming/Dask engine of bytepair train
+    from bytepair.cli import main
+
+    train, _ = _languages()
+    args = []
+    for lang, lines in train.items():
+        f = tmp_path / f"{lang}.jsonl"
+        f.write_text("".join(json.dumps({"text": l}) + "\n" for l in lines), encoding="utf-8")
+        args += ["--parity", f"{lang}={f}"]
+    local, dask = tmp_path / "local.json", tmp_path / "dask.json"
+    common = ["--field", "text", "--merges", "80", "--progress", "none"]
+    assert main(["train", *args, *common, "-o", str(local)]) == 0
+    assert main(["train", *args, *common, "--dask", "local:1", "-o", str(dask)]) == 0
+    api = Tokenizer.train_parity(train, num_merges=80)  # each JSONL record one document
+    assert Tokenizer.load(str(local)).merges == Tokenizer.load(str(dask)).merges == api.merges
