@@ -268,3 +268,22 @@ def test_cli_parity_on_dask_and_jsonl_equals_local(tmp_path):
     assert main(["train", *args, *common, "--dask", "local:1", "-o", str(dask)]) == 0
     api = Tokenizer.train_parity(train, num_merges=80)  # each JSONL record one document
     assert Tokenizer.load(str(local)).merges == Tokenizer.load(str(dask)).merges == api.merges
+
+
+def test_compare_reports_the_gini(tmp_path, capsys):
+    from bytepair.cli import main
+
+    train, dev = _languages()
+    tok = Tokenizer.train_parity(train, dev=dev, num_merges=200, pattern="gpt2")
+    path = tmp_path / "tok.json"
+    tok.save(str(path))
+    files = []
+    for lang, lines in dev.items():
+        f = tmp_path / f"{lang}.txt"
+        f.write_text("\n".join(lines), encoding="utf-8")
+        files.append(str(f))
+    assert main(["compare", "-t", str(path), *files, "--parity", "--json"]) == 0
+    (got,) = json.loads(capsys.readouterr().out)["parity"].values()  # one tokenizer
+    expected = {f: tok.count(Path(f).read_text(encoding="utf-8")) for f in files}
+    assert got["tokens"] == expected
+    assert got["gini"] == pytest.approx(parity.gini(expected.values()))
