@@ -17,6 +17,7 @@ pub mod pipeline;
 pub mod piece_cache;
 pub mod pretokenize;
 pub mod special;
+pub mod superword;
 pub mod tokenizer;
 pub mod train;
 pub mod vocab;

@@ -173,3 +173,13 @@ def test_cli_superword_equals_the_api(tmp_path, capsys):
     assert "--transition applies only with --superword" in capsys.readouterr().err
     assert main(["train", str(f), "--superword", "--merges", "10", "-o", str(out)]) == 1
     assert "--superword needs" in capsys.readouterr().err
+
+
+def test_core_splitter_equals_the_regex():
+    # the core's hand-written superbpe splitter against the regex module on real and tricky text
+    from bytepair import _core
+
+    texts = _texts() + ["By the way, it cost 1234 dollars!! Really...\n  ok  end  ", " \u00a0 x  \t y\r\n\r\n/ // ,,a",
+                        "٣٤৫ 12345 a1b2 --> <-- ... !? ¿¡ \u3000\u3000x"]
+    for text in texts + ["".join(texts)]:
+        assert _core.split_words(text, SUPERBPE) == regex.findall(SUPERBPE, text)
