@@ -208,6 +208,8 @@ class Tokenizer:
         self._merge_ids: Optional[List[Tuple[int, int]]] = []  # None: derive from _tokens
         self._merge_results: Optional[List[int]] = None  # ids of the merges when not consecutive
         self._core: Any = None
+        # train_parity: per language, tokens before/after and merges chosen (not saved)
+        self.parity_stats: Optional[Dict[str, Dict[str, Any]]] = None
 
     # ------------------------------------------------------------------ building
 
