@@ -637,7 +637,9 @@ class Tokenizer:
         The default ``tie_break="max-string"`` (greatest ``(left, right)``
         texts, bytes in GPT-2's printable form) is HF's and the paper's
         code's rule, so the merges equal HF's on the same words. The other
-        settings are those of :meth:`train`. ``tok.parity_stats`` gives, per
+        settings are those of :meth:`train`. A corpus may also be a word-count
+        table of :func:`bytepair.counts.count_words` (streamed files, or counted
+        on Dask with ``client=``). ``tok.parity_stats`` gives, per
         language, its tokens before and after training (``train``, and
         ``dev`` when given) and how many merges it chose.
 
