@@ -164,7 +164,8 @@ def _languages():
 def _hf_parity(train, dev=None, ratio=None, byte=True, **options):
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False) if byte else pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.ParityBpeTrainer(show_progress=False, min_frequency=1, **options)
+    options.setdefault("min_frequency", 1)
+    trainer = trainers.ParityBpeTrainer(show_progress=False, **options)
     trainer.train_from_iterator(tok, [iter(v) for v in train.values()],
                                 dev_iterators=[iter(v) for v in dev.values()] if dev else None, ratio=ratio)
     return [tuple(m) for m in json.loads(tok.to_str())["model"]["merges"]]
@@ -182,6 +183,7 @@ def _printable(merges):
     dict(variant="window", ratio=[1.0, 3.0]),
     dict(global_merges=20),
     dict(dev=True, variant="window", global_merges=5),
+    dict(dev=True, min_frequency=3),
 ])
 @pytest.mark.parametrize("byte", [True, False])
 def test_same_merges_as_hf(setting, byte):
@@ -193,7 +195,7 @@ def test_same_merges_as_hf(setting, byte):
     ours = Tokenizer.train_parity(train, dev=dev if use_dev else None, ratio=ratio, num_merges=300,
                                   model="byte" if byte else "char", pattern="gpt2" if byte else None,
                                   end_of_word=None, **setting)
-    assert len(theirs) == 300
+    assert len(theirs) == 300 or setting.get("min_frequency", 1) > 1
     assert (_printable(ours.merges) if byte else ours.merges) == theirs
 
 
