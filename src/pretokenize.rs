@@ -9,6 +9,9 @@ use crate::regex_guard::GuardedRegex;
 pub const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
 pub const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
 
+/// SuperBPE's stage-2 split (`bytepair.patterns.SUPERBPE`), with the lexer of `superword.rs`.
+pub const SUPERBPE: &str = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)|(?:(?!\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S))[\s\S])+";
+
 /// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
 /// separators U+001C..U+001F that Python also treats as whitespace.
 pub fn is_python_whitespace(c: char) -> bool {
@@ -34,6 +37,7 @@ impl Pretokenizer {
         match pattern {
             Some(GPT2) => Ok(Pretokenizer::Lexer(Preset::Gpt2)),
             Some(CL100K) => Ok(Pretokenizer::Lexer(Preset::Cl100k)),
+            Some(SUPERBPE) => Ok(Pretokenizer::Lexer(Preset::SuperBpe)),
             _ => Self::with_regex(pattern),
         }
     }

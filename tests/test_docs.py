@@ -41,6 +41,10 @@ MODULES = [
     "bytepair.commands.explain",
     "bytepair.formats.sentencepiece",
     "bytepair.word_start",
+    "bytepair.parity",
+    "bytepair.reference_parity",
+    "bytepair.commands.parity",
+    "bytepair.commands.superword",
 ]
 
 

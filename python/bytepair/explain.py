@@ -264,11 +264,9 @@ def _explain_char(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
         if tok.merge_rule == "lowest-rank":
             raw: List[tuple] = []
             symbols = reference.merge_lowest_rank(start, ranks, steps=raw)
-            before = start
             for rank, after in raw:
                 pair = model.merges[rank]
                 p.steps.append(Step(rank, pair[0], pair[1], pair[0] + pair[1], after))
-                before = after
         else:
             for k, pair in enumerate(model.merges):  # seed 001's encode(): every rule in order
                 after = reference.merge(symbols, pair)
