@@ -17,7 +17,6 @@ layout with Metaspace and byte fallback). Properties:
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -29,33 +28,16 @@ from hypothesis import strategies as st
 
 from bytepair import BytepairError, Tokenizer
 from bytepair.chunking import LEVELS, chunk_spans
-from conftest import ROOT
-
-
-def _get_tokenizers_module():
-    spec = importlib.util.spec_from_file_location("get_tokenizers", ROOT / "scripts" / "get_tokenizers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
-def toks(real_texts, tmp_path_factory):
-    g = _get_tokenizers_module()
-    try:
-        paths = g.get_tokenizers()
-    except g.FetchError as e:
-        pytest.fail(f"cannot fetch the published tokenizers: {e}")
-    folder = tmp_path_factory.mktemp("chunking")
-    metaspace = folder / "mistral-v3.json"
-    metaspace.write_text(json.dumps(g.sentencepiece_json(paths["mistral/tokenizer.model.v3"], "metaspace")),
-                         encoding="utf-8")
+def toks(real_texts, published_tokenizers):
     sample = real_texts[:6]
     return {
         "byte": Tokenizer.train(sample, vocab_size=700, pattern="cl100k", special_tokens=["<|endoftext|>"]),
         "char": Tokenizer.train(sample, model="char", num_merges=400, byte_fallback=True),
-        "llama3": Tokenizer.load(paths["llama3/tokenizer.json"]),
-        "mistral": Tokenizer.load(str(metaspace)),
+        "llama3": Tokenizer.load(published_tokenizers["llama3"]),
+        "mistral": Tokenizer.load(published_tokenizers["mistral-v3-metaspace"]),
     }
 
 

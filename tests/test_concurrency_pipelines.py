@@ -18,7 +18,6 @@ sha256; mistral_common's own data files):
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import pathlib
@@ -40,33 +39,12 @@ EDGE = ["", " ", "  leading and trailing  ", "Hello world! 12345 1234567", "don'
         "emoji 🤗🏳️‍🌈", "\u2581 already", "a\u00a0b\u3000c", "x" * 300, "🤗" * 40, "\x00\x01 控制"]
 
 
-def _get_tokenizers_module() -> Any:
-    spec = importlib.util.spec_from_file_location("get_tokenizers", ROOT / "scripts" / "get_tokenizers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+NAMES = ["llama3", "deepseek-v3", "mistral-v1-legacy", "mistral-v3-metaspace", "qwen2"]
 
 
 @pytest.fixture(scope="module")
-def kinds(tmp_path_factory) -> Dict[str, Tokenizer]:
-    g = _get_tokenizers_module()
-    try:
-        paths = g.get_tokenizers()
-    except g.FetchError as e:
-        pytest.fail(f"cannot fetch the published tokenizers: {e}")
-    folder = tmp_path_factory.mktemp("kinds")
-    out: Dict[str, Tokenizer] = {
-        "llama3": Tokenizer.load(paths["llama3/tokenizer.json"]),
-        "deepseek-v3": Tokenizer.load(paths["deepseek/tokenizer.json"]),
-    }
-    for name, d in [
-        ("mistral-v1-legacy", g.sentencepiece_json(paths["mistral/tokenizer.model.v1"], "legacy")),
-        ("mistral-v3-metaspace", g.sentencepiece_json(paths["mistral/tokenizer.model.v3"], "metaspace")),
-        ("qwen2", g.qwen2_json(paths["qwen/qwen.tiktoken"])),
-    ]:
-        path = folder / f"{name}.json"
-        path.write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
-        out[name] = Tokenizer.load(str(path))
+def kinds(published_tokenizers) -> Dict[str, Tokenizer]:
+    out: Dict[str, Tokenizer] = {name: Tokenizer.load(published_tokenizers[name]) for name in NAMES}
     out["sentencepiece-model"] = from_hf_json(json.dumps(to_hf_json(read_model(str(MISTRAL_DATA / "tokenizer.model.v1")))))
     import sentencepiece as spm
 

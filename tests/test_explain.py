@@ -13,7 +13,6 @@ words and its ``t · h · e · <w>`` diagram come from the seed text.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import re
@@ -25,27 +24,14 @@ from hypothesis import strategies as st
 from bytepair import Tokenizer
 from bytepair.cli import main
 from bytepair.pipeline import from_hf_json
-from conftest import ROOT
 from seeds import _text, seed_001
 from unicode_versions import stable_text
 
 S1 = seed_001()
 
 
-def _get_tokenizers_module():
-    spec = importlib.util.spec_from_file_location("get_tokenizers", ROOT / "scripts" / "get_tokenizers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def toks(real_texts, vocab_paths, tmp_path_factory):
-    g = _get_tokenizers_module()
-    try:
-        paths = g.get_tokenizers()
-    except g.FetchError as e:
-        pytest.fail(f"cannot fetch the published tokenizers: {e}")
+def toks(real_texts, vocab_paths, published_tokenizers, tmp_path_factory):
     folder = tmp_path_factory.mktemp("explain")
     sample = real_texts[:4]
     byte = Tokenizer.train(sample, vocab_size=800, pattern="cl100k", special_tokens=["<|endoftext|>"])
@@ -62,17 +48,9 @@ def toks(real_texts, vocab_paths, tmp_path_factory):
                                           unk_token="<unk>"),
         "char-lowest-rank": lowest,
         "export-as-pipeline": from_hf_json(export.read_text(encoding="utf-8")),
-        "llama3": Tokenizer.load(paths["llama3/tokenizer.json"]),
-        "deepseek-v3": Tokenizer.load(paths["deepseek/tokenizer.json"]),
     }
-    for name, d in [
-        ("mistral-v1-legacy", g.sentencepiece_json(paths["mistral/tokenizer.model.v1"], "legacy")),
-        ("mistral-v3-metaspace", g.sentencepiece_json(paths["mistral/tokenizer.model.v3"], "metaspace")),
-        ("qwen2", g.qwen2_json(paths["qwen/qwen.tiktoken"])),
-    ]:
-        path = folder / f"{name}.json"
-        path.write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
-        out[name] = Tokenizer.load(str(path))
+    for name in ("llama3", "deepseek-v3", "mistral-v1-legacy", "mistral-v3-metaspace", "qwen2"):
+        out[name] = Tokenizer.load(published_tokenizers[name])
     assert out["export-as-pipeline"].model == "pipeline" and out["llama3"].model == "pipeline"
     return out
 

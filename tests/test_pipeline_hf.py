@@ -15,7 +15,6 @@ against ``tokenizers`` itself (the oracle):
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 
@@ -35,34 +34,10 @@ EDGE = ["", " ", "  leading and trailing  ", "Hello world! 12345 1234567", "don'
         "<|endoftext|>a<|im_start|>", "emoji 🤗🏳️‍🌈", "\u2581 already", "a\u00a0b\u3000c", "x" * 300, "🤗" * 40]
 
 
-def _get_tokenizers_module():
-    spec = importlib.util.spec_from_file_location("get_tokenizers", ROOT / "scripts" / "get_tokenizers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="session")
-def published(tmp_path_factory):
+def published(published_tokenizers):
     """{name: path of a tokenizer.json}"""
-    g = _get_tokenizers_module()
-    try:
-        paths = g.get_tokenizers()
-    except g.FetchError as e:
-        pytest.fail(f"cannot fetch the published tokenizers: {e}")
-    folder = tmp_path_factory.mktemp("published")
-    out = {"llama3": paths["llama3/tokenizer.json"], "deepseek-v3": paths["deepseek/tokenizer.json"],
-           "claude": paths["claude/tokenizer.json"], "gpt-neox-olmo": paths["olmo/gpt-neox.json"],
-           "tortoise": paths["tortoise/tokenizer.json"]}
-    for name, d in [
-        ("mistral-v1-legacy", g.sentencepiece_json(paths["mistral/tokenizer.model.v1"], "legacy")),
-        ("mistral-v3-metaspace", g.sentencepiece_json(paths["mistral/tokenizer.model.v3"], "metaspace")),
-        ("qwen2", g.qwen2_json(paths["qwen/qwen.tiktoken"])),
-    ]:
-        path = folder / f"{name}.json"
-        path.write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
-        out[name] = str(path)
-    return out
+    return published_tokenizers
 
 
 @pytest.fixture(scope="session")
