@@ -69,6 +69,8 @@ def main() -> None:
     if not corpora:
         corpora = [str(work / "corpus")]
     for corpus in corpora:
+        if os.path.isfile(corpus):  # inputs to run once each (libFuzzer's replay of crash files)
+            continue
         os.makedirs(corpus, exist_ok=True)
         if not os.listdir(corpus):
             for k, v in enumerate(variants):

@@ -93,15 +93,15 @@ fn class(c: char) -> u8 {
 }
 
 #[inline]
-fn is_letter(c: char) -> bool {
+pub(crate) fn is_letter(c: char) -> bool {
     class(c) & LETTER != 0
 }
 #[inline]
-fn is_number(c: char) -> bool {
+pub(crate) fn is_number(c: char) -> bool {
     class(c) & NUMBER != 0
 }
 #[inline]
-fn is_space(c: char) -> bool {
+pub(crate) fn is_space(c: char) -> bool {
     class(c) & SPACE != 0
 }
 /// `[^\s\p{L}\p{N}]`
@@ -244,6 +244,8 @@ pub fn next_gpt2(s: &str, i: usize) -> usize {
 pub enum Preset {
     Gpt2,
     Cl100k,
+    /// SuperBPE's stage-2 split (`superword.rs`).
+    SuperBpe,
 }
 
 impl Preset {
@@ -252,6 +254,7 @@ impl Preset {
         let next = match self {
             Preset::Gpt2 => next_gpt2,
             Preset::Cl100k => next_cl100k,
+            Preset::SuperBpe => crate::superword::next_piece,
         };
         let mut i = 0;
         while i < text.len() {

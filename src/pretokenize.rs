@@ -3,11 +3,14 @@
 
 use crate::error::{Error, Result};
 use crate::lexer::Preset;
-use fancy_regex::Regex;
+use crate::regex_guard::GuardedRegex;
 
 /// tiktoken's patterns that have a hand-written lexer (see `lexer.rs`).
 pub const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
 pub const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+
+/// SuperBPE's stage-2 split (`bytepair.patterns.SUPERBPE`), with the lexer of `superword.rs`.
+pub const SUPERBPE: &str = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)|(?:(?!\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S))[\s\S])+";
 
 /// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
 /// separators U+001C..U+001F that Python also treats as whitespace.
@@ -21,7 +24,7 @@ pub enum Pretokenizer {
     Whitespace,
     /// A preset pattern, matched by its hand-written lexer.
     Lexer(Preset),
-    Regex(Regex),
+    Regex(GuardedRegex),
 }
 
 /// Longest regex pattern accepted (bytes).
@@ -34,6 +37,7 @@ impl Pretokenizer {
         match pattern {
             Some(GPT2) => Ok(Pretokenizer::Lexer(Preset::Gpt2)),
             Some(CL100K) => Ok(Pretokenizer::Lexer(Preset::Cl100k)),
+            Some(SUPERBPE) => Ok(Pretokenizer::Lexer(Preset::SuperBpe)),
             _ => Self::with_regex(pattern),
         }
     }
@@ -47,9 +51,7 @@ impl Pretokenizer {
                 "the regex pattern is {} bytes long; at most {MAX_PATTERN_BYTES} are allowed",
                 p.len()
             ))),
-            Some(p) => Regex::new(p)
-                .map(Pretokenizer::Regex)
-                .map_err(|e| Error::Pattern(format!("invalid regex pattern {p:?}: {e}"))),
+            Some(p) => GuardedRegex::new(p, "pattern").map(Pretokenizer::Regex),
         }
     }
 
@@ -64,17 +66,11 @@ impl Pretokenizer {
                 preset.for_each_word(text, f);
                 Ok(())
             }
-            Pretokenizer::Regex(re) => {
-                for m in re.find_iter(text) {
-                    let m = m.map_err(|e| {
-                        Error::Pattern(format!("regex failed while splitting text: {e}"))
-                    })?;
-                    if !m.as_str().is_empty() {
-                        f(m.as_str());
-                    }
+            Pretokenizer::Regex(re) => re.for_each_match(text, |s, e| {
+                if s < e {
+                    f(&text[s..e]);
                 }
-                Ok(())
-            }
+            }),
         }
     }
 

@@ -222,6 +222,97 @@ fn train<'py>(
     ))
 }
 
+/// Parity-aware training (`crate::parity`) on one word table per language
+/// (`dev`: none or one per language). Returns `train`'s tuple plus the
+/// per-language statistics (train before/after, dev before/after, merges chosen).
+#[pyfunction]
+#[pyo3(signature = (langs, dev, model, *, end_of_word, end_of_word_fused, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None, variant="base", global_merges=0, window_size=100, alpha=2.0, ratio=None, progress=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn train_parity<'py>(
+    py: Python<'py>,
+    langs: Vec<PyRef<'py, WordCounts>>,
+    dev: Vec<PyRef<'py, WordCounts>>,
+    model: &str,
+    end_of_word: Option<String>,
+    end_of_word_fused: bool,
+    tie_break: &str,
+    min_frequency: u64,
+    vocab_size: Option<u64>,
+    num_merges: Option<u64>,
+    n_special: u64,
+    max_token_length: Option<u32>,
+    variant: &str,
+    global_merges: u64,
+    window_size: usize,
+    alpha: f64,
+    ratio: Option<Vec<f64>>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(
+    Vec<Bound<'py, PyBytes>>,
+    usize,
+    Vec<(u32, u32, u64)>,
+    &'static str,
+    (Vec<u128>, Vec<u128>, Vec<u128>, Vec<u128>, Vec<u64>),
+)> {
+    let request = crate::parity::ParityRequest {
+        train: TrainRequest {
+            kind: ModelKind::parse(model).py()?,
+            char: CharSpec { end_of_word, fused: end_of_word_fused, byte_fallback: false },
+            tie_break: TieBreak::parse(tie_break).py()?,
+            min_frequency,
+            vocab_size,
+            num_merges,
+            n_special,
+            max_token_length,
+            init: None,
+        },
+        variant: crate::parity::Variant::parse(variant).py()?,
+        global_merges,
+        window_size,
+        alpha,
+        ratio,
+    };
+    let lang_tables: Vec<&words::WordCounts> = langs.iter().map(|w| &w.counts).collect();
+    let dev_tables: Vec<&words::WordCounts> = dev.iter().map(|w| &w.counts).collect();
+    let mut interrupted: Option<PyErr> = None;
+    let mut last = std::time::Instant::now();
+    let result = py.detach(|| {
+        crate::parity::train_parity(&lang_tables, &dev_tables, &request, |k, _, total| {
+            if last.elapsed() < std::time::Duration::from_millis(100) {
+                return true;
+            }
+            last = std::time::Instant::now();
+            Python::attach(|py| {
+                let step = py.check_signals().and_then(|_| match &progress {
+                    Some(f) => f.call1(py, (k + 1, total)).map(|_| ()),
+                    None => Ok(()),
+                });
+                step.map_err(|e| interrupted = Some(e)).is_ok()
+            })
+        })
+    });
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    let (out, stats) = result.py()?;
+    if let Some(f) = &progress {
+        f.call1(py, (out.merges.len(), out.merges.len()))?;
+    }
+    let reason = match out.reason {
+        StopReason::Done => "done",
+        StopReason::NoPairs => "no-pairs",
+        StopReason::BelowMinFrequency => "min-frequency",
+        StopReason::Cancelled => "cancelled",
+    };
+    Ok((
+        out.base.iter().map(|b| PyBytes::new(py, b)).collect(),
+        out.n_symbols,
+        out.merges.iter().map(|m| (m.left, m.right, m.count)).collect(),
+        reason,
+        (stats.train_before, stats.train_after, stats.dev_before, stats.dev_after, stats.chosen),
+    ))
+}
+
 /// A ready tokenizer (either model); immutable, shareable across threads.
 #[pyclass(module = "bytepair._core", frozen)]
 pub struct CoreTokenizer {
@@ -635,6 +726,36 @@ impl CorePipeline {
     fn token_to_id(&self, token: &str) -> Option<u32> {
         self.inner.token_to_id(token)
     }
+
+    /// For `explain`: [(None, normalized text, [(pre-token, (start, end))...]) or (id, None, [(content, (start, end))])],
+    /// ranges in characters of `text`.
+    #[pyo3(signature = (text, ordinary=false))]
+    #[allow(clippy::type_complexity)]
+    fn pre_tokenize(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        ordinary: bool,
+    ) -> PyResult<Vec<(Option<u32>, Option<String>, Vec<(String, (usize, usize))>)>> {
+        use crate::pipeline::PreTokenized;
+        let items = py.detach(|| self.inner.pre_tokenize(text, ordinary)).py()?;
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            match item {
+                PreTokenized::Token(id, a, b) => {
+                    let span = crate::pipeline::char_offsets(text, &[(a, b)])[0];
+                    out.push((Some(id), None, vec![(text.get(a..b).unwrap_or("").to_string(), span)]));
+                }
+                PreTokenized::Text(normalized, pieces) => {
+                    let ranges = pieces.iter().map(|(_, r)| *r).collect::<Vec<_>>();
+                    let spans = crate::pipeline::char_offsets(text, &ranges);
+                    let pieces = pieces.into_iter().zip(spans).map(|((p, _), s)| (p, s)).collect();
+                    out.push((None, Some(normalized), pieces));
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 #[pyfunction]
@@ -652,6 +773,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CorePipeline>()?;
     m.add_function(wrap_pyfunction!(clear_pipeline_caches, m)?)?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
+    m.add_function(wrap_pyfunction!(train_parity, m)?)?;
     m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
     m.add_function(wrap_pyfunction!(set_cache_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(cache_info, m)?)?;

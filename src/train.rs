@@ -24,6 +24,10 @@ pub enum TieBreak {
     Alphabetical,
     /// Smallest (left id, right id).
     PairId,
+    /// Greatest (left text, right text) as strings: subword-nmt's
+    /// `learn_bpe` and HF's `ParityBpeTrainer`. Byte texts compare in the
+    /// order `Trainer::with_order` gives (GPT-2's printable form for HF).
+    MaxString,
 }
 
 impl TieBreak {
@@ -33,14 +37,20 @@ impl TieBreak {
             "first" => Ok(TieBreak::First),
             "alphabetical" => Ok(TieBreak::Alphabetical),
             "pair-id" => Ok(TieBreak::PairId),
+            "max-string" => Ok(TieBreak::MaxString),
             other => Err(Error::Training(format!(
-                "unknown tie_break {other:?}: use \"first\", \"alphabetical\" or \"pair-id\""
+                "unknown tie_break {other:?}: use \"first\", \"alphabetical\", \"pair-id\" or \"max-string\""
             ))),
         }
     }
 
     fn needs_first(self) -> bool {
-        self != TieBreak::PairId
+        matches!(self, TieBreak::First | TieBreak::Alphabetical)
+    }
+
+    /// Whether ties are decided by the pair's text (the text heap).
+    fn by_text(self) -> bool {
+        matches!(self, TieBreak::Alphabetical | TieBreak::MaxString)
     }
 }
 
@@ -72,6 +82,25 @@ impl Words {
 
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
+    }
+
+    /// Appends the words of `other` after these.
+    pub fn extend(&mut self, other: &Words) {
+        let offset = self.symbols.len();
+        self.starts.extend(other.starts.iter().map(|&s| s + offset));
+        self.counts.extend_from_slice(&other.counts);
+        self.symbols.extend_from_slice(&other.symbols);
+    }
+
+    /// Symbols of all words, each word counted `count` times: the corpus's
+    /// length in initial symbols.
+    pub fn weighted_len(&self) -> u128 {
+        let mut ends = self.starts.iter().skip(1).copied().chain(std::iter::once(self.symbols.len()));
+        self.starts
+            .iter()
+            .zip(&self.counts)
+            .map(|(&s, &c)| (ends.next().unwrap_or(s) - s) as u128 * u128::from(c))
+            .sum()
     }
 }
 
@@ -304,11 +333,16 @@ struct Entry {
     pair: Pair,
 }
 
-/// A heap entry of the alphabetical rule: `left + right` bytes decide ties.
+/// A heap entry of the alphabetical and max-string rules: `left + right`
+/// bytes decide ties (max-string: `split` bytes of left, then right;
+/// alphabetical: `NO_SPLIT`).
 struct TextEntry {
     entry: Entry,
     text: Box<[u8]>,
+    split: u32,
 }
+
+const NO_SPLIT: u32 = u32::MAX;
 
 /// Greater is preferred: at the first difference the smaller byte wins;
 /// when one is a prefix of the other, the longer wins (Python's `max` over
@@ -325,7 +359,15 @@ fn alphabetical_cmp(a: &[u8], b: &[u8]) -> Ordering {
 impl Ord for TextEntry {
     fn cmp(&self, other: &Self) -> Ordering {
         (self.entry.count.cmp(&other.entry.count))
-            .then_with(|| alphabetical_cmp(&self.text, &other.text))
+            .then_with(|| {
+                if self.split == NO_SPLIT {
+                    alphabetical_cmp(&self.text, &other.text)
+                } else {
+                    // greater (left, right) is preferred: Rust's string order, tuple-wise
+                    let (a, b) = (self.split as usize, other.split as usize);
+                    self.text[..a].cmp(&other.text[..b]).then_with(|| self.text[a..].cmp(&other.text[b..]))
+                }
+            })
             .then(self.entry.tie.cmp(&other.entry.tie))
     }
 }
@@ -438,8 +480,10 @@ pub struct Trainer {
     /// Positions of the pair being merged or refreshed (reused).
     scratch: Vec<Pos>,
     heap: CountQueue,
-    /// The heap of the alphabetical rule (`heap` stays empty then).
+    /// The heap of the alphabetical and max-string rules (`heap` stays empty then).
     text_heap: BinaryHeap<TextEntry>,
+    /// Max-string rule: the rank of each byte value in the text order.
+    order: [u8; 256],
     rule: TieBreak,
     /// Pairs that gained occurrences, and those whose count fell to zero,
     /// during the current merge (kept to reuse their allocations).
@@ -453,6 +497,18 @@ impl Trainer {
     /// `count_chars`: token length is measured in characters (char model)
     /// rather than bytes.
     pub fn new(words: Words, symbol_text: Vec<Vec<u8>>, rule: TieBreak, count_chars: bool) -> Result<Self> {
+        Self::with_order(words, symbol_text, rule, count_chars, None)
+    }
+
+    /// `new`, where the max-string rule compares texts with byte `b` ranked
+    /// `order[b]` (None: byte value order, which is code point order for UTF-8).
+    pub fn with_order(
+        words: Words,
+        symbol_text: Vec<Vec<u8>>,
+        rule: TieBreak,
+        count_chars: bool,
+        order: Option<[u8; 256]>,
+    ) -> Result<Self> {
         let total = words.symbols.len();
         // positions and NONE share u32
         if total >= NONE as usize || words.len() >= u32::MAX as usize {
@@ -494,6 +550,7 @@ impl Trainer {
             scratch: Vec::new(),
             heap: CountQueue::new(),
             text_heap: BinaryHeap::new(),
+            order: order.unwrap_or_else(|| std::array::from_fn(|b| b as u8)),
             rule,
             grown: Vec::new(),
             shrunk: Vec::new(),
@@ -541,7 +598,7 @@ impl Trainer {
             }
         }
         let pairs: Vec<(Pair, u32)> = self.pairs.index.iter().map(|(&p, &s)| (p, s)).collect();
-        if self.rule == TieBreak::Alphabetical {
+        if self.rule.by_text() {
             self.text_heap.reserve(pairs.len());
         }
         for (pair, s) in pairs {
@@ -554,16 +611,22 @@ impl Trainer {
     fn push(&mut self, pair: Pair, s: u32) {
         let info = &self.pairs.infos[s as usize];
         let tie = match self.rule {
-            TieBreak::PairId => !((u64::from(pair.0) << 32) | u64::from(pair.1)),
+            TieBreak::PairId | TieBreak::MaxString => !((u64::from(pair.0) << 32) | u64::from(pair.1)),
             TieBreak::First | TieBreak::Alphabetical => !u64::from(info.first),
         };
         let entry = Entry { count: info.count, tie, pair };
-        if self.rule == TieBreak::Alphabetical {
+        if self.rule.by_text() {
             let (l, r) = (&self.symbol_text[pair.0 as usize], &self.symbol_text[pair.1 as usize]);
             let mut text = Vec::with_capacity(l.len() + r.len());
-            text.extend_from_slice(l);
-            text.extend_from_slice(r);
-            self.text_heap.push(TextEntry { entry, text: text.into_boxed_slice() });
+            let split = if self.rule == TieBreak::MaxString {
+                text.extend(l.iter().chain(r).map(|&b| self.order[b as usize]));
+                l.len() as u32
+            } else {
+                text.extend_from_slice(l);
+                text.extend_from_slice(r);
+                NO_SPLIT
+            };
+            self.text_heap.push(TextEntry { entry, text: text.into_boxed_slice(), split });
         } else {
             self.heap.push(entry);
         }
@@ -600,7 +663,7 @@ impl Trainer {
 
     /// Count of the heap's top entry.
     fn next_count(&mut self) -> Option<u64> {
-        if self.rule == TieBreak::Alphabetical {
+        if self.rule.by_text() {
             self.text_heap.peek().map(|t| t.entry.count)
         } else {
             self.heap.peek_count()
@@ -610,7 +673,7 @@ impl Trainer {
     /// Pops the best pair, or None when no pair is left.
     fn best(&mut self, max_len: Option<u32>) -> Option<(Pair, u64)> {
         loop {
-            let top = if self.rule == TieBreak::Alphabetical {
+            let top = if self.rule.by_text() {
                 self.text_heap.pop().map(|t| t.entry)
             } else {
                 self.heap.pop()
@@ -703,9 +766,12 @@ impl Trainer {
     /// Replaces `pair` by `new_id` at its positions, left to right without
     /// overlap inside each word, and updates the pair counts around each
     /// occurrence. Only the merged positions and their neighbours are touched.
-    fn apply_merge(&mut self, pair: Pair, new_id: u32) {
+    /// Returns how many symbols the words lost (occurrences times word counts).
+    fn apply_merge(&mut self, pair: Pair, new_id: u32) -> u128 {
         let (a, b) = pair;
-        let mut list = self.pairs.remove(pair).expect("merged pair is present");
+        // absent: a merge chosen from another corpus (parity training)
+        let Some(mut list) = self.pairs.remove(pair) else { return 0 };
+        let mut merged: u128 = 0;
         let mut pos = std::mem::take(&mut self.scratch);
         pos.clear();
         self.arena.take_into(&mut list, &mut pos);
@@ -728,6 +794,7 @@ impl Trainer {
             let node = self.nodes[p as usize];
             let q = node.next;
             let count = if node.count != BIG_COUNT { u64::from(node.count) } else { self.word_count(p) };
+            merged += u128::from(count);
             let l = node.prev;
             if l != NONE {
                 let left = self.nodes[l as usize].sym;
@@ -777,6 +844,27 @@ impl Trainer {
         }
         shrunk.clear();
         self.shrunk = shrunk;
+        merged
+    }
+
+    /// The best pair and its count, taken off the queue (None: no pair left).
+    /// Pairs whose token would be longer than `max_len` are never offered.
+    /// Merge it with `merge`, or not at all: this trainer does not offer it again.
+    pub fn best_pair(&mut self, max_len: Option<u32>) -> Option<((u32, u32), u64)> {
+        self.best(max_len)
+    }
+
+    /// Records the next merge, `pair`, and applies it to the words (where it
+    /// occurs: the pair may be absent, when it was chosen elsewhere). Returns
+    /// how many symbols the words lost, counts included.
+    pub fn merge(&mut self, pair: (u32, u32)) -> u128 {
+        let merge_id = self.symbol_text.len() as u32;
+        let mut text = self.symbol_text[pair.0 as usize].clone();
+        text.extend_from_slice(&self.symbol_text[pair.1 as usize]);
+        let new_id = *self.text_ids.entry(text.clone()).or_insert(merge_id);
+        self.symbol_text.push(text);
+        self.units.push(self.units[pair.0 as usize] + self.units[pair.1 as usize]);
+        self.apply_merge(pair, new_id)
     }
 
     /// Runs up to `config.max_merges` merges; `on_merge(k, merge)` is
@@ -798,14 +886,8 @@ impl Trainer {
                 reason = StopReason::BelowMinFrequency;
                 break;
             }
-            let merge_id = self.symbol_text.len() as u32;
-            let mut text = self.symbol_text[pair.0 as usize].clone();
-            text.extend_from_slice(&self.symbol_text[pair.1 as usize]);
-            let new_id = *self.text_ids.entry(text.clone()).or_insert(merge_id);
-            self.symbol_text.push(text);
-            self.units.push(self.units[pair.0 as usize] + self.units[pair.1 as usize]);
             let merge = Merge { left: pair.0, right: pair.1, count };
-            self.apply_merge(pair, new_id);
+            self.merge(pair);
             let go_on = on_merge(merges.len(), &merge);
             merges.push(merge);
             if !go_on {

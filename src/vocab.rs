@@ -241,38 +241,64 @@ struct Start {
 
 fn prepare(counts: &WordCounts, req: &TrainRequest) -> Result<Start> {
     check_not_empty(counts)?;
-    let (base, n_symbols, words) = match req.kind {
-        ModelKind::Byte => {
-            let base: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-            let (n, bytes, _) = counts.sizes();
-            let mut words = Words::with_capacity(n, bytes);
-            for (w, c) in counts.iter() {
-                words.push(c, |s| s.extend(w.bytes().map(u32::from)));
-            }
-            (base, 256, words)
-        }
+    let (base, n_symbols, ids) = base_vocabulary(&[counts], req);
+    let words = initial_words(counts, req, ids.as_ref());
+    Ok(Start { base, n_symbols, words })
+}
+
+/// The base vocabulary of the words of all `tables` (bytes 0-255, or the
+/// char model's symbols then its byte-fallback tokens), how many of its
+/// entries are symbols, and (char model) the symbols' ids.
+pub(crate) fn base_vocabulary(tables: &[&WordCounts], req: &TrainRequest) -> (Vec<Vec<u8>>, usize, Option<SymbolIds>) {
+    match req.kind {
+        ModelKind::Byte => ((0..=255u8).map(|b| vec![b]).collect(), 256, None),
         ModelKind::Char => {
-            let base = char_base(counts.iter().map(|(w, _)| w), &req.char);
+            let base = char_base(tables.iter().flat_map(|t| t.iter().map(|(w, _)| w)), &req.char);
             let ids = SymbolIds::new(&base, &req.char);
+            let n = base.len();
+            let mut base: Vec<Vec<u8>> = base.into_iter().map(String::into_bytes).collect();
+            if req.char.byte_fallback {
+                base.extend((0..=255u8).map(|b| format!("<0x{b:02X}>").into_bytes()));
+            }
+            (base, n, Some(ids))
+        }
+    }
+}
+
+/// The words of `counts` as initial symbol ids (`ids`: the char model's,
+/// from `base_vocabulary` over tables that include `counts`).
+pub(crate) fn initial_words(counts: &WordCounts, req: &TrainRequest, ids: Option<&SymbolIds>) -> Words {
+    match (req.kind, ids) {
+        (ModelKind::Char, Some(ids)) => {
             let mut words = Words::default();
             for (w, c) in counts.iter() {
                 words.push(c, |symbols| {
                     ids.each(w, &req.char, |s| symbols.push(s.id.expect("every symbol is in the base")))
                 });
             }
-            let n = base.len();
-            let mut base: Vec<Vec<u8>> = base.into_iter().map(String::into_bytes).collect();
-            if req.char.byte_fallback {
-                base.extend((0..=255u8).map(|b| format!("<0x{b:02X}>").into_bytes()));
-            }
-            (base, n, words)
+            words
         }
-    };
-    Ok(Start { base, n_symbols, words })
+        _ => {
+            let (n, bytes, _) = counts.sizes();
+            let mut words = Words::with_capacity(n, bytes);
+            for (w, c) in counts.iter() {
+                words.push(c, |s| s.extend(w.bytes().map(u32::from)));
+            }
+            words
+        }
+    }
 }
 
 fn finish(start: Start, req: &TrainRequest, on_merge: impl FnMut(usize, &Merge, usize) -> bool) -> Result<TrainOutput> {
     let Start { base, n_symbols, words } = start;
+    let (fixed, what, symbol_text) = fixed_vocabulary(&base, n_symbols, req);
+    let (merges, reason) = run_trainer(words, symbol_text, req, fixed, &what, on_merge)?;
+    Ok(TrainOutput { base, n_symbols, merges, reason })
+}
+
+/// The size of the vocabulary without merges, its description for errors,
+/// and the trainer's symbol texts.
+pub(crate) fn fixed_vocabulary(base: &[Vec<u8>], n_symbols: usize, req: &TrainRequest) -> (u64, String, Vec<Vec<u8>>) {
     let fixed = base.len() as u64 + req.n_special;
     let what = format!(
         "the vocabulary without merges ({fixed}: {} base symbols{} + {} special tokens)",
@@ -282,12 +308,25 @@ fn finish(start: Start, req: &TrainRequest, on_merge: impl FnMut(usize, &Merge, 
     );
     // byte-fallback tokens never take part in merges and must not become the
     // canonical id of a merged text that happens to spell "<0xNN>"
-    let mut symbol_text = base.clone();
+    let mut symbol_text = base.to_vec();
     for t in symbol_text.iter_mut().skip(n_symbols) {
         t.clear();
     }
-    let (merges, reason) = run_trainer(words, symbol_text, req, fixed, &what, on_merge)?;
-    Ok(TrainOutput { base, n_symbols, merges, reason })
+    (fixed, what, symbol_text)
+}
+
+/// How many merges `req` asks for when the vocabulary already holds
+/// `fixed` ids (`what` describes them in errors).
+pub(crate) fn merge_limit(req: &TrainRequest, fixed: u64, what: &str) -> Result<usize> {
+    let mut max_merges = req.num_merges.unwrap_or(u64::MAX);
+    if let Some(v) = req.vocab_size {
+        if v < fixed {
+            return Err(Error::Training(format!("vocab_size {v} is smaller than {what}")));
+        }
+        max_merges = max_merges.min(v - fixed);
+    }
+    // ids are 32-bit, and the trainer keeps u32::MAX - 1 and u32::MAX for itself (DEAD, BARRIER)
+    Ok(max_merges.min((u32::MAX as u64).saturating_sub(fixed + 1)) as usize)
 }
 
 /// Runs the trainer on `words` whose symbols are ids of `symbol_text`; the
@@ -300,24 +339,36 @@ fn run_trainer(
     what: &str,
     mut on_merge: impl FnMut(usize, &Merge, usize) -> bool,
 ) -> Result<(Vec<Merge>, StopReason)> {
-    let mut max_merges = req.num_merges.unwrap_or(u64::MAX);
-    if let Some(v) = req.vocab_size {
-        if v < fixed {
-            return Err(Error::Training(format!("vocab_size {v} is smaller than {what}")));
-        }
-        max_merges = max_merges.min(v - fixed);
-    }
-    // ids are 32-bit, and the trainer keeps u32::MAX - 1 and u32::MAX for itself (DEAD, BARRIER)
-    max_merges = max_merges.min((u32::MAX as u64).saturating_sub(fixed + 1));
-    let trainer = Trainer::new(words, symbol_text, req.tie_break, req.kind == ModelKind::Char)?;
+    let max_merges = merge_limit(req, fixed, what)?;
+    let trainer = Trainer::with_order(words, symbol_text, req.tie_break, req.kind == ModelKind::Char, text_order(req))?;
     let config = TrainConfig {
         tie_break: req.tie_break,
         min_frequency: req.min_frequency,
-        max_merges: max_merges as usize,
+        max_merges,
         max_token_length: req.max_token_length,
     };
     let total = config.max_merges;
     Ok(trainer.run(&config, |k, m| on_merge(k, m, total)))
+}
+
+/// The byte order of the max-string rule: in the byte model, GPT-2's
+/// printable form (the strings HF compares); else byte value order.
+pub(crate) fn text_order(req: &TrainRequest) -> Option<[u8; 256]> {
+    (req.kind == ModelKind::Byte).then(gpt2_order)
+}
+
+/// Rank of each byte value when bytes are compared as GPT-2's
+/// byte-to-unicode characters: printable bytes (`!`-`~`, `¡`-`¬`, `®`-`ÿ`)
+/// are themselves, the others come after them as U+0100 + k, in byte order.
+pub fn gpt2_order() -> [u8; 256] {
+    let printable = |b: u8| (b'!'..=b'~').contains(&b) || (0xA1..=0xAC).contains(&b) || (0xAE..=0xFF).contains(&b);
+    let mut order = [0u8; 256];
+    let mut rank = 0u16;
+    for b in (0..=255u8).filter(|&b| printable(b)).chain((0..=255u8).filter(|&b| !printable(b))) {
+        order[b as usize] = rank as u8;
+        rank += 1;
+    }
+    order
 }
 
 /// Continued training: the words start as `init` would segment them in

@@ -37,6 +37,42 @@ def vocab_paths():
         pytest.fail(f"cannot fetch the real vocabularies: {e}")
 
 
+def get_tokenizers_module():
+    """``scripts/get_tokenizers.py`` as a module (fetch list, layout builders)."""
+    spec = importlib.util.spec_from_file_location("get_tokenizers", ROOT / "scripts" / "get_tokenizers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def published_tokenizers(tmp_path_factory):
+    """{name: path of a published tokenizer.json}: the files as shipped (llama3, deepseek-v3, claude,
+    gpt-neox-olmo, tortoise) and the layouts HF writes for Mistral's SentencePiece models and Qwen's
+    vocabulary (mistral-v1-legacy, mistral-v3-metaspace, qwen2); plus "raw", the fetched files by name."""
+    import json
+
+    g = get_tokenizers_module()
+    try:
+        paths = g.get_tokenizers()
+    except g.FetchError as e:
+        pytest.fail(f"cannot fetch the published tokenizers: {e}")
+    folder = tmp_path_factory.mktemp("published")
+    out = {"llama3": paths["llama3/tokenizer.json"], "deepseek-v3": paths["deepseek/tokenizer.json"],
+           "claude": paths["claude/tokenizer.json"], "gpt-neox-olmo": paths["olmo/gpt-neox.json"],
+           "tortoise": paths["tortoise/tokenizer.json"]}
+    for name, d in [
+        ("mistral-v1-legacy", g.sentencepiece_json(paths["mistral/tokenizer.model.v1"], "legacy")),
+        ("mistral-v3-metaspace", g.sentencepiece_json(paths["mistral/tokenizer.model.v3"], "metaspace")),
+        ("qwen2", g.qwen2_json(paths["qwen/qwen.tiktoken"])),
+    ]:
+        path = folder / f"{name}.json"
+        path.write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
+        out[name] = str(path)
+    out["raw"] = paths
+    return out
+
+
 def _stdlib_sources():
     import email.message
     import json.decoder

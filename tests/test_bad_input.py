@@ -347,7 +347,8 @@ CASES = [
          lambda e: _load(e.tiktoken, pattern="(a"), FormatError, ["tok.tiktoken", "invalid regex", '"(a"']),
     fail("encode/pathological-regex", ["encode", "-t", "@tiktoken", "--pattern", PATHOLOGICAL, "a" * 60],
          ["regex", "backtracking"],
-         lambda e: _load(e.tiktoken, pattern=PATHOLOGICAL).encode("a" * 60), PatternError, ["backtracking"]),
+         # refused when the tokenizer is built (issue 17: a repeated alternation in a backtracking pattern)
+         lambda e: _load(e.tiktoken, pattern=PATHOLOGICAL).encode("a" * 60), FormatError, ["backtracking"]),
     fail("encode/gpt2-folder-without-merges", ["encode", "-t", "@gpt2half", "x"], ["merges.txt", "no such file"],
          lambda e: _load(e.gpt2half), InputError, ["merges.txt"]),
     ok("encode/errors-replace-argument", ["encode", "-t", "@tok", "--errors", "replace", b"ab\xffc"],

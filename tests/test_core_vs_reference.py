@@ -88,7 +88,7 @@ corpora = st.sampled_from(ALPHABETS).flatmap(
 @SETTINGS
 @given(
     data=corpora,
-    tie_break=st.sampled_from(["first", "alphabetical", "pair-id"]),
+    tie_break=st.sampled_from(["first", "alphabetical", "pair-id", "max-string"]),
     end_of_word=st.sampled_from([None, "_", "</w>", "<w>"]),
     fused=st.booleans(),
     num_merges=st.none() | st.integers(0, 40),
@@ -122,7 +122,7 @@ def test_char_model(data, tie_break, end_of_word, fused, num_merges, min_frequen
 @SETTINGS
 @given(
     data=corpora,
-    tie_break=st.sampled_from(["first", "alphabetical", "pair-id"]),
+    tie_break=st.sampled_from(["first", "alphabetical", "pair-id", "max-string"]),
     pattern=st.sampled_from(PATTERNS),
     size=st.none() | st.integers(250, 320),
     min_frequency=st.integers(1, 3),
@@ -182,7 +182,7 @@ def test_first_rule_when_merges_respell_a_symbol(words, counts, model, num_merge
 @SETTINGS
 @given(
     counts=st.dictionaries(st.text(alphabet="abc", min_size=1, max_size=7), st.integers(1, 2**40), min_size=1, max_size=8),
-    tie_break=st.sampled_from(["first", "alphabetical", "pair-id"]),
+    tie_break=st.sampled_from(["first", "alphabetical", "pair-id", "max-string"]),
     model=st.sampled_from(["char", "byte"]),
 )
 def test_word_count_mappings_and_large_counts(counts, tie_break, model):
@@ -318,7 +318,7 @@ def real_text() -> str:
     return (inspect.getsource(textwrap) + inspect.getsource(argparse))[:60_000]
 
 
-@pytest.mark.parametrize("tie_break", ["first", "alphabetical", "pair-id"])
+@pytest.mark.parametrize("tie_break", ["first", "alphabetical", "pair-id", "max-string"])
 @pytest.mark.parametrize("model", ["char", "byte"])
 def test_real_text(model, tie_break):
     text = real_text()
@@ -336,7 +336,7 @@ def test_real_text(model, tie_break):
     first=corpora,
     second=corpora,
     model=st.sampled_from(["char", "byte"]),
-    tie_break=st.sampled_from(["first", "alphabetical", "pair-id"]),
+    tie_break=st.sampled_from(["first", "alphabetical", "pair-id", "max-string"]),
     n1=st.integers(0, 12),
     n2=st.none() | st.integers(0, 15),
     specials=st.sampled_from([(), ("<w>",)]),

@@ -35,8 +35,16 @@ MODULES = [
     "bytepair.dataset",
     "bytepair.encodings",
     "bytepair.pipeline",
+    "bytepair.chunking",
+    "bytepair.commands.chunk",
+    "bytepair.explain",
+    "bytepair.commands.explain",
     "bytepair.formats.sentencepiece",
     "bytepair.word_start",
+    "bytepair.parity",
+    "bytepair.reference_parity",
+    "bytepair.commands.parity",
+    "bytepair.commands.superword",
 ]
 
 

@@ -196,3 +196,27 @@ def test_special_tokens_checkbox(server, browser, toks):
     assert count == len(ids)
     special = browser.find_elements(By.CSS_SELECTOR, "#tokens span.special")
     assert [s.get_attribute("textContent") for s in special] == ["<|endoftext|>"]
+
+
+def test_clicking_a_token_explains_it(server, browser, toks):
+    """A clicked token shows how its piece is encoded: the text of
+    ``Tokenizer.explain(text, at=the token's first character)``."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    tokenizers, _ = toks
+    browser.get(server)
+    _wait_rendered(browser)
+    for name in ("bytes.json", "chars.json"):
+        Select(browser.find_element(By.ID, "tokenizer")).select_by_value(name)
+        text = f"{TYPED} ({name})"  # a text not shown yet: the wait below sees this render, not an older one
+        _set_text(browser, text)
+        _wait_rendered(browser)
+        spans = [s for s in browser.find_elements(By.CSS_SELECTOR, "#tokens span") if s.text.strip()]
+        target = spans[len(spans) // 2]
+        offset = int(target.get_attribute("data-offset"))
+        expected = str(tokenizers[name].explain(text, at=offset))
+        target.click()
+        WebDriverWait(browser, WAIT, poll_frequency=0.05).until(
+            lambda d: d.find_element(By.ID, "explain").get_attribute("textContent") == expected)
+        assert "tokens:" in expected and target.text.strip() in expected.replace("\u2423", " ")

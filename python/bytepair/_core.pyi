@@ -30,6 +30,29 @@ def train(
     init: Optional[Tuple[List[Optional[bytes]], List[Tuple[int, int, int]]]] = None,
     consume: bool = False,
 ) -> Tuple[List[bytes], int, List[Tuple[int, int, int]], str]: ...
+def train_parity(
+    langs: List[WordCounts],
+    dev: List[WordCounts],
+    model: str,
+    *,
+    end_of_word: Optional[str],
+    end_of_word_fused: bool,
+    tie_break: str,
+    min_frequency: int,
+    vocab_size: Optional[int],
+    num_merges: Optional[int],
+    n_special: int,
+    max_token_length: Optional[int] = None,
+    variant: str = "base",
+    global_merges: int = 0,
+    window_size: int = 100,
+    alpha: float = 2.0,
+    ratio: Optional[List[float]] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> Tuple[
+    List[bytes], int, List[Tuple[int, int, int]], str,
+    Tuple[List[int], List[int], List[int], List[int], List[int]],
+]: ...
 def clear_caches() -> None: ...
 def split_words(text: str, pattern: Optional[str]) -> List[str]: ...
 def split_words_regex(text: str, pattern: Optional[str]) -> List[str]: ...
@@ -100,5 +123,7 @@ class CorePipeline:
     def token_bytes(self, id: int) -> Optional[bytes]: ...
     def id_to_token(self, id: int) -> Optional[str]: ...
     def token_to_id(self, token: str) -> Optional[int]: ...
+    def pre_tokenize(self, text: str, ordinary: bool = False
+                     ) -> List[Tuple[Optional[int], Optional[str], List[Tuple[str, Tuple[int, int]]]]]: ...
 
 def clear_pipeline_caches() -> None: ...

@@ -107,6 +107,34 @@ def read_bytes(path: Union[str, os.PathLike]) -> bytes:
         raise InputError(f"{os.fspath(path)}: cannot read: {e.strerror or e}") from None
 
 
+MAX_MODEL_FILE_BYTES = 1 << 30  # 1 GiB: the largest published tokenizer files are under 50 MB
+
+
+def read_model_bytes(path: Union[str, os.PathLike], limit: int = MAX_MODEL_FILE_BYTES) -> bytes:
+    """The bytes of a tokenizer file, refused (``FormatError``) before
+    anything is read when the file is larger than ``limit``: loading needs
+    several times the file's size in memory.
+
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "big.json")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.truncate(2048)
+    >>> read_model_bytes(path, limit=1024)
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.FormatError: ...big.json: 2048 bytes is too large for a tokenizer file (at most 1024)
+    """
+    from bytepair.errors import FormatError
+
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0  # read_bytes says why it cannot be read
+    if size > limit:
+        raise FormatError(f"{os.fspath(path)}: {size} bytes is too large for a tokenizer file (at most {limit})")
+    return read_bytes(path)
+
+
 def decode_utf8(data: bytes, name: str, errors: str = "strict") -> str:
     """``data`` as UTF-8; invalid bytes raise ``InputError`` naming ``name``
     and the byte offset (or are replaced with ``errors="replace"``).

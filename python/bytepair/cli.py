@@ -78,7 +78,21 @@ def cmd_train(args: argparse.Namespace, out: TextIO) -> int:
         init = Tokenizer.load(args.init)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrainingWarning)
-        tok = train_tokenizer(args, init)
+        if args.parity:
+            from bytepair.commands.parity import train_parity_from_args
+
+            args.tie_break = args.tie_break or "max-string"
+            tok = train_parity_from_args(args)
+        elif args.superword:
+            from bytepair.commands.superword import train_superword_from_args
+
+            args.tie_break = args.tie_break or "first"
+            tok = train_superword_from_args(args)
+        else:
+            if args.transition is not None:
+                raise CliError("--transition applies only with --superword")
+            args.tie_break = args.tie_break or "first"
+            tok = train_tokenizer(args, init)
     return _finish_training(args, tok, caught, out)
 
 
@@ -251,8 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--end-of-word", default="</w>", metavar="S", help="char model end-of-word marker (default </w>; '' for none)")
     p.add_argument("--no-end-of-word", action="store_true", help="char model without an end-of-word marker")
     p.add_argument("--fused", action="store_true", help="glue the marker to the last character (subword-nmt style)")
-    p.add_argument("--tie-break", choices=["first", "alphabetical", "pair-id"], default="first",
-                   help="how equal counts are ordered (default first)")
+    p.add_argument("--tie-break", choices=["first", "alphabetical", "pair-id", "max-string"], default=None,
+                   help="how equal counts are ordered (default first; with --parity max-string, HF's rule)")
     p.add_argument("--special", action="append", metavar="TOK", help="a special token (repeatable)")
     p.add_argument("--byte-fallback", action="store_true", help="char model: add <0xNN> tokens for unseen characters")
     p.add_argument("--unk-token", default=None, metavar="TOK", help="char model: token for unseen characters")
@@ -268,6 +282,12 @@ def build_parser() -> argparse.ArgumentParser:
     from bytepair.commands.data import add_train_options
 
     add_train_options(p)
+    from bytepair.commands.parity import add_parity_options
+
+    add_parity_options(p)
+    from bytepair.commands.superword import add_superword_options
+
+    add_superword_options(p)
     p.set_defaults(run=cmd_train)
 
     p = sub.add_parser(

@@ -63,9 +63,17 @@ _DS_WORD = (
 DEEPSEEK = (rf"""\p{{N}}{{1,3}}|{_DS_CJK}|(?:(?!{_DS_CJK})[{_CJK}])+"""
             rf"""|{_DS_WORD}|(?:(?!\p{{N}}|[{_CJK}]|{_DS_WORD})[\s\S])+""")
 
+# SuperBPE's stage 2 (arXiv 2503.13423; github.com/PythonNut/superbpe, scripts/extend_tokenizer.sh): HF
+# Split(regex, behavior="isolated") + ByteLevel(use_regex=false), so the matches *and the stretches between them*
+# are pieces; tokens may cross single spaces and single punctuation marks, never digits (groups of up to three),
+# runs of two or more punctuation marks, or spaces before a space or the end. The last alternative makes the
+# stretches between matches pieces too, so that findall gives the Split's pieces.
+_SUPERBPE_SPLIT = r"""\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"""
+SUPERBPE = rf"""{_SUPERBPE_SPLIT}|(?:(?!{_SUPERBPE_SPLIT})[\s\S])+"""
+
 PRESETS = {"gpt2": GPT2, "r50k": GPT2, "cl100k": CL100K, "o200k": O200K,
            "llama3": LLAMA3, "qwen2": QWEN2, "qwen3.5": QWEN35, "tekken": TEKKEN, "deepseek": DEEPSEEK,
-           "llama4": O200K}
+           "llama4": O200K, "superbpe": SUPERBPE}
 
 
 def resolve_pattern(pattern: Optional[str]) -> Optional[str]:

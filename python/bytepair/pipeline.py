@@ -36,7 +36,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 
 from bytepair import _core
 from bytepair._io import atomic_write_text
-from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, TrainingError
+from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, PatternError, TrainingError
 from bytepair.tokenizer import Tokenizer, _check_ids, _check_text, _replace_surrogates, _surrogate_safe
 
 WHAT = "a Hugging Face tokenizer.json"
@@ -59,6 +59,8 @@ def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
 
     if isinstance(node, dict):
         for k, v in node.items():
+            if k in ("vocab", "merges") and where in ("model", ""):
+                continue  # tokens, never patterns (a walk over millions of them took most of a big file's load)
             if k == "Regex" and isinstance(v, str):
                 if v not in out:
                     try:
@@ -95,8 +97,8 @@ class PipelineTokenizer(Tokenizer):
         text = json.dumps(desc, ensure_ascii=False)
         try:
             core = _core.CorePipeline(text, regexes)
-        except FormatError as e:
-            raise FormatError(f"{path}: {e}") from None
+        except (FormatError, PatternError) as e:  # a regex refused at load names the file too
+            raise type(e)(f"{path}: {e}") from None
         tok = cls()
         tok._pipeline = core
         tok._description = dict(desc)
@@ -201,16 +203,6 @@ class PipelineTokenizer(Tokenizer):
         except UnicodeEncodeError:
             return self._pipeline.encode_batch([_replace_surrogates(t) for t in texts], False, True)
 
-    def count(self, text: str) -> int:
-        """Number of tokens of ``text``, special added tokens' text counted
-        as text (``len(encode_ordinary(text))``); never raises on a str.
-
-        >>> tok = from_hf_json(_EXAMPLE)
-        >>> tok.count("ab ab") == len(tok.encode_ordinary("ab ab"))
-        True
-        """
-        return len(self.encode_ordinary(text))
-
     def count_batch(self, texts: Sequence[str]) -> List[int]:
         """``count`` of each text, in parallel.
 
@@ -245,6 +237,20 @@ class PipelineTokenizer(Tokenizer):
         ends = list(itertools.accumulate((len(ids) for ids in batch), initial=0))
         flat = _uint32_bytes(itertools.chain.from_iterable(batch))
         return flat_arrays(flat, array.array("Q", ends).tobytes())
+
+    def count(self, text: str, limit: Optional[int] = None) -> int:
+        """Number of tokens of ``text`` (``encode_ordinary``: special added
+        tokens' text counts as text); with ``limit=N``, ``min(count, N + 1)``.
+
+        >>> tok = from_hf_json(_EXAMPLE)
+        >>> tok.count("ab ab") == len(tok.encode_ordinary("ab ab")), tok.count("ab ab b", limit=1)
+        (True, 2)
+        """
+        if limit is not None:
+            from bytepair.chunking import count_limited
+
+            return count_limited(self, text, limit)
+        return len(self.encode_ordinary(text))
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the

@@ -40,7 +40,7 @@ from bytepair.errors import (
 from bytepair.patterns import resolve_pattern
 
 MODELS = ("char", "byte")
-TIE_BREAKS = ("first", "alphabetical", "pair-id")
+TIE_BREAKS = ("first", "alphabetical", "pair-id", "max-string")
 _DEFAULT = object()  # stands for "the model's default pattern" in train()
 
 
@@ -185,7 +185,33 @@ def get_pair_counts(words):
     return counts
 
 
-def merge_lowest_rank(symbols, ranks, dropout=None):
+def merge_lowest_first(parts, rank_of, dropout=None, steps=None):
+    """
+    tiktoken's rule (and Hugging Face's, with pair ranks): again and again,
+    merge the adjacent pair of lowest rank, the leftmost on ties, one
+    occurrence at a time, until no pair has a rank; rank_of(left, right) is
+    the rank or None, e.g. with tiktoken's ranks (a token's rank is its id):
+    merge_lowest_first([b"a", b"b", b"c"], lambda l, r: {b"ab": 256, b"bc": 257}.get(l + r)) -> [b"ab", b"c"]
+    with dropout, each candidate pair (left to right) is dropped when
+    dropout.drop() says so. steps (a list) receives (rank, index, parts after
+    the merge) for every merge, in order.
+    """
+    parts = list(parts)
+    while True:
+        best = None  # (rank, index)
+        for i in range(len(parts) - 1):
+            rank = rank_of(parts[i], parts[i + 1])
+            if rank is not None and not (dropout and dropout.drop()) and (best is None or rank < best[0]):
+                best = (rank, i)
+        if best is None:
+            return parts
+        i = best[1]
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        if steps is not None:
+            steps.append((best[0], i, list(parts)))
+
+
+def merge_lowest_rank(symbols, ranks, dropout=None, steps=None):
     """
     subword-nmt's apply-bpe rule: again and again, merge the adjacent pair of
     lowest rank (ranks: pair -> its first index) at all its occurrences, left
@@ -194,6 +220,7 @@ def merge_lowest_rank(symbols, ranks, dropout=None):
     (the in-order rule stops at ["ccc", "b"]: merge 2 came before merge 3 made "ccc").
     with dropout, at each step each pair that has a rank is dropped when
     dropout.drop() says so (left to right); when all are dropped, the word is done.
+    steps (a list) receives (rank, symbols after the merge) for each rank applied.
     """
     while True:
         pairs = [(ranks[p], i) for i, p in enumerate(zip(symbols, symbols[1:]))
@@ -208,6 +235,8 @@ def merge_lowest_rank(symbols, ranks, dropout=None):
             out += symbols[i:j] + [symbols[j] + symbols[j + 1]]
             i = j + 2
         symbols = out + symbols[i:]
+        if steps is not None:
+            steps.append((best, list(symbols)))
 
 
 def merge(symbols, pair, dropout=None):
@@ -251,6 +280,22 @@ def _codes(token):
     return list(token) if isinstance(token, bytes) else [ord(c) for c in token]
 
 
+def _gpt2_chars():
+    """GPT-2's byte -> printable character map (HF ByteLevel): printable bytes are themselves"""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    extra = [b for b in range(256) if b not in keep]
+    return {b: chr(c) for b, c in zip(keep + extra, keep + [256 + i for i in range(len(extra))])}
+
+
+_GPT2_CHARS = _gpt2_chars()
+
+
+def _printable(token):
+    """a token as HF's vocabulary prints it: str as is, bytes through GPT-2's map, e.g.
+    _printable(b" a") -> "Ġa" """
+    return "".join(_GPT2_CHARS[b] for b in token) if isinstance(token, bytes) else token
+
+
 def best_pair(counts, tie_break="first", ids=None):
     """
     the pair to merge next: the highest count, ties broken by tie_break, e.g. with
@@ -258,6 +303,8 @@ def best_pair(counts, tie_break="first", ids=None):
     "first" -> ("c", "d")          (dict order = order of first occurrence)
     "alphabetical" -> ("a", "b")   (max of (count, [-ord(c) for c in left + right]))
     "pair-id" -> ("a", "b")        (smallest (left id, right id); ids maps symbol -> id)
+    "max-string" -> ("c", "d")     (greatest (left, right) as strings: subword-nmt's learn_bpe and
+                                    HF's ParityBpeTrainer; bytes compare in their GPT-2 printable form)
     pairs still tied after "alphabetical" fall back to "first" (max keeps the first).
     """
     if tie_break == "first":
@@ -266,6 +313,8 @@ def best_pair(counts, tie_break="first", ids=None):
         return max(counts, key=lambda p: (counts[p], [-c for c in _codes(p[0] + p[1])]))
     if tie_break == "pair-id":
         return max(counts, key=lambda p: (counts[p], -ids[p[0]], -ids[p[1]]))
+    if tie_break == "max-string":
+        return max(counts, key=lambda p: (counts[p], _printable(p[0]), _printable(p[1])))
     raise TrainingError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
 
 
@@ -306,7 +355,7 @@ def _special_list(special_tokens, error):
 def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=1,
           pattern=_DEFAULT, end_of_word="</w>", end_of_word_fused=False,
           tie_break="first", special_tokens=(), byte_fallback=False, unk_token=None,
-          max_token_length=None, init=None):
+          max_token_length=None, init=None, superword=False, transition=None):
     """
     learn merges from a corpus, e.g.
     train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, model="char",
@@ -322,13 +371,36 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
     max_token_length: pairs whose merged token would be longer (in characters
     of its text in the char model, marker included; in bytes in the byte
     model) are never merged.
-    init: a Model to continue (see continue_training).
+    init: a Model to continue (see continue_training); pattern, when given,
+    replaces init's.
+    superword=True (SuperBPE, arXiv 2503.13423; byte model): stage 1 trains as
+    usual up to vocabulary size `transition`, stage 2 continues it on the same
+    corpus with the "superbpe" pattern (tokens may cross spaces) up to
+    vocab_size.
     """
+    if superword:
+        if init is not None or isinstance(corpus, Mapping) or model != "byte":
+            raise TrainingError("superword=True trains a byte model from documents (not word counts), without init=")
+        _check_int("transition", transition, 0)
+        _check_int("vocab_size", vocab_size, 0)
+        if transition is None or vocab_size is None or num_merges is not None:
+            raise TrainingError("superword=True needs transition= and vocab_size= (vocabulary sizes), not num_merges=")
+        if transition > vocab_size:
+            raise TrainingError(f"transition={transition} is above vocab_size={vocab_size}")
+        corpus = [corpus] if isinstance(corpus, str) else list(corpus)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TrainingWarning)  # stage 1 may run out of pairs: stage 2 goes on
+            stage1 = train(corpus, model, vocab_size=transition, min_frequency=min_frequency, pattern=pattern,
+                           tie_break=tie_break, special_tokens=special_tokens, max_token_length=max_token_length)
+        return continue_training(stage1, corpus, vocab_size, None, min_frequency, tie_break, max_token_length,
+                                 pattern="superbpe")
+    if transition is not None:
+        raise TrainingError("transition= applies only with superword=True")
     if init is not None:
         if special_tokens or byte_fallback or unk_token is not None:
             raise TrainingError("with init=, special tokens and fallback settings come from the initial model")
         return continue_training(init, corpus, vocab_size, num_merges, min_frequency, tie_break,
-                                 max_token_length)
+                                 max_token_length, pattern)
     _check_settings(model, end_of_word, TrainingError)
     if tie_break not in TIE_BREAKS:
         raise TrainingError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
@@ -433,7 +505,7 @@ def merge_loop(words, limit, min_frequency, tie_break, ids, next_id, max_token_l
 
 
 def continue_training(init, corpus, vocab_size=None, num_merges=None, min_frequency=1,
-                      tie_break="first", max_token_length=None):
+                      tie_break="first", max_token_length=None, pattern=_DEFAULT):
     """
     add merges to the model init, keeping every id and merge it has, e.g.
     m = train("low lower", model="char", num_merges=2)   # l+o, lo+w
@@ -444,7 +516,17 @@ def continue_training(init, corpus, vocab_size=None, num_merges=None, min_freque
     training); pairs with a symbol outside init's vocabulary (a character it
     never saw) are never counted. new merges take the ids after init's last id;
     vocab_size counts init's ids too, num_merges only new merges.
+    pattern (default: init's) pre-tokenizes the corpus and becomes the new
+    model's pattern (SuperBPE's stage 2 continues with a pattern that lets
+    tokens cross spaces).
     """
+    if pattern is _DEFAULT:
+        pattern = init.pattern
+    elif pattern is not None:
+        _compile(pattern)
+        pattern = resolve_pattern(pattern)
+    if init.model == "byte" and pattern is None:
+        raise TrainingError("the byte model needs a pattern (a preset name or a regex)")
     _check_int("num_merges", num_merges, 0)
     _check_int("vocab_size", vocab_size, 0)
     _check_int("min_frequency", min_frequency, 1)
@@ -452,7 +534,7 @@ def continue_training(init, corpus, vocab_size=None, num_merges=None, min_freque
     if isinstance(corpus, Mapping):
         counts = dict(corpus)
     else:
-        counts = _count(corpus, lambda s: split_words(s, init.pattern), list(init.special_tokens))
+        counts = _count(corpus, lambda s: split_words(s, pattern), list(init.special_tokens))
     if not counts:
         raise TrainingError("empty corpus: no words to train on")
     specials = set(init.special_tokens.values())
@@ -485,7 +567,7 @@ def continue_training(init, corpus, vocab_size=None, num_merges=None, min_freque
     return Model(init.model, base, init.merges + merges,
                  merge_counts=list(init.merge_counts) + [None] * (n_old - len(init.merge_counts)) + merge_counts,
                  words=[tuple(symbols) for symbols, _ in words], special_tokens=dict(init.special_tokens),
-                 pattern=init.pattern, end_of_word=init.end_of_word, end_of_word_fused=init.end_of_word_fused,
+                 pattern=pattern, end_of_word=init.end_of_word, end_of_word_fused=init.end_of_word_fused,
                  byte_fallback=init.byte_fallback, unk_token=init.unk_token, error=TrainingError,
                  merge_ids=old_ids + list(range(next_id, next_id + len(merges))))
 
@@ -684,17 +766,7 @@ class Model:
         """
         if dropout is None and piece in self._ids:
             return [self._ids[piece]]
-        parts = [bytes([b]) for b in piece]
-        while True:
-            best = None  # (id, index)
-            for i in range(len(parts) - 1):
-                rank = self._ids.get(parts[i] + parts[i + 1])
-                if rank is not None and not (dropout and dropout.drop()) and (best is None or rank < best[0]):
-                    best = (rank, i)
-            if best is None:
-                break
-            i = best[1]
-            parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        parts = merge_lowest_first([bytes([b]) for b in piece], lambda left, right: self._ids.get(left + right), dropout)
         return [self._ids[p] for p in parts]
 
     def tokenize(self, text):

@@ -27,7 +27,7 @@ SpecialTokens = Union[Sequence[str], Mapping[str, int]]
 AllOr = Union[Literal["all"], Collection[str]]
 
 MODELS = ("byte", "char")
-TIE_BREAKS = ("first", "alphabetical", "pair-id")
+TIE_BREAKS = ("first", "alphabetical", "pair-id", "max-string")
 _BATCH_BYTES = 8 << 20  # documents are handed to the core in blocks of about this size
 
 
@@ -208,6 +208,8 @@ class Tokenizer:
         self._merge_ids: Optional[List[Tuple[int, int]]] = []  # None: derive from _tokens
         self._merge_results: Optional[List[int]] = None  # ids of the merges when not consecutive
         self._core: Any = None
+        # train_parity: per language, tokens before/after and merges chosen (not saved)
+        self.parity_stats: Optional[Dict[str, Dict[str, Any]]] = None
 
     # ------------------------------------------------------------------ building
 
@@ -231,6 +233,8 @@ class Tokenizer:
         init: Optional["Tokenizer"] = None,
         max_memory: Union[None, int, str] = None,
         word_start: Optional[str] = None,
+        superword: bool = False,
+        transition: Optional[int] = None,
     ) -> "Tokenizer":
         """Train a tokenizer on ``corpus``: a str, an iterable of documents
         (str), a mapping of word counts (each key one word, in its order), or
@@ -250,8 +254,9 @@ class Tokenizer:
         training promptly with ``KeyboardInterrupt``.
 
         ``init=tok`` continues training ``tok``: every id and merge of ``tok``
-        is kept, and so are its settings (model, pattern, marker, special
-        tokens); the corpus's words start as ``tok``'s merges segment them,
+        is kept, and so are its settings (model, marker, special tokens, and
+        its pattern unless ``pattern=`` gives a new one, which the result
+        keeps; a ``model`` or marker setting other than ``tok``'s is an error); the corpus's words start as ``tok``'s merges segment them,
         and new merges take the ids after ``tok``'s last id. ``vocab_size``
         counts ``tok``'s ids too; ``num_merges`` counts new merges. Characters
         outside ``tok``'s vocabulary never merge.
@@ -268,6 +273,12 @@ class Tokenizer:
         the text, and byte fallback (always: see :mod:`bytepair.word_start`); the result is a
         pipeline tokenizer whose ``tokenizer.json`` HF and ``transformers``
         run with the same ids.
+        ``superword=True`` (SuperBPE, arXiv 2503.13423; byte model): stage 1
+        trains as usual up to ``transition`` tokens, stage 2 continues it on
+        the same corpus (read twice; an iterator is kept as a list) with the
+        ``"superbpe"`` pattern, whose pieces may hold several words, up to
+        ``vocab_size``; every stage-1 id stays. The result encodes with that
+        pattern (see docs/decisions.md).
 
         >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
         ...                       model="char", end_of_word=None, num_merges=5)
@@ -286,6 +297,16 @@ class Tokenizer:
             return _ws.train(corpus, vocab_size=vocab_size, num_merges=num_merges, special_tokens=special_tokens,
                              byte_fallback=True, marker=word_start, min_frequency=min_frequency, tie_break=tie_break,
                              max_token_length=max_token_length, progress=progress, max_memory=max_memory)
+        if superword:
+            return cls._train_superword(
+                corpus, model=model, vocab_size=vocab_size, num_merges=num_merges, min_frequency=min_frequency,
+                pattern=pattern, tie_break=tie_break, special_tokens=special_tokens, byte_fallback=byte_fallback,
+                unk_token=unk_token, max_token_length=max_token_length, progress=progress, init=init,
+                max_memory=max_memory, transition=transition,
+            )
+        if transition is not None:
+            raise TrainingError("transition= applies only with superword=True")
+        new_pattern = None
         if init is not None:
             if special_tokens or unk_token is not None or byte_fallback:
                 raise TrainingError("with init=, special tokens and fallback settings come from the initial tokenizer")
@@ -299,13 +320,26 @@ class Tokenizer:
                     "init= has add_prefix_space (a Hugging Face ByteLevel option); continued training counts "
                     "the corpus without that space, so it cannot continue such a tokenizer"
                 )
+            # an explicit setting that differs from init's cannot apply: an error, never silently ignored
+            for name, given, default, theirs in (("model", model, "byte", init.model),
+                                                 ("end_of_word", end_of_word, "</w>", init.end_of_word),
+                                                 ("end_of_word_fused", end_of_word_fused, False,
+                                                  init.end_of_word_fused)):
+                if given != default and given != theirs and not (name == "end_of_word" and init.model == "byte"):
+                    raise TrainingError(f"{name}={given!r} cannot apply with init=: it has {name}={theirs!r}")
+            if pattern != "default":
+                new_pattern = resolve_pattern(pattern)
+                if init.model == "byte" and new_pattern is None:
+                    raise TrainingError("the byte model needs a pattern (a preset name or a regex)")
             model, pattern = init.model, init.pattern
             end_of_word, end_of_word_fused = init.end_of_word, init.end_of_word_fused
         if model not in MODELS:
             raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
         parse_memory(max_memory)  # a bad value fails before counting
         if tie_break not in TIE_BREAKS:
-            raise TrainingError(f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical' or 'pair-id'")
+            raise TrainingError(
+                f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical', 'pair-id' or 'max-string'"
+            )
         for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
@@ -335,7 +369,8 @@ class Tokenizer:
         report = make_reporter(progress)
         if init is not None:
             return init._continue_training(
-                corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length, max_memory
+                corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length, max_memory,
+                pattern=new_pattern,
             )
         counts = _count_words(corpus, regex, special_names, report)
         check_training_memory(counts, model, end_of_word if model == "char" else None, end_of_word_fused, max_memory)
@@ -582,16 +617,195 @@ class Tokenizer:
         return train_from_files(paths, model, client=client, field=field, column=column, max_bytes=max_bytes,
                                 errors=errors, **options)
 
+    @classmethod
+    def train_parity(
+        cls,
+        corpora: Union[Mapping[str, Corpus], Sequence[Corpus]],
+        dev: Union[None, Mapping[str, Corpus], Sequence[Corpus]] = None,
+        ratio: Union[None, Mapping[str, float], Sequence[float]] = None,
+        *,
+        variant: str = "base",
+        global_merges: int = 0,
+        window_size: int = 100,
+        alpha: float = 2.0,
+        model: str = "byte",
+        vocab_size: Optional[int] = None,
+        num_merges: Optional[int] = None,
+        min_frequency: int = 1,
+        pattern: Optional[str] = "default",
+        end_of_word: Optional[str] = "</w>",
+        end_of_word_fused: bool = False,
+        tie_break: str = "max-string",
+        special_tokens: SpecialTokens = (),
+        max_token_length: Optional[int] = None,
+        progress: Union[None, bool, str, Reporter] = None,
+    ) -> "Tokenizer":
+        """Parity-aware BPE (arXiv 2508.04796; Hugging Face's ``ParityBpeTrainer``):
+        one corpus per language (``{language: corpus}`` or a list; each corpus
+        as for :meth:`train`), and each merge goes to the language compressed
+        worst so far: that language's most frequent pair is merged (in every
+        language). "Worst" is the longest ``dev`` text in tokens (one corpus
+        per language, ideally parallel: the same sentences in each), else the
+        lowest ``(initial / current length) / ratio[language]`` of the
+        training text, else the longest training text. The first
+        ``global_merges`` merges are plain BPE over all languages together.
+        ``variant="window"``: a language that took more than ``alpha /
+        languages`` of the last ``window_size`` merges gives way to the next.
+
+        The default ``tie_break="max-string"`` (greatest ``(left, right)``
+        texts, bytes in GPT-2's printable form) is HF's and the paper's
+        code's rule, so the merges equal HF's on the same words. The other
+        settings are those of :meth:`train`. A corpus may also be a word-count
+        table of :func:`bytepair.counts.count_words` (streamed files, or counted
+        on Dask with ``client=``). ``tok.parity_stats`` gives, per
+        language, its tokens before and after training (``train``, and
+        ``dev`` when given) and how many merges it chose.
+
+        >>> tok = Tokenizer.train_parity({"en": ["aabb"] * 10, "de": ["ccdd"] * 10},
+        ...                              model="char", end_of_word=None, num_merges=6)
+        >>> tok.merges
+        [('b', 'b'), ('d', 'd'), ('a', 'bb'), ('c', 'dd'), ('a', 'abb'), ('c', 'cdd')]
+        >>> tok.parity_stats["de"]["merges"]
+        3
+        """
+        from bytepair import parity
+
+        if model not in MODELS:
+            raise TrainingError(f"unknown model {model!r}: use 'byte' or 'char'")
+        if tie_break not in TIE_BREAKS:
+            raise TrainingError(
+                f"unknown tie_break {tie_break!r}: use 'first', 'alphabetical', 'pair-id' or 'max-string'"
+            )
+        if variant not in parity.VARIANTS:
+            raise TrainingError(f"unknown variant {variant!r}: use 'base' or 'window'")
+        for name, value in (("vocab_size", vocab_size), ("num_merges", num_merges), ("global_merges", global_merges)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
+        if isinstance(window_size, bool) or not isinstance(window_size, int) or window_size < 1:
+            raise TrainingError(f"window_size must be an integer >= 1, got {window_size!r}")
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < float("inf"):
+            raise TrainingError(f"alpha must be a positive finite number, got {alpha!r}")
+        if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 1:
+            raise TrainingError(f"min_frequency must be an integer >= 1, got {min_frequency!r}")
+        if max_token_length is not None and (
+            isinstance(max_token_length, bool) or not isinstance(max_token_length, int) or max_token_length < 1
+        ):
+            raise TrainingError(f"max_token_length must be an integer >= 1, got {max_token_length!r}")
+        if end_of_word == "":
+            end_of_word = None
+        if pattern == "default":
+            pattern = "cl100k" if model == "byte" else None
+        regex = resolve_pattern(pattern)
+        if model == "byte" and regex is None:
+            raise TrainingError("the byte model needs a pattern (a preset name or a regex)")
+        langs = parity.languages(corpora)
+        names = [name for name, _ in langs]
+        dev_langs = parity.languages(dev, "dev") if dev is not None else []
+        if dev_langs and [name for name, _ in dev_langs] != names:
+            raise TrainingError(
+                f"dev languages {[name for name, _ in dev_langs]} do not match the corpora's {names} "
+                "(same languages, same order)"
+            )
+        ratio_values = parity.ratios(ratio, names) if ratio is not None and not dev_langs else None
+        explicit = isinstance(special_tokens, Mapping)
+        special_names = _special_names(special_tokens, None, TrainingError)
+        report = make_reporter(progress)
+        tables = [_count_words(c, regex, special_names, report) for _, c in langs]
+        dev_tables = [_count_words(c, regex, special_names, report) for _, c in dev_langs]
+        for name, table in zip(names, tables):
+            if len(table) == 0:
+                raise TrainingError(f"the corpus of language {name!r} is empty: it has no words to train on")
+        on_merge = (lambda done, total: report("merge", done, total)) if report else None
+        base, n_symbols, merges, reason, stats = _core.train_parity(
+            tables,
+            dev_tables,
+            model,
+            end_of_word=end_of_word if model == "char" else None,
+            end_of_word_fused=end_of_word_fused,
+            tie_break=tie_break,
+            min_frequency=min_frequency,
+            vocab_size=None if vocab_size is None else min(vocab_size, 2**32 - 1),
+            num_merges=None if num_merges is None else min(num_merges, 2**32 - 1),
+            n_special=len(special_names),
+            max_token_length=None if max_token_length is None else min(max_token_length, 2**32 - 1),
+            variant=variant,
+            global_merges=min(global_merges, 2**32 - 1),
+            window_size=window_size,
+            alpha=float(alpha),
+            ratio=ratio_values,
+            progress=on_merge,
+        )
+        tok = cls()
+        tok.model = model
+        tok.pattern = regex
+        tok.special_tokens = _special_ids(special_tokens if explicit else special_names, len(base) + len(merges))
+        tok.merge_counts = [c for _, _, c in merges]
+        tok._merge_ids = [(l, r) for l, r, _ in merges]
+        if model == "char":
+            tok.end_of_word = end_of_word
+            tok.end_of_word_fused = end_of_word_fused
+            tok._base = [b.decode("utf-8") for b in base[:n_symbols]]
+        tok._build()
+        train_before, train_after, dev_before, dev_after, chosen = stats
+        tok.parity_stats = {
+            name: {
+                "train": (train_before[i], train_after[i]),
+                **({"dev": (dev_before[i], dev_after[i])} if dev_langs else {}),
+                "merges": chosen[i],
+            }
+            for i, name in enumerate(names)
+        }
+        if (vocab_size is not None or num_merges is not None) and reason != "done":
+            warnings.warn(
+                f"parity training stopped after {len(merges)} merges because every language ran out of pairs "
+                f"occurring at least min_frequency={min_frequency} times; the vocabulary has {tok.n_vocab} tokens",
+                TrainingWarning,
+                stacklevel=2,
+            )
+        return tok
+
+    @classmethod
+    def _train_superword(cls, corpus, *, model, vocab_size, num_merges, transition, init, pattern, progress,
+                         **options) -> "Tokenizer":
+        """``train(..., superword=True, transition=t)``: see :meth:`train`."""
+        if model != "byte":
+            raise TrainingError("superword=True trains a byte model (SuperBPE is byte-level)")
+        if init is not None:
+            raise TrainingError("superword=True trains both stages; to add superwords to an existing tokenizer, "
+                                "use train(corpus, init=tok, pattern='superbpe')")
+        if num_merges is not None:
+            raise TrainingError("superword=True takes vocabulary sizes (transition= and vocab_size=), not num_merges=")
+        for name, value in (("transition", transition), ("vocab_size", vocab_size)):
+            if value is None:
+                raise TrainingError(f"superword=True needs {name}= (a vocabulary size)")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise TrainingError(f"{name} must be a non-negative integer, got {value!r}")
+        if transition > vocab_size:
+            raise TrainingError(f"transition={transition} is above vocab_size={vocab_size}")
+        if isinstance(corpus, Mapping) or isinstance(corpus, _core.WordCounts):
+            raise TrainingError("superword=True needs the documents (stage 2 splits them anew), not word counts")
+        if not isinstance(corpus, (str, os.PathLike, list, tuple)):
+            corpus = list(corpus)  # read twice
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TrainingWarning)  # stage 1 may run out of pairs: stage 2 goes on
+            stage1 = cls.train(corpus, model=model, vocab_size=transition, pattern=pattern, progress=progress,
+                               **options)
+        options = {k: v for k, v in options.items() if k in ("min_frequency", "tie_break", "max_token_length",
+                                                             "max_memory")}
+        return cls.train(corpus, vocab_size=vocab_size, pattern="superbpe", init=stage1, progress=progress,
+                         **options)
+
     def _continue_training(self, corpus, report, vocab_size, num_merges, min_frequency, tie_break, max_token_length,
-                           max_memory=None):
-        """``train(corpus, init=self)``: see :meth:`train`."""
+                           max_memory=None, pattern=None):
+        """``train(corpus, init=self)``: see :meth:`train`; ``pattern`` (a regex): the new pre-tokenizer."""
+        pattern = self.pattern if pattern is None else pattern
         specials = set(self.special_tokens.values())
         fallback = range(len(self._base), len(self._base) + 256) if self.byte_fallback else range(0)
         tokens = [
             None if i in specials or i in fallback else self._core.token_bytes(i) for i in range(self.n_vocab)
         ]
         triples = self._merge_triples()
-        counts = _count_words(corpus, self.pattern, list(self.special_tokens), report)
+        counts = _count_words(corpus, pattern, list(self.special_tokens), report)
         check_training_memory(counts, self.model, self.end_of_word, self.end_of_word_fused, max_memory)
         on_merge = (lambda done, total: report("merge", done, total)) if report else None
         _, _, merges, reason = _core.train(
@@ -610,6 +824,7 @@ class Tokenizer:
             init=(tokens, triples),
         )
         tok = Tokenizer.from_dict(self.to_dict())
+        tok.pattern = pattern
         n = self.n_vocab
         old_counts = list(self.merge_counts) + [None] * (len(triples) - len(self.merge_counts))
         tok._merge_ids = [(l, r) for l, r, _ in triples] + [(l, r) for l, r, _ in merges]
@@ -912,14 +1127,77 @@ class Tokenizer:
         except UnicodeEncodeError:
             return self._core.encode_ordinary_batch([_replace_surrogates(t) for t in texts])
 
-    def count(self, text: str) -> int:
+    def count(self, text: str, limit: Optional[int] = None) -> int:
         """Number of tokens of ``text``; special-token text counts as plain
         text, so this never raises on any str. No ids reach Python.
+        With ``limit=N``: ``min(count, N + 1)``, encoding stops as soon as
+        more than ``N`` tokens are certain (see :mod:`bytepair.chunking`).
 
         >>> Tokenizer.train("aaaa").count("aaaa")
         1
+        >>> Tokenizer.train("aaaa").count("a a a a", limit=2)
+        3
         """
+        if limit is not None:
+            from bytepair.chunking import count_limited
+
+            return count_limited(self, text, limit)
         return _surrogate_safe(self._core.count, text)
+
+    def chunk(self, text: str, max_tokens: int, overlap: int = 0) -> Iterator[str]:
+        """Chunks of ``text`` of at most ``max_tokens`` tokens each, cut at the
+        best natural boundary that fits (paragraph, line, sentence, word, in
+        that order); without ``overlap`` they join to ``text`` exactly. With
+        ``overlap=k`` each chunk starts about ``k`` tokens before the previous
+        one ended. See :func:`bytepair.chunking.chunk_spans`.
+
+        >>> tok = Tokenizer.train("one two three four " * 20, num_merges=14)
+        >>> list(tok.chunk("one two three four", 2))
+        ['one two', ' three four']
+        """
+        from bytepair.chunking import chunk
+
+        return chunk(self, text, max_tokens, overlap)
+
+    def explain(self, text: str, at: Optional[int] = None) -> Any:
+        """How ``text`` is encoded, step by step (pre-tokens, each merge with
+        its rank and the symbols after it, byte fallback, ids), as seed 001's
+        "Encoding a new word": an :class:`bytepair.explain.Explanation`, which
+        prints as the lesson; its ``ids`` equal ``encode_ordinary(text)``.
+
+        >>> tok = Tokenizer.train(["low", "lower", "lowest"] * 3, model="char", end_of_word="_", num_merges=3,
+        ...                       byte_fallback=True)
+        >>> print(tok.explain("slow ö"))
+        'slow ö' (char model)
+        piece 'slow'
+          s · l · o · w · _
+          merge 1: l + o -> lo
+          s · lo · w · _
+          merge 2: lo + w -> low
+          s · low · _
+          tokens: s · low · _ = ids 4 265 7
+        piece 'ö'
+          ö · _
+          ('ö' is not in the vocabulary: byte fallback <0xC3> <0xB6>)
+          tokens: <0xC3> · <0xB6> · _ = ids 203 190 7
+        >>> tok.explain("slow ö").ids == tok.encode("slow ö")
+        True
+        """
+        from bytepair.explain import explain
+
+        return explain(self, text, at)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """The longest prefix of ``text`` that fits in ``max_tokens`` tokens
+        (one more character would not fit). See :func:`bytepair.chunking.truncate`.
+
+        >>> tok = Tokenizer.train("one two three four " * 20, num_merges=14)
+        >>> tok.truncate("one two three four", 3)
+        'one two three'
+        """
+        from bytepair.chunking import truncate
+
+        return truncate(self, text, max_tokens)
 
     def count_batch(self, texts: Sequence[str]) -> List[int]:
         """``count`` of each text, in one parallel pass with the GIL released.

@@ -54,6 +54,13 @@ pub struct Pipeline {
     n_vocab: usize,
 }
 
+/// `Pipeline::pre_tokenize`'s items: an added token (id, original byte range),
+/// or a stretch of text (normalized) with its pre-tokens and their ranges.
+pub enum PreTokenized {
+    Token(u32, usize, usize),
+    Text(String, Vec<(String, (usize, usize))>),
+}
+
 /// One encoded text: ids and (when asked) each token's byte range in the text.
 pub struct Encoding {
     pub ids: Vec<u32>,
@@ -115,11 +122,9 @@ impl Pipeline {
             // sentencepiece never matches control pieces in text
             let e = sp.encode(text, track)?;
             let (mut ids, mut offsets) = (e.ids, e.offsets);
-            if add_special_tokens {
-                if let Some(p) = &self.post {
-                    // a template only: nothing to trim
-                    (ids, offsets) = p.process(ids, offsets, true, track, &|_, _, _| {});
-                }
+            if let Some(p) = &self.post {
+                // a .model file's post-processor only puts BOS first: no offsets to trim
+                (ids, offsets) = p.process(ids, offsets, add_special_tokens, track, &|_, _, _| {});
             }
             return Ok(Encoding { ids, offsets });
         }
@@ -205,6 +210,34 @@ impl Pipeline {
                 }
             }
         }
+    }
+
+    /// What the BPE model is given, in order, for `explain`: the normalized
+    /// text of each stretch between added tokens, then its pre-tokens (the
+    /// strings the model splits into symbols, with their original byte
+    /// ranges); an added token as its id and range. `ordinary` as in `encode`.
+    pub fn pre_tokenize(&self, text: &str, ordinary: bool) -> Result<Vec<PreTokenized>> {
+        let segments = self.added.extract_and_normalize(text, self.normalizer.as_ref(), true, ordinary)?;
+        let mut out = Vec::new();
+        for seg in segments {
+            match seg {
+                Segment::Token(id, a, b, _) => out.push(PreTokenized::Token(id, a, b)),
+                Segment::Text(n) => {
+                    if n.is_empty() {
+                        continue;
+                    }
+                    let normalized = n.s.clone();
+                    let pieces = match &self.pre_tokenizer {
+                        Some(p) => p.pre_tokenize(vec![n])?,
+                        None => vec![n],
+                    };
+                    let pieces =
+                        pieces.iter().map(|p| (p.s.clone(), p.original(0, p.s.len()))).collect::<Vec<_>>();
+                    out.push(PreTokenized::Text(normalized, pieces));
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The token string of an id (an added token's decoding form first, as HF).

@@ -5,32 +5,30 @@
 use super::normalized::NStr;
 use super::spec::{Behavior, Pattern, PreTokenizerSpec, PrependScheme};
 use crate::error::{Error, Result};
-use fancy_regex::{Regex, RegexBuilder};
+use crate::regex_guard::GuardedRegex;
 use std::sync::OnceLock;
 
 /// Hugging Face's `ByteLevel(use_regex=true)` pattern.
 pub const HF_BYTE_LEVEL_REGEX: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
-/// Backtracking steps a split regex may take on one piece before it fails
-/// with a `PatternError` (fancy-regex's limit; see docs/decisions.md).
-pub const BACKTRACK_LIMIT: usize = 1_000_000;
+/// Backtracking steps a split regex may take for one match before it fails
+/// with a `PatternError` (fancy-regex's limit; see docs/decisions.md), within
+/// a budget per text (`crate::regex_guard`).
+pub const BACKTRACK_LIMIT: usize = crate::regex_guard::BACKTRACK_LIMIT;
 
 #[derive(Debug, Clone)]
 pub enum CompiledPattern {
     Literal(String),
-    Regex(Regex),
+    Regex(GuardedRegex),
     Char(char),
     Pred(fn(char) -> bool),
 }
 
-fn compile(p: &str, what: &str) -> Result<Regex> {
+fn compile(p: &str, what: &str) -> Result<GuardedRegex> {
     if p.len() > crate::pretokenize::MAX_PATTERN_BYTES {
         return Err(Error::Pattern(format!("{what}: the regex is {} bytes long", p.len())));
     }
-    RegexBuilder::new(p)
-        .backtrack_limit(BACKTRACK_LIMIT)
-        .build()
-        .map_err(|e| Error::Pattern(format!("{what}: invalid regex {p:?}: {e}")))
+    GuardedRegex::new(p, what)
 }
 
 impl CompiledPattern {
@@ -70,20 +68,13 @@ impl CompiledPattern {
             }
             CompiledPattern::Regex(re) => {
                 let mut prev = 0;
-                for m in re.find_iter(s) {
-                    let m = m.map_err(|e| {
-                        Error::Pattern(format!(
-                            "a split regex failed on a piece of {} bytes ({e}); the pattern backtracks too much \
-                             (limit {BACKTRACK_LIMIT} steps)",
-                            s.len()
-                        ))
-                    })?;
-                    if prev != m.start() {
-                        out.push(((prev, m.start()), false));
+                re.for_each_match(s, |start, end| {
+                    if prev != start {
+                        out.push(((prev, start), false));
                     }
-                    out.push(((m.start(), m.end()), true));
-                    prev = m.end();
-                }
+                    out.push(((start, end), true));
+                    prev = end;
+                })?;
                 if prev != s.len() {
                     out.push(((prev, s.len()), false));
                 }
@@ -242,7 +233,7 @@ pub enum PreTokenizer {
 }
 
 fn byte_level_regex() -> Result<CompiledPattern> {
-    static RE: OnceLock<Regex> = OnceLock::new();
+    static RE: OnceLock<GuardedRegex> = OnceLock::new();
     if RE.get().is_none() {
         let _ = RE.set(compile(HF_BYTE_LEVEL_REGEX, "pre-tokenizer ByteLevel")?);
     }

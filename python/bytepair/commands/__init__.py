@@ -13,4 +13,6 @@ COMMANDS = [
     "bytepair.commands.serve",
     "bytepair.commands.data",
     "bytepair.commands.convert",
+    "bytepair.commands.chunk",
+    "bytepair.commands.explain",
 ]

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict
+from typing import Any, Dict, Optional, Tuple
 
-from bytepair.commands.serve import IDLE_TIMEOUT, tokenize_reply
+from bytepair.commands.serve import IDLE_TIMEOUT, MAX_CONNECTIONS, REQUEST_TIMEOUT, explain_reply, tokenize_reply
 from bytepair.errors import BytepairError
 from bytepair.tokenizer import Tokenizer
 
@@ -44,6 +46,37 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, status: HTTPStatus, message: str) -> None:
         self._json(status, {"error": message})
 
+    def handle_one_request(self) -> None:
+        # a request (from waiting for its first line to the end of the reply) has REQUEST_TIMEOUT seconds:
+        # a client sending a byte now and then is cut off, which the per-read idle timeout alone would not do
+        token = self.server.watchdog.arm(self.connection, self.server.request_timeout)
+        try:
+            super().handle_one_request()
+        except (ConnectionError, socket.timeout, TimeoutError):
+            self.close_connection = True
+        finally:
+            if self.server.watchdog.disarm(token):  # the watchdog cut it off
+                self.close_connection = True
+
+    def _linger(self) -> None:
+        """After refusing a body unread: stop sending, then discard what the
+        client still sends for a moment (at most LINGER_BYTES, LINGER_SECONDS),
+        so that closing does not reset the connection before the client has
+        read the answer (nginx's lingering close)."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            deadline = time.monotonic() + LINGER_SECONDS
+            left = LINGER_BYTES
+            while left > 0 and time.monotonic() < deadline:
+                self.connection.settimeout(max(0.01, deadline - time.monotonic()))
+                chunk = self.connection.recv(min(65536, left))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except OSError:
+            pass
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
         if path in ("/", "/index.html"):
@@ -60,8 +93,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
-        if path != "/api/tokenize":
+        if path not in ("/api/tokenize", "/api/explain"):
             self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {path}")
+            return
+        try:
+            self._tokenize(path)
+        except Exception as e:  # never a dropped connection without an answer
+            if isinstance(e, (ConnectionError, socket.timeout, TimeoutError)):
+                raise
+            self.close_connection = True
+            self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"internal error: {type(e).__name__}")
+
+    def _tokenize(self, path: str) -> None:
+        ctype = (self.headers.get("Content-Type") or "").lower()
+        mime, _, params = ctype.partition(";")
+        charset = params.split("charset=", 1)[1].strip().strip('"') if "charset=" in params else "utf-8"
+        if mime.strip() not in JSON_TYPES or charset not in ("utf-8", "utf8"):
+            self.close_connection = True  # the body is not read
+            self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                        f"the body must be UTF-8 JSON (Content-Type: application/json), not {ctype or 'none'!r}"[:300])
+            self._linger()
             return
         length = self.headers.get("Content-Length")
         if length is None or not length.isdigit():
@@ -70,15 +121,29 @@ class _Handler(BaseHTTPRequestHandler):
         if int(length) > self.server.max_bytes:
             self.close_connection = True  # the body is not read
             self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the request is larger than {self.server.max_bytes} bytes")
+            self._linger()
             return
         raw = self.rfile.read(int(length))
+        if len(raw) < int(length):
+            self.close_connection = True
+            self._error(HTTPStatus.BAD_REQUEST, f"the body ended after {len(raw)} of {length} bytes")
+            return
         try:
             data = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             self._error(HTTPStatus.BAD_REQUEST, f"the body is not UTF-8 JSON: {e}")
             return
+        except RecursionError:
+            self._error(HTTPStatus.BAD_REQUEST, "the body is not UTF-8 JSON: nested too deeply")
+            return
         if not isinstance(data, dict) or not isinstance(data.get("text"), str):
             self._error(HTTPStatus.BAD_REQUEST, 'expected a JSON object {"text": "...", "tokenizer": "..."}')
+            return
+        try:
+            data["text"].encode("utf-8")
+        except UnicodeEncodeError as e:
+            self._error(HTTPStatus.BAD_REQUEST, f"the text holds a lone surrogate ({e.object[e.start]!r}) at "
+                        f"character {e.start}: it is not Unicode text")
             return
         names = list(self.server.tokenizers)
         name = data.get("tokenizer") or names[0]
@@ -86,22 +151,115 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, f"unknown tokenizer {name!r}: use one of {', '.join(names)}")
             return
         try:
-            reply = tokenize_reply(self.server.tokenizers, name, data["text"], bool(data.get("special")))
+            if path == "/api/explain":
+                reply = explain_reply(self.server.tokenizers, name, data["text"], data.get("offset"))
+            else:
+                reply = tokenize_reply(self.server.tokenizers, name, data["text"], bool(data.get("special")))
         except BytepairError as e:
             self._error(HTTPStatus.BAD_REQUEST, str(e).splitlines()[0])
             return
         self._json(HTTPStatus.OK, reply)
 
 
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 1 << 20
+
+# what a client may send the JSON as: curl -d and urllib send form-urlencoded unless told otherwise
+JSON_TYPES = {"application/json", "text/plain", "application/x-www-form-urlencoded", ""}
+
+
+class _Watchdog:
+    """Cuts off (shuts down) the connections whose request runs past its
+    deadline: one thread for the whole server, waking twice a second."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._armed: Dict[int, Tuple[socket.socket, float]] = {}
+        self._fired: set = set()
+        self._next = 0
+        self._thread: Optional[threading.Thread] = None
+
+    def arm(self, sock: socket.socket, seconds: float) -> int:
+        with self._lock:
+            self._next += 1
+            self._armed[self._next] = (sock, time.monotonic() + seconds)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="bytepair-serve-watchdog", daemon=True)
+                self._thread.start()
+            return self._next
+
+    def disarm(self, token: int) -> bool:
+        """Whether the deadline had passed (the connection was cut off)."""
+        with self._lock:
+            self._armed.pop(token, None)
+            if token in self._fired:
+                self._fired.discard(token)
+                return True
+            return False
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(0.5)
+            now = time.monotonic()
+            with self._lock:
+                late = [(t, s) for t, (s, deadline) in self._armed.items() if deadline < now]
+                for t, _ in late:
+                    del self._armed[t]
+                    self._fired.add(t)
+            for _, sock in late:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
 class Server(ThreadingHTTPServer):
-    """The threaded HTTP server with the tokenizers and the page."""
+    """The threaded HTTP server with the tokenizers and the page. At most
+    ``max_connections`` connections are served at once (more get a 503 and
+    are closed); each request has ``request_timeout`` seconds."""
 
     daemon_threads = True
+    request_queue_size = 128  # the listen backlog (socketserver's 5 resets bursts of connections)
     tokenizers: Dict[str, Tokenizer]
     page: bytes
     max_bytes: int
     log: bool
     url: str
+    request_timeout: float = REQUEST_TIMEOUT
+    max_connections: int = MAX_CONNECTIONS
+
+    def server_activate(self) -> None:
+        super().server_activate()
+        self.watchdog = _Watchdog()
+        self._slots = threading.BoundedSemaphore(self.max_connections)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.settimeout(1.0)
+                body = json.dumps({"error": f"busy: {self.max_connections} connections are open; try again"}).encode()
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                                b"Connection: close\r\nRetry-After: 1\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that goes away is not an error of the server's; the rest is printed when logging
+        if self.log and not isinstance(sys.exc_info()[1], (ConnectionError, socket.timeout, TimeoutError)):
+            super().handle_error(request, client_address)
 
 
 class Server6(Server):

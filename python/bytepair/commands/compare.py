@@ -424,11 +424,36 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     if args.plot:
         plot(rows, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
+    fairness = parity_summary(rows, names) if args.parity else None
     if args.json:
-        print(json.dumps({"rows": [r.to_json() for r in rows]}, ensure_ascii=False, indent=1), file=out)
+        doc: Dict[str, Any] = {"rows": [r.to_json() for r in rows]}
+        if fairness is not None:
+            doc["parity"] = fairness
+        print(json.dumps(doc, ensure_ascii=False, indent=1), file=out)
     else:
         print(table(rows), file=out)
+        for name, f in (fairness or {}).items():
+            costs = ", ".join(f"{k} {v}" for k, v in f["tokens"].items())
+            print(f"parity of {name}: Gini {f['gini']:.4f} over {len(f['tokens'])} files ({costs})", file=out)
     return 0
+
+
+def parity_summary(rows: Sequence[Row], names: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+    """Per tokenizer: the tokens of each file (its 'all' row) and their Gini
+    coefficient, the parity measure of arXiv 2508.04796 when the files hold
+    the same content in different languages.
+
+    >>> r = [Row("t", "en.txt", "all", 10, 10, 2, 4), Row("t", "hi.txt", "all", 20, 10, 2, 12)]
+    >>> parity_summary(r, ["t"])
+    {'t': {'tokens': {'en.txt': 4, 'hi.txt': 12}, 'gini': 0.25}}
+    """
+    from bytepair.parity import gini
+
+    out: Dict[str, Dict[str, Any]] = {}
+    for name in names:
+        tokens = {r.file: r.tokens for r in rows if r.tokenizer == name and r.script == "all"}
+        out[name] = {"tokens": tokens, "gini": gini(tokens.values()) if tokens else 0.0}
+    return out
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -463,6 +488,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="PNG",
                    help=f"also draw the figures as a PNG (needs matplotlib); scripts with less than "
                         f"{PLOT_MIN_SHARE * 100:.0f}%% of a file's bytes are left out of it")
+    p.add_argument("--parity", action="store_true",
+                   help="FILEs are the same content in different languages: also print, per tokenizer, the "
+                        "Gini coefficient of the files' token counts (0: every language costs the same)")
     p.add_argument("--no-scripts", dest="scripts", action="store_false",
                    help="only the 'all' row of each tokenizer and file")
     p.set_defaults(run=cmd_compare)

@@ -10,8 +10,12 @@ characters, one piece with all their ids).
 The server is the standard library's ``http.server`` (threaded) and listens
 on 127.0.0.1 by default; ``--port 0`` picks a free port. The first line
 printed is the page's address. Requests are bounded: bodies of at most
-``--max-bytes`` (1 MiB by default), and a connection idle for 15 seconds is
-closed.
+``--max-bytes`` (1 MiB by default; a larger one gets 413 unread), 15 seconds
+for any read or write, 30 seconds for a whole request (a client trickling
+bytes is cut off), at most 64 connections at once (more get 503). The body
+must be UTF-8 JSON (``Content-Type: application/json``; ``text/plain`` and
+the form type that ``curl -d`` sends are accepted, anything else gets 415);
+every refusal is a 4xx with ``{"error": "..."}``.
 
 JSON API (what the page uses):
 
@@ -21,24 +25,29 @@ JSON API (what the page uses):
   the first), "special": bool (special-token text as special tokens;
   default false: plain text, as ``count``)}`` -> ``{"tokenizer", "count",
   "chars", "ids", "tokens": [{"id", "text"}], "pieces": [{"text", "ids",
-  "kind"}], "counts": {name: count for every tokenizer}, "unknown": n}``
+  "kind", "start"}], "counts": {name: count for every tokenizer}, "unknown": n}``
   (``unknown``: char-model characters without an id, which ``encode`` would
   refuse; each is counted as one token). A token's ``text`` shows invalid
   UTF-8 (part of a character) as ``\\xNN``.
+- ``POST /api/explain`` with ``{"text", "tokenizer", "offset"}`` -> how the
+  piece holding character ``offset`` is encoded: ``bytepair.explain``'s data
+  plus ``"lesson"``, the text ``bytepair explain`` prints (the page shows it
+  for a clicked token).
 
 Examples::
 
     $ bytepair serve -t tok.json
     bytepair: serving http://127.0.0.1:8000/ (Ctrl-C to stop)
     $ bytepair serve -t gpt2.json -t mine.json --port 0
-    $ curl -s localhost:8000/api/tokenize -d '{"text": "hello world"}'
+    $ curl -s localhost:8000/api/tokenize -H 'Content-Type: application/json' -d '{"text": "hello world"}'
 
 >>> import json, threading, urllib.request
 >>> from bytepair import Tokenizer
 >>> tok = Tokenizer.train("hello world " * 20, vocab_size=266)
 >>> server = make_server({"tok": tok}, "127.0.0.1", 0)
 >>> thread = threading.Thread(target=server.serve_forever, daemon=True); thread.start()
->>> req = urllib.request.Request(server.url + "api/tokenize", data=b'{"text": "hello world"}')
+>>> req = urllib.request.Request(server.url + "api/tokenize", data=b'{"text": "hello world"}',
+...                              headers={"Content-Type": "application/json"})
 >>> reply = json.load(urllib.request.urlopen(req, timeout=10))
 >>> reply["count"], reply["ids"] == tok.encode("hello world")
 (2, True)
@@ -60,7 +69,9 @@ if TYPE_CHECKING:  # http.server is imported when serving (bytepair --help stays
     from bytepair.commands._http import Server
 
 MAX_BYTES = 1 << 20
-IDLE_TIMEOUT = 15.0
+IDLE_TIMEOUT = 15.0  # seconds a read or write may wait
+REQUEST_TIMEOUT = 30.0  # seconds a whole request may take (a slow client is cut off)
+MAX_CONNECTIONS = 64  # connections served at once; more get 503
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -89,6 +100,8 @@ textarea { width: 100%%; box-sizing: border-box; min-height: 8em; font: 15px ui-
 <div class="tokens panel" id="tokens" title="hover over a token to see its id"></div>
 <h2 style="font-size:1em">ids</h2>
 <div class="ids panel" id="ids"></div>
+<h2 style="font-size:1em">how a clicked token is encoded</h2>
+<pre class="panel" id="explain">click a token</pre>
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);
@@ -103,11 +116,14 @@ function render(data, request) {
   tokens.replaceChildren(); ids.replaceChildren();
   let k = 0;
   for (const p of data.pieces) {
+    const start = p.kind === "marker" ? Math.max(0, p.start - 1) : p.start;  // a marker: its word
     if (p.kind === "gap") { tokens.append(p.text); continue; }
     const cls = "c" + (k %% 5) + (p.kind === "token" ? "" : " " + p.kind);
     const label = p.ids.length ? (p.ids.length > 1 ? "ids " : "id ") + p.ids.join(" ") : "no id";
     const s = span(p.text, cls, label + (p.kind === "special" ? " (special token)" : ""));
     s.dataset.ids = p.ids.join(" ");
+    s.dataset.offset = start;
+    s.addEventListener("click", () => explain(request, start));
     tokens.append(s);
     for (const id of p.ids) { ids.append(span(String(id), "c" + (k %% 5), p.text), " "); }
     k++;
@@ -136,6 +152,16 @@ async function update() {
     if (my === seq) $("status").textContent = "request failed: " + e;
   } finally { clearTimeout(timeout); }
 }
+async function explain(request, offset) {
+  try {
+    const r = await fetch("api/explain", {
+      method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({text: request.text, tokenizer: request.tokenizer, offset: offset}),
+    });
+    const data = await r.json();
+    $("explain").textContent = r.ok ? data.lesson : (data.error || r.statusText);
+  } catch (e) { $("explain").textContent = "request failed: " + e; }
+}
 function schedule() { clearTimeout(timer); timer = setTimeout(update, 60); }
 $("text").addEventListener("input", schedule);
 $("tokenizer").addEventListener("change", update);
@@ -162,10 +188,24 @@ def tokenize_reply(toks: Dict[str, Tokenizer], name: str, text: str, special: bo
                 ids=ids,
                 tokens=[{"id": i, "text": tok.decode_single_token_bytes(i).decode("utf-8", "backslashreplace")}
                         for i in ids],
-                pieces=[{"text": p.text, "ids": p.ids, "kind": p.kind} for p in ps],
+                pieces=[{"text": p.text, "ids": p.ids, "kind": p.kind, "start": p.start} for p in ps],
                 unknown=sum(1 for p in ps if p.kind == "unknown" and not p.ids),
             )
     reply["counts"] = counts
+    return reply
+
+
+def explain_reply(toks: Dict[str, Tokenizer], name: str, text: str, offset: Any) -> Dict[str, Any]:
+    """The answer of ``POST /api/explain``: how the piece of ``text`` that
+    holds the character ``offset`` is encoded (:mod:`bytepair.explain`), as
+    data and as the text ``bytepair explain`` prints."""
+    from bytepair.errors import BytepairError
+
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < max(1, len(text)):
+        raise BytepairError(f"offset must be a character position in the text, got {offset!r}")
+    explanation = toks[name].explain(text, at=offset)
+    reply = explanation.to_dict()
+    reply.update(tokenizer=name, offset=offset, lesson=str(explanation))
     return reply
 
 
@@ -176,12 +216,18 @@ def make_server(
     *,
     max_bytes: int = MAX_BYTES,
     log: bool = False,
+    request_timeout: float = REQUEST_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
 ) -> "Server":
     """A server (not yet serving: call ``serve_forever``) for the named
     tokenizers; ``port=0`` picks a free port. ``server.url`` is the page."""
     from bytepair.commands._http import Server, Server6, _Handler
 
-    server = (Server6 if ":" in host else Server)((host, port), _Handler)
+    cls = Server6 if ":" in host else Server
+    server = cls.__new__(cls)
+    server.request_timeout = request_timeout
+    server.max_connections = max_connections
+    server.__init__((host, port), _Handler)  # type: ignore[misc]
     server.tokenizers = dict(tokenizers)
     options = "".join(f'<option value="{html.escape(n)}">{html.escape(n)}</option>' for n in tokenizers)
     server.page = (PAGE % {"style": HTML_STYLE, "options": options}).encode("utf-8")
@@ -199,10 +245,15 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(f"--port {args.port} is not a port number (0-65535; 0 picks a free port)")
     if args.max_bytes < 1:
         raise CliError("--max-bytes must be at least 1")
+    if not args.request_timeout > 0:
+        raise CliError("--request-timeout must be more than 0 seconds")
+    if args.max_connections < 1:
+        raise CliError("--max-connections must be at least 1")
     names = labels(args.tokenizer)
     toks = {n: load(p, args) for n, p in zip(names, args.tokenizer)}
     try:
-        server = make_server(toks, args.host, args.port, max_bytes=args.max_bytes, log=args.log)
+        server = make_server(toks, args.host, args.port, max_bytes=args.max_bytes, log=args.log,
+                             request_timeout=args.request_timeout, max_connections=args.max_connections)
     except OSError as e:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
     if args.host not in ("127.0.0.1", "localhost", "::1"):
@@ -235,7 +286,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "examples:\n"
             "  bytepair serve -t tok.json\n"
             "  bytepair serve -t gpt2.json -t mine.json --port 0\n"
-            "  curl -s localhost:8000/api/tokenize -d '{\"text\": \"hello world\"}'"
+            "  curl -s localhost:8000/api/tokenize -H 'Content-Type: application/json' -d '{\"text\": \"hello world\"}'"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -245,5 +296,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free port)")
     p.add_argument("--max-bytes", type=int, default=MAX_BYTES, metavar="N",
                    help=f"largest request body accepted (default {MAX_BYTES}, 1 MiB)")
+    p.add_argument("--request-timeout", type=float, default=REQUEST_TIMEOUT, metavar="SECONDS",
+                   help=f"time a whole request may take, slow clients are cut off (default {REQUEST_TIMEOUT:g})")
+    p.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS, metavar="N",
+                   help=f"connections served at once; more get 503 (default {MAX_CONNECTIONS})")
     p.add_argument("--log", action="store_true", help="print each request on standard error")
     p.set_defaults(run=cmd_serve)

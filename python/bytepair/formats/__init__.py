@@ -14,7 +14,9 @@ import os
 import re
 from typing import Any, Mapping, Optional
 
-from bytepair.errors import FormatError
+from bytepair.errors import BytepairError, FormatError
+
+MAX_MESSAGE = 2000  # characters of a load error kept (the middle of a longer one is left out)
 
 # format name -> module under bytepair.formats
 FORMATS = {
@@ -117,4 +119,20 @@ def load(
     """Read a tokenizer; ``format`` is detected when None."""
     path = os.fspath(path)
     fmt = format or detect(path)
-    return _module(fmt).load(path, pattern=pattern, special_tokens=special_tokens)
+    try:
+        return _module(fmt).load(path, pattern=pattern, special_tokens=special_tokens)
+    except BytepairError as e:
+        message = str(e)
+        if len(message) <= MAX_MESSAGE or type(e).__init__ is not BytepairError.__init__:
+            raise
+        # a message quoting a hostile file's 10 MB token stays readable (and one line)
+        raise type(e)(message[: MAX_MESSAGE // 2] + f" [... {len(message) - MAX_MESSAGE} characters left out ...] "
+                      + message[-MAX_MESSAGE // 2:]) from None
+    except MemoryError:  # one line, as every other refusal (the size limits keep this rare)
+        from bytepair.errors import ResourceError
+
+        try:
+            size = f"{os.path.getsize(path)} bytes"
+        except OSError:
+            size = "its size unknown"
+        raise ResourceError(f"{path}: not enough memory to load this file ({size})") from None

@@ -161,7 +161,7 @@ def byte_ranks(
         if len(token) > 1 and token not in made:
             if ignore_merges:
                 raise FormatError(
-                    f"{vocab_where}: {bytes_to_unicode(token)!r} (id {id_}) is made by no merge; with "
+                    f"{vocab_where}: {bytes_to_unicode(token)!r:.200} (id {id_}) is made by no merge; with "
                     "ignore_merges=true Hugging Face gives it only for a whole piece, bytepair also inside one"
                 )
             del ids[id_]  # the merge rule can never produce it; nor will bytepair

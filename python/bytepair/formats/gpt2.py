@@ -27,7 +27,7 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_bytes
+from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import (
     bytes_to_unicode,
@@ -89,7 +89,7 @@ def save(tok: Any, path: str) -> None:
 
 
 def _read_vocab(path: str) -> Dict[str, int]:
-    text = decode_utf8(read_bytes(path), path)
+    text = decode_utf8(read_model_bytes(path), path)
     vocab = parse_json(text, path)
     if not isinstance(vocab, dict):
         raise FormatError(f"{path}: line 1: must be a JSON object mapping tokens to ids")
@@ -108,7 +108,7 @@ def _read_vocab(path: str) -> Dict[str, int]:
 def _read_merges(path: str) -> Tuple[List[Tuple[str, str]], List[int]]:
     """Merges and their line numbers. ``#version`` lines are skipped, as
     Hugging Face does; a blank line ends nothing and is skipped too."""
-    text = decode_utf8(read_bytes(path), path)
+    text = decode_utf8(read_model_bytes(path), path)
     merges: List[Tuple[str, str]] = []
     lines: List[int] = []
     for n, line in enumerate(text.split("\n"), 1):

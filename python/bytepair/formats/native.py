@@ -15,7 +15,7 @@ import base64
 import json
 from typing import Any, Mapping, Optional
 
-from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_bytes
+from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
 
 VERSION = 1
@@ -104,7 +104,7 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     override the stored ones when given."""
     from bytepair.tokenizer import Tokenizer
 
-    text = decode_utf8(read_bytes(path), path)
+    text = decode_utf8(read_model_bytes(path), path)
     d = parse_json(text, path, "not a valid bytepair tokenizer file: ")
     if isinstance(d, dict) and d.get("bytepair") == VERSION and d.get("model") == "pipeline":
         from bytepair.pipeline import PipelineTokenizer  # a Hugging Face pipeline (see docs/decisions.md)

@@ -35,7 +35,7 @@ import os
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, decode_utf8, read_bytes
+from bytepair._io import atomic_write_text, decode_utf8, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
 
 MARKER = "</w>"
@@ -168,7 +168,7 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     """Read subword-nmt codes; words are split as apply-bpe splits them
     unless ``pattern`` says otherwise."""
     path = os.fspath(path)
-    return loads(decode_utf8(read_bytes(path), path), path, pattern, special_tokens)
+    return loads(decode_utf8(read_model_bytes(path), path), path, pattern, special_tokens)
 
 
 def dumps(tok: Any) -> str:

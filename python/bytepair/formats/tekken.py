@@ -31,7 +31,7 @@ import binascii
 import os
 from typing import Any, Dict, List, Mapping, Optional
 
-from bytepair._io import decode_utf8, parse_json, read_bytes
+from bytepair._io import decode_utf8, parse_json, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
 
 # mistral_common's Tekkenizer.DEPRECATED_SPECIAL_TOKENS: the special tokens of files that list none
@@ -42,6 +42,10 @@ DEPRECATED_SPECIAL_TOKENS = [
 ]
 SPECIAL_TOKEN_TEMPLATE = "<SPECIAL_{id}>"
 MAX_IDS = 1 << 24
+# special tokens a file may declare: the ones it does not list are made up
+# (<SPECIAL_k>) and every one goes into the special-token matcher; published
+# files have 1000
+MAX_SPECIAL = 1 << 16
 
 
 def _int(value: Any, what: str, path: str) -> int:
@@ -68,6 +72,9 @@ def parse(d: Any, path: str) -> Dict[str, Any]:
         raise FormatError(f"{path}: not a valid tekken.json: config.pattern must be a string")
     vocab_size = _int(cfg.get("default_vocab_size"), "config.default_vocab_size", path)
     n_special = _int(cfg.get("default_num_special_tokens"), "config.default_num_special_tokens", path)
+    if n_special > MAX_SPECIAL:
+        raise FormatError(f"{path}: not a valid tekken.json: config.default_num_special_tokens is {n_special}; "
+                          f"at most {MAX_SPECIAL} special tokens are read")
     vocab: List[Any] = d["vocab"]
     if vocab_size < n_special or vocab_size > len(vocab) + n_special:
         raise FormatError(
@@ -120,7 +127,7 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     from bytepair.tokenizer import Tokenizer
 
     path = os.fspath(path)
-    text = decode_utf8(read_bytes(path), path)
+    text = decode_utf8(read_model_bytes(path), path)
     info = parse(parse_json(text, path, "not a valid tekken.json: "), path)
     specials = dict(special_tokens) if special_tokens is not None else info["special_tokens"]
     try:

@@ -22,7 +22,7 @@ import hashlib
 import os
 from typing import Any, Dict, Mapping, NamedTuple, Optional
 
-from bytepair._io import atomic_write_bytes, read_bytes
+from bytepair._io import atomic_write_bytes, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import require_byte_model, unique_vocab
 
@@ -186,7 +186,7 @@ def from_tiktoken(
     from bytepair.tokenizer import Tokenizer
 
     path = os.fspath(path)
-    data = read_bytes(path)
+    data = read_model_bytes(path)
     ranks = parse(data, path)
     info = known(data)
     if pattern is None:

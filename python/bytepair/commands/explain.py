@@ -1,0 +1,55 @@
+"""``bytepair explain -t TOK WORD``: how a word (or any text) is encoded,
+step by step, as seed 001's "Encoding a new word": the pre-tokens, each
+one's starting symbols, every merge applied with its rank and the symbols
+after it, byte fallback, the tokens and their ids (see
+:mod:`bytepair.explain`). ``--json`` prints the same as one JSON object.
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sub.choices["explain"].parse_args(["-t", "tok.json", "lowest"]).text
+'lowest'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from bytepair.commands._common import load, tokenizer_options, wrap
+
+
+def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
+    from bytepair.cli import _text_arg
+
+    tok = load(args.tokenizer, args)
+    explanation = tok.explain(_text_arg(args))
+    if args.json:
+        print(json.dumps(explanation.to_dict(), ensure_ascii=False), file=out)
+    else:
+        print(explanation, file=out)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "explain",
+        help="show how a word is encoded, merge by merge",
+        description=wrap(
+            "Show how TEXT (or standard input) is encoded: its pre-tokens (for Hugging Face pipelines, "
+            "the normalized text first), each one's starting symbols, every merge applied with its rank "
+            "and the symbols after it, byte fallback, then the tokens and their ids (those of "
+            "encode --ordinary). Spaces print as ␣.",
+        ),
+        epilog=(
+            "examples:\n"
+            "  bytepair explain -t tok.json quickest\n"
+            "  bytepair explain -t tokenizer.json ' tokenization' --json"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    tokenizer_options(p)
+    p.add_argument("text", nargs="?", metavar="TEXT", help="the word or text (default: standard input)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_explain)

@@ -1,0 +1,380 @@
+"""``Tokenizer.explain(text)``: how a word (or any text) is encoded, step by
+step, as seed 001's "Encoding a new word" does by hand: the pre-tokens,
+each one's starting symbols, every merge applied (its rank and the symbols
+after it), the tokens and their ids.
+
+The steps are derived in Python from the tokenizer's merges with the
+reference implementation's merge rules (:mod:`bytepair.reference`:
+``merge`` for the char model's in-order rule, ``merge_lowest_rank`` for
+subword-nmt's, ``merge_lowest_first`` for tiktoken's and Hugging Face's);
+the pre-tokens come from the core. The ids of an explanation are those of
+``encode_ordinary(text)`` (the tests check it).
+
+- **byte model**: pieces of the pattern, their bytes, then tiktoken's rule:
+  the adjacent pair whose merged token has the lowest rank (= id) first; a
+  piece that is a token is taken whole.
+- **char model**: words, characters plus the end-of-word marker, then each
+  merge in training order (``rank`` = its place, ``merge k`` = rank + 1);
+  symbols left outside the vocabulary go to byte fallback or ``unk``.
+- **pipelines** (Hugging Face ``tokenizer.json``): the normalized text, the
+  pre-tokens (as the model sees them, e.g. ``Ġ`` for a byte-level space),
+  then the lowest-ranked pair of the ``merges`` list first; characters
+  outside the vocabulary become ``<0xNN>`` tokens (byte fallback) or ``unk``.
+
+>>> from bytepair import Tokenizer
+>>> tok = Tokenizer.train(["the"] * 5 + ["dog"] * 3 + ["quick"], model="char", end_of_word="<w>", num_merges=7)
+>>> print(tok.explain("dog"))
+'dog' (char model)
+piece 'dog'
+  d · o · g · <w>
+  merge 4: d + o -> do
+  do · g · <w>
+  merge 5: do + g -> dog
+  dog · <w>
+  merge 6: dog + <w> -> dog<w>
+  dog<w>
+  tokens: dog<w> = ids 17
+>>> tok.explain("dog").ids == tok.encode("dog")
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from bytepair import _core, reference
+from bytepair.errors import BytepairError
+
+Symbol = Union[str, bytes]
+
+
+@dataclass
+class Step:
+    """One merge: ``left + right -> merged``, its ``rank`` (char and
+    pipelines: its place in the merge list, 0 first; byte model: the merged
+    token's id, tiktoken's rank) and the symbols after it."""
+
+    rank: int
+    left: Symbol
+    right: Symbol
+    merged: Symbol
+    symbols: List[Symbol]
+
+
+@dataclass
+class Piece:
+    """One pre-token: its text as the model sees it, its ``span`` (characters
+    of the original text), the starting ``symbols``, the ``steps``, the
+    final ``tokens`` and their ``ids``; ``notes`` say what is not a merge
+    (a whole-piece token, byte fallback, unknown characters, an added token)."""
+
+    text: Symbol
+    span: Tuple[int, int]
+    symbols: List[Symbol] = field(default_factory=list)
+    steps: List[Step] = field(default_factory=list)
+    tokens: List[Symbol] = field(default_factory=list)
+    ids: List[int] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+
+
+@dataclass
+class Explanation:
+    """What :func:`explain` returns; ``str()`` prints the lesson."""
+
+    text: str
+    kind: str  # "byte", "char" or "pipeline"
+    pieces: List[Piece]
+    normalized: Optional[List[str]] = None  # pipelines: each stretch of text after the normalizer
+
+    @property
+    def ids(self) -> List[int]:
+        """All ids, in order (= ``encode_ordinary(text)``)."""
+        return [i for p in self.pieces for i in p.ids]
+
+    def to_dict(self) -> Dict[str, Any]:
+        """A JSON-ready form (symbols as text, bytes with ``\\xNN`` escapes)."""
+        def show(s: Any) -> Any:
+            return [_show(x) for x in s] if isinstance(s, list) else _show(s)
+
+        return {
+            "text": self.text, "kind": self.kind, "normalized": self.normalized, "ids": self.ids,
+            "pieces": [{
+                "text": show(p.text), "span": list(p.span), "symbols": show(p.symbols), "tokens": show(p.tokens),
+                "ids": p.ids, "notes": p.notes,
+                "steps": [{"rank": s.rank, "left": show(s.left), "right": show(s.right), "merged": show(s.merged),
+                           "symbols": show(s.symbols)} for s in p.steps],
+            } for p in self.pieces],
+        }
+
+    def __str__(self) -> str:
+        lines = [f"{self.text!r} ({self.kind} model)" if self.kind != "pipeline" else f"{self.text!r} (pipeline)"]
+        if self.normalized is not None:
+            lines.append("normalized: " + " | ".join(repr(n) for n in self.normalized))
+        for p in self.pieces:
+            lines.append(f"piece {_show(p.text)!r}")
+            if p.symbols:
+                lines.append("  " + " · ".join(_sym(s) for s in p.symbols))
+            for s in p.steps:
+                what = f"rank {s.rank}" if self.kind == "byte" else f"merge {s.rank + 1}"
+                lines.append(f"  {what}: {_sym(s.left)} + {_sym(s.right)} -> {_sym(s.merged)}")
+                lines.append("  " + " · ".join(_sym(x) for x in s.symbols))
+            for note in p.notes:
+                lines.append(f"  ({note})")
+            lines.append("  tokens: " + " · ".join(_sym(t) for t in p.tokens) + " = ids " + " ".join(map(str, p.ids)))
+        return "\n".join(lines)
+
+
+_VISIBLE = str.maketrans({" ": "\u2423", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
+
+
+def _show(s: Any) -> str:
+    return s.decode("utf-8", "backslashreplace") if isinstance(s, bytes) else str(s)
+
+
+def _sym(s: Any) -> str:
+    """A symbol as the lesson prints it: a space as ␣, line breaks and tabs escaped."""
+    return _show(s).translate(_VISIBLE)
+
+
+def _spans(text: str, words: List[str]) -> List[Tuple[int, int]]:
+    """Each word's span, the words being substrings of ``text`` in order."""
+    out, pos = [], 0
+    for w in words:
+        i = text.find(w, pos)
+        if i < 0:  # pragma: no cover - the core's words are substrings
+            i = pos
+        out.append((i, i + len(w)))
+        pos = i + len(w)
+    return out
+
+
+def explain(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
+    """How ``text`` is encoded by ``tok`` (special-token text as plain text,
+    as ``encode_ordinary``), step by step. See the module docstring. With
+    ``at`` (a character offset), only the piece that holds it is explained
+    (``serve``'s clicked token): the text is still pre-tokenized whole.
+
+    >>> from bytepair import Tokenizer
+    >>> tok = Tokenizer.train("low lower lowest " * 10, num_merges=5)
+    >>> e = explain(tok, " lowest")
+    >>> [(_show(s.merged), s.rank) for s in e.pieces[0].steps][:2]
+    [('lo', 256), ('low', 257)]
+    >>> e.ids == tok.encode(" lowest")
+    True
+    """
+    from bytepair.tokenizer import _check_text, _replace_surrogates
+
+    text = _check_text(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = _replace_surrogates(text)
+    if getattr(tok, "_pipeline", None) is not None:
+        return _explain_pipeline(tok, text, at)
+    if tok.model == "byte":
+        return _explain_byte(tok, text, at)
+    return _explain_char(tok, text, at)
+
+
+def _skip(span: Tuple[int, int], at: Optional[int]) -> bool:
+    """With ``at``, every piece but the one holding it is left out."""
+    return at is not None and not span[0] <= at < max(span[1], span[0] + 1)
+
+
+# ---------------------------------------------------------------- byte model
+
+
+def _byte_ranks(tok: Any) -> Dict[bytes, int]:
+    cached = getattr(tok, "_explain_ranks", None)
+    if cached is None:
+        cached = {}
+        for id_, token in enumerate(tok._tokens):
+            if token is not None:
+                cached.setdefault(token, id_)
+        tok._explain_ranks = cached
+    return cached
+
+
+def _explain_byte(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
+    ranks = _byte_ranks(tok)
+    shift = 0
+    if tok.add_prefix_space and text and not text.startswith(" "):
+        text_seen, shift = " " + text, 1  # Hugging Face's ByteLevel(add_prefix_space=True)
+    else:
+        text_seen = text
+    words = _core.split_words(text_seen, tok.pattern) if text_seen else []
+    pieces = []
+    for word, (a, b) in zip(words, _spans(text_seen, words)):
+        data = word.encode("utf-8")
+        if _skip((max(0, a - shift), b - shift), at):
+            continue
+        p = Piece(text=data, span=(max(0, a - shift), b - shift), symbols=[bytes([x]) for x in data])
+        raw: List[tuple] = []
+        parts = reference.merge_lowest_first(p.symbols, lambda left, right: ranks.get(left + right), steps=raw)
+        p.steps = _steps(raw, p.symbols)
+        if shift and a == 0:
+            p.notes.append("a space was put before the text (add_prefix_space)")
+        if data in ranks and parts != [data]:
+            p.notes.append(f"the whole piece is a token (rank {ranks[data]}): tiktoken takes it as it is")
+            parts = [data]
+        p.tokens = parts
+        p.ids = [ranks[x] for x in parts]
+        pieces.append(p)
+    return Explanation(text, "byte", pieces)
+
+
+def _steps(raw: List[tuple], start: List[Symbol]) -> List[Step]:
+    """``merge_lowest_first``'s (rank, index, parts after) as Steps."""
+    out, before = [], start
+    for rank, i, after in raw:
+        out.append(Step(rank, before[i], before[i + 1], after[i], after))
+        before = after
+    return out
+
+
+# ---------------------------------------------------------------- char model
+
+
+def _char_model(tok: Any) -> "reference.Model":
+    cached = getattr(tok, "_explain_model", None)
+    if cached is None:
+        cached = reference.Model(
+            "char", list(tok._base), tok.merges, special_tokens=dict(tok.special_tokens), pattern=None,
+            end_of_word=tok.end_of_word, end_of_word_fused=tok.end_of_word_fused, byte_fallback=tok.byte_fallback,
+            unk_token=tok.unk_token, merge_ids=tok._merge_results, merge_rule=tok.merge_rule)
+        tok._explain_model = cached
+    return cached
+
+
+def _explain_char(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
+    model = _char_model(tok)
+    words = _core.split_words(text, tok.pattern)
+    ranks: Dict[Tuple[str, str], int] = {}
+    if tok.merge_rule == "lowest-rank":
+        for k, pair in enumerate(model.merges):
+            ranks.setdefault(pair, k)
+    pieces = []
+    for word, span in zip(words, _spans(text, words)):
+        if _skip(span, at):
+            continue
+        start = reference.initial_symbols(word, "char", tok.end_of_word, tok.end_of_word_fused)
+        p = Piece(text=word, span=span, symbols=start)
+        symbols = start
+        if tok.merge_rule == "lowest-rank":
+            raw: List[tuple] = []
+            symbols = reference.merge_lowest_rank(start, ranks, steps=raw)
+            for rank, after in raw:
+                pair = model.merges[rank]
+                p.steps.append(Step(rank, pair[0], pair[1], pair[0] + pair[1], after))
+        else:
+            for k, pair in enumerate(model.merges):  # seed 001's encode(): every rule in order
+                after = reference.merge(symbols, pair)
+                if after != symbols:
+                    p.steps.append(Step(k, pair[0], pair[1], pair[0] + pair[1], after))
+                    symbols = after
+        index = span[0]
+        for piece in symbols:
+            if piece in model._ids:
+                p.tokens.append(piece)
+                p.ids.append(model._ids[piece])
+            else:
+                ids = model._unknown(piece, index)
+                p.ids += ids
+                if tok.byte_fallback:
+                    fallback = [f"<0x{i - model._fallback_start:02X}>" for i in ids]
+                    p.tokens += fallback
+                    p.notes.append(f"{piece!r} is not in the vocabulary: byte fallback {' '.join(fallback)}")
+                else:
+                    p.tokens.append(tok.unk_token)
+                    p.notes.append(f"{piece!r} is not in the vocabulary: {tok.unk_token}")
+            index += len(piece)
+        pieces.append(p)
+    return Explanation(text, "char", pieces)
+
+
+# ---------------------------------------------------------------- pipelines
+
+
+def _pipeline_model(tok: Any) -> Dict[str, Any]:
+    cached = getattr(tok, "_explain_bpe", None)
+    if cached is None:
+        m = tok._description["model"]
+        for option in ("continuing_subword_prefix", "end_of_word_suffix"):
+            if m.get(option):
+                raise BytepairError(f"explain does not support a BPE model with {option} ({m[option]!r}) yet")
+        merges = tok.merges
+        cached = {
+            "vocab": dict(m.get("vocab") or {}),
+            "ranks": {(a, b): k for k, (a, b) in enumerate(merges)},  # a pair listed twice: the last rank (as HF)
+            "byte_fallback": bool(m.get("byte_fallback")),
+            "unk": m.get("unk_token"),
+            "fuse_unk": bool(m.get("fuse_unk")),
+            "ignore_merges": bool(m.get("ignore_merges")),
+        }
+        tok._explain_bpe = cached
+    return cached
+
+
+def _explain_pipeline(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
+    bpe = _pipeline_model(tok)
+    vocab = bpe["vocab"]
+    pieces: List[Piece] = []
+    normalized: List[str] = []
+    for id_, norm, items in tok._pipeline.pre_tokenize(text, True):
+        if id_ is not None:
+            content, span = items[0]
+            if _skip(tuple(span), at):
+                continue
+            pieces.append(Piece(text=content, span=tuple(span), tokens=[content], ids=[id_],
+                                notes=[f"added token {content!r}"]))
+            continue
+        normalized.append(norm)
+        for word, span in items:
+            if not _skip(tuple(span), at):
+                pieces.append(_pipeline_piece(bpe, vocab, word, tuple(span)))
+    return Explanation(text, "pipeline", pieces, normalized)
+
+
+def _pipeline_piece(bpe: Dict[str, Any], vocab: Dict[str, int], word: str, span: Tuple[int, int]) -> Piece:
+    p = Piece(text=word, span=span)
+    if not word:
+        return p
+    symbols: List[str] = []
+    pending = None  # an unk not yet placed (Hugging Face places it at the next known character)
+    for c in word:
+        if c in vocab:
+            if pending is not None:
+                symbols.append(pending)
+                pending = None
+            symbols.append(c)
+            continue
+        if bpe["byte_fallback"]:
+            fallback = [f"<0x{b:02X}>" for b in c.encode("utf-8")]
+            if all(f in vocab for f in fallback):
+                symbols += fallback
+                p.notes.append(f"{c!r} is not in the vocabulary: byte fallback {' '.join(fallback)}")
+                continue
+        if bpe["unk"] is not None:
+            if bpe["unk"] not in vocab:
+                raise BytepairError(f"the unk_token {bpe['unk']!r} is not in the vocabulary")
+            if pending is not None and not bpe["fuse_unk"]:
+                symbols.append(pending)
+            pending = bpe["unk"]
+            p.notes.append(f"{c!r} is not in the vocabulary: {bpe['unk']}")
+        else:
+            p.notes.append(f"{c!r} is not in the vocabulary and there is no unk_token: it is dropped")
+    if pending is not None:
+        symbols.append(pending)
+    p.symbols = symbols
+    ranks = bpe["ranks"]
+    raw: List[tuple] = []
+    parts = reference.merge_lowest_first(symbols, lambda left, right: ranks.get((left, right)), steps=raw)
+    p.steps = _steps(raw, symbols)
+    if bpe["ignore_merges"] and word in vocab:
+        if parts != [word]:
+            p.notes.append("the whole piece is a token: with ignore_merges it is taken as it is")
+        parts = [word]
+    p.tokens = parts
+    p.ids = [vocab[t] for t in parts]
+    return p

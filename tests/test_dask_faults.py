@@ -1,0 +1,178 @@
+"""Dask under faults (issue 17, item 3), on a real cluster of separate
+processes started here: ``dask scheduler`` and ``dask worker`` (without
+nannies, so that a SIGKILL takes a worker away for good).
+
+- A worker killed in the middle of ``encode-dataset --dask`` and of
+  ``train --dask`` (the real commands, in a child process): the job finishes
+  through Dask's own rescheduling, with shards and a tokenizer byte-identical
+  to an undisturbed run without Dask.
+- A scheduler that is unreachable: a one-line error within the client's
+  30 s timeout (hang guard 180 s), exit status 1, no output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+HANG_GUARD = 600
+
+
+def _start_worker(scheduler_file: Path, name: str, log: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(scheduler_file),
+         "--nthreads", "1", "--nworkers", "1", "--no-nanny", "--no-dashboard", "--name", name,
+         "--memory-limit", "0", "--host", "127.0.0.1"],
+        stdout=subprocess.DEVNULL, stderr=open(log, "wb"))
+
+
+def _n_workers(address: str) -> int:
+    from distributed import Client
+
+    with Client(address, timeout="30s") as c:
+        return len(c.scheduler_info()["workers"])
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cluster")
+    sfile = tmp / "scheduler.json"
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+         "--dashboard-address", ":0", "--scheduler-file", str(sfile)],
+        stdout=subprocess.DEVNULL, stderr=open(tmp / "scheduler.log", "wb"))
+    state: Dict[str, object] = {"scheduler": scheduler, "workers": [], "tmp": tmp, "sfile": sfile}
+    try:
+        for _ in range(600):
+            if sfile.exists() and sfile.stat().st_size:
+                break
+            time.sleep(0.1)
+        address = json.loads(sfile.read_text())["address"]
+        state["address"] = address
+        yield state
+    finally:
+        for w in state["workers"]:  # type: ignore[attr-defined]
+            if w.poll() is None:
+                w.kill()
+            w.wait(timeout=60)
+        scheduler.terminate()
+        scheduler.wait(timeout=60)
+
+
+def ensure_workers(cluster, n: int) -> List[subprocess.Popen]:
+    """``n`` live workers (new ones started as needed)."""
+    live = [w for w in cluster["workers"] if w.poll() is None]
+    while len(live) < n:
+        k = len(cluster["workers"])
+        w = _start_worker(cluster["sfile"], f"w{k}", cluster["tmp"] / f"worker{k}.log")
+        cluster["workers"].append(w)
+        live.append(w)
+    for _ in range(600):
+        if _n_workers(cluster["address"]) == n:
+            return live
+        time.sleep(0.2)
+    raise AssertionError("the workers did not join")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> List[str]:
+    folder = tmp_path_factory.mktemp("corpus")
+    lines = [line for line in (HERE / "data" / "multilingual.txt").read_text("utf-8").splitlines() if line]
+    rng = random.Random(9)
+    paths = []
+    for k in range(6):
+        text = "".join(" ".join(rng.sample(lines, 3)) + "\n" for _ in range(6000))
+        path = folder / f"part{k}.txt"
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def bytepair(*args: str) -> List[str]:
+    return [sys.executable, "-m", "bytepair", *args]
+
+
+def tree(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def run_and_kill_a_worker(cmd: List[str], cluster, progress: Path) -> str:
+    """Runs ``cmd`` on the cluster and SIGKILLs one worker once the job has
+    begun (``progress`` exists, or after a while); returns what happened."""
+    workers = ensure_workers(cluster, 2)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    victim = workers[0]
+    what = "finished before the kill"
+    t0 = time.monotonic()
+    while proc.poll() is None and time.monotonic() - t0 < 120:
+        if progress.exists() or time.monotonic() - t0 > 4:
+            victim.send_signal(signal.SIGKILL)
+            victim.wait(timeout=60)
+            what = f"killed a worker after {time.monotonic() - t0:.1f} s"
+            break
+        time.sleep(0.05)
+    out, err = proc.communicate(timeout=HANG_GUARD)
+    assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
+    return what
+
+
+def test_encode_dataset_survives_a_killed_worker(cluster, corpus, tmp_path, record_property):
+    from bytepair import Tokenizer
+
+    tok = Tokenizer.train([Path(corpus[0]).read_text("utf-8")[:100000]], vocab_size=800,
+                          special_tokens=["<|endoftext|>"])
+    tok.save(str(tmp_path / "tok.json"))
+    args = ["encode-dataset", "-t", str(tmp_path / "tok.json"), *corpus, "--shard-mb", "0.25", "--append-eot"]
+    done = subprocess.run(bytepair(*args, "-o", str(tmp_path / "ref")), capture_output=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stderr[-2000:]
+    what = run_and_kill_a_worker(bytepair(*args, "-o", str(tmp_path / "out"), "--dask", cluster["address"]),
+                                 cluster, tmp_path / "out.partial" / "parts")
+    record_property("dask_fault", {"encode-dataset": what})
+    assert "killed" in what, what
+    assert tree(tmp_path / "out") == tree(tmp_path / "ref")
+    assert not (tmp_path / "out.partial").exists()
+
+
+def test_train_survives_a_killed_worker(cluster, corpus, tmp_path, record_property):
+    args = ["train", *corpus, "--vocab-size", "1500"]
+    done = subprocess.run(bytepair(*args, "-o", str(tmp_path / "ref.json")), capture_output=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stderr[-2000:]
+    what = run_and_kill_a_worker(bytepair(*args, "-o", str(tmp_path / "out.json"), "--dask", cluster["address"]),
+                                 cluster, tmp_path / "never")
+    record_property("dask_fault", {"train": what})
+    assert "killed" in what, what
+    assert (tmp_path / "out.json").read_bytes() == (tmp_path / "ref.json").read_bytes()
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+def test_unreachable_scheduler_is_a_clear_error(corpus, tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for args in (["train", *corpus[:1], "--vocab-size", "300", "-o", str(tmp_path / "t.json")],
+                 ["encode-dataset", "-t", str(tmp_path / "t.json"), *corpus[:1], "-o", str(tmp_path / "out")]):
+        if args[0] == "encode-dataset":
+            from bytepair import Tokenizer
+
+            Tokenizer.train("a b c", vocab_size=260).save(str(tmp_path / "t.json"))
+        done = subprocess.run(bytepair(*args, "--dask", f"tcp://127.0.0.1:{port}"), capture_output=True,
+                              timeout=180)
+        err = done.stderr.decode(errors="replace").strip()
+        assert done.returncode == 1, err[-2000:]
+        assert "Dask scheduler" in err and f"127.0.0.1:{port}" in err, err[-2000:]
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, err[-2000:]
+        assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
+        if args[0] == "train":
+            assert not (tmp_path / "t.json").exists()
