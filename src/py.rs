@@ -7,7 +7,7 @@ use crate::special::SpecialTokens;
 use crate::encode::Dropout;
 use crate::tokenizer::{char_spans, CharOptions, SpecialSet, Tokenizer};
 use crate::train::{StopReason, TieBreak};
-use crate::vocab::{self, CharSpec, Init, ModelKind, TrainRequest};
+use crate::vocab::{self, CharSpec, Init, ModelKind, TrainOutput, TrainRequest};
 use crate::words;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -154,7 +154,7 @@ fn train<'py>(
     progress: Option<Py<PyAny>>,
     init: Option<(Vec<Option<Vec<u8>>>, Vec<(u32, u32, u32)>)>,
     consume: bool,
-) -> PyResult<(Vec<Bound<'py, PyBytes>>, usize, Vec<(u32, u32, u64)>, &'static str)> {
+) -> PyResult<Trained<'py>> {
     let request = TrainRequest {
         kind: ModelKind::parse(model).py()?,
         char: CharSpec { end_of_word, fused: end_of_word_fused, byte_fallback },
@@ -205,7 +205,14 @@ fn train<'py>(
     if let Some(e) = interrupted {
         return Err(e);
     }
-    if let Some(f) = &progress {
+    trained(py, &out, &progress)
+}
+
+/// What training hands Python: base symbol texts, the number of real
+/// symbols, merges (left, right, count) and why it stopped; the progress
+/// callback sees the final count first.
+fn trained<'py>(py: Python<'py>, out: &TrainOutput, progress: &Option<Py<PyAny>>) -> PyResult<Trained<'py>> {
+    if let Some(f) = progress {
         f.call1(py, (out.merges.len(), out.merges.len()))?;
     }
     let reason = match out.reason {
@@ -221,6 +228,9 @@ fn train<'py>(
         reason,
     ))
 }
+
+/// base symbols, n_symbols, merges, stop reason
+type Trained<'py> = (Vec<Bound<'py, PyBytes>>, usize, Vec<(u32, u32, u64)>, &'static str);
 
 /// Parity-aware training (`crate::parity`) on one word table per language
 /// (`dev`: none or one per language). Returns `train`'s tuple plus the
@@ -295,22 +305,8 @@ fn train_parity<'py>(
         return Err(e);
     }
     let (out, stats) = result.py()?;
-    if let Some(f) = &progress {
-        f.call1(py, (out.merges.len(), out.merges.len()))?;
-    }
-    let reason = match out.reason {
-        StopReason::Done => "done",
-        StopReason::NoPairs => "no-pairs",
-        StopReason::BelowMinFrequency => "min-frequency",
-        StopReason::Cancelled => "cancelled",
-    };
-    Ok((
-        out.base.iter().map(|b| PyBytes::new(py, b)).collect(),
-        out.n_symbols,
-        out.merges.iter().map(|m| (m.left, m.right, m.count)).collect(),
-        reason,
-        (stats.train_before, stats.train_after, stats.dev_before, stats.dev_after, stats.chosen),
-    ))
+    let (base, n_symbols, merges, reason) = trained(py, &out, &progress)?;
+    Ok((base, n_symbols, merges, reason, (stats.train_before, stats.train_after, stats.dev_before, stats.dev_after, stats.chosen)))
 }
 
 /// A ready tokenizer (either model); immutable, shareable across threads.
