@@ -15,9 +15,12 @@ its CPUs; repetitions are fresh processes too, medians reported):
   again into numpy arrays where the tool has a per-document numpy call, then
   C as one call (long text, warmed on other text);
 - ``long`` (1 thread): A as one call, cold;
-- ``batch`` (1 and 2 threads): the batch call on A (cold), on B (steady) as
+- ``batch`` (1 and 2 threads, the process pinned to that many CPUs): the batch call on A (cold), on B (steady) as
   lists, on C into one flat array, a count of C, and C cut into lines of at
   most 50 bytes as lists (or flat where the tool has no list batch).
+
+Times: the process's CPU time for 1-thread rows (a shared machine's other
+processes then cost little), wall time for 2-thread rows.
 
 Cache memory: the process's resident memory (``/proc/self/statm``) after the
 tool is loaded and after the stage, and what the tool itself reports
@@ -51,7 +54,7 @@ from common import CL100K, CL100K_SPECIALS, MB, median, table  # noqa: E402
 TOOLS = ["bytepair", "gigatoken", "fastokens", "toktok", "tiktoken"]
 PEERS = ["gigatoken", "fastokens", "toktok"]
 LABEL = {"bytepair": "bytepair", "gigatoken": "gigatoken", "fastokens": "fastokens", "toktok": "toktok-rs",
-         "tiktoken": "tiktoken"}
+         "tiktoken": "tiktoken", "hf": "HF tokenizers"}
 DOC_BYTES = 4096
 LINE_BYTES = 50
 
@@ -173,11 +176,53 @@ def texts_of(corpus: str, mb: float):
 # ======================================================================= tools
 
 
+def load_pipeline(tool: str, path: str, threads: int):
+    """``load`` for a tokenizer.json (``--tokenizer``): bytepair's pipeline
+    engine, gigatoken, fastokens and HF tokenizers (the reference for ids);
+    no special tokens added."""
+    t = {}
+    if tool == "bytepair":
+        import bytepair
+
+        tok = bytepair.Tokenizer.load(path)
+        assert tok.model == "pipeline", tok.model
+        t["one"] = tok.encode
+        t["batch"] = tok.encode_batch
+        t["cache"] = lambda: bytepair._core.cache_info()[1]
+    elif tool == "gigatoken":
+        import gigatoken
+
+        g = gigatoken.Tokenizer(path)
+        t["one"] = lambda s: g.encode(s).tolist()
+        t["np"] = g.encode
+        t["batch"] = g.encode_batch_list
+        t["flat"] = g.encode_batch
+    elif tool == "fastokens":
+        import fastokens
+
+        f = fastokens.Tokenizer.from_file(path)
+        t["one"] = lambda s: f.encode(s, add_special_tokens=False).ids
+        t["batch"] = lambda ts: [e.ids for e in f.encode_batch(ts, add_special_tokens=False)]
+        t["flat"] = lambda ts: f.encode_batch_flat(ts, add_special_tokens=False)[0]
+    elif tool == "hf":
+        import tokenizers
+
+        h = tokenizers.Tokenizer.from_file(path)
+        t["one"] = lambda s: h.encode(s, add_special_tokens=False).ids
+        t["batch"] = lambda ts: [e.ids for e in h.encode_batch(ts, add_special_tokens=False)]
+    else:
+        raise ValueError(tool)
+    t["one"]("warm up")
+    return t
+
+
 def load(tool: str, vocab: str, threads: int):
     """A dict of the tool's calls (missing keys: the tool has no such call):
     one(text) -> ids, np(text) -> array, batch(texts) -> [ids],
     flat(texts) -> flat ids, count(texts) -> [n], cache() -> bytes or None."""
     t = {}
+    if vocab.endswith(".json"):
+        return load_pipeline(tool, vocab, threads)
     if tool == "bytepair":
         import bytepair
 
@@ -262,9 +307,12 @@ def job(spec: dict) -> dict:
     rss0 = rss()
 
     def timed(row, fn, arg, nbytes, per_doc=False):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         out = [fn(x) for x in arg] if per_doc else fn(arg)
-        res["seconds"][row] = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        # one thread: CPU time (robust to other processes on a shared machine); more: wall time
+        res["seconds"][row] = cpu if threads == 1 else wall
+        res.setdefault("wall", {})[row] = wall
         res["bytes"][row] = nbytes
         if per_doc:
             res["ids"][row] = [digest(x) for x in out]
@@ -340,7 +388,10 @@ def main(argv=None):
     ap.add_argument("--corpora", default="en,multi,code,cjk")
     ap.add_argument("--mb", type=float, help="MB of each of the three texts per corpus (default 10; --quick 1)")
     ap.add_argument("--reps", type=int, help="repetitions (fresh processes), medians (default 3; --quick 1)")
-    ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--tools", help="default: bytepair,gigatoken,fastokens,toktok,tiktoken (with --tokenizer: "
+                    "bytepair,gigatoken,fastokens,hf)")
+    ap.add_argument("--tokenizer", help="a tokenizer.json: compare pipelines on it (HF tokenizers is the reference "
+                    "for ids) instead of cl100k_base")
     ap.add_argument("--stages", default="single,long,batch")
     ap.add_argument("--python", default=sys.executable, help="interpreter of the jobs (bytepair's build)")
     ap.add_argument("--timeout", type=float, default=600)
@@ -352,9 +403,11 @@ def main(argv=None):
     a.reps = a.reps or (1 if a.quick else 3)
     t_start = time.time()
     corpora = [c for c in a.corpora.split(",") if c]
+    a.tools = a.tools or ("bytepair,gigatoken,fastokens,hf" if a.tokenizer else ",".join(TOOLS))
     tools = [t for t in a.tools.split(",") if t]
     stages = [s for s in a.stages.split(",") if s]
-    vocab = common.cl100k_path()
+    vocab = os.path.abspath(a.tokenizer) if a.tokenizer else common.cl100k_path()
+    ref_tool = "hf" if a.tokenizer else "tiktoken"
     sizes = {}
     for c in corpora:
         A, B, C = texts_of(c, a.mb)
@@ -369,7 +422,7 @@ def main(argv=None):
         order = tools[rep % len(tools):] + tools[:rep % len(tools)]
         for c in corpora:
             for tool in order:
-                if tool == "tiktoken" and rep > 0:
+                if tool == ref_tool and rep > 0:
                     continue  # the reference: ids once
                 for stage, th in plan:
                     spec = {"tool": tool, "corpus": c, "stage": stage, "threads": th, "mb": a.mb, "vocab": vocab}
@@ -386,15 +439,17 @@ def main(argv=None):
                     print("  rep %d %-5s %-9s %s@%d: %s" % (rep + 1, c, tool, stage, th, ", ".join(
                         "%s %.1f MB/s" % (row, r["bytes"][row] / MB / s) for row, s in r["seconds"].items())),
                         flush=True)
-    lines = report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_start)
+    lines = report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_start, ref_tool)
     print("\n".join(lines))
     if not a.no_doc:
-        common.update_doc("frontier", ["## Encoding at the frontier (issue 13)", ""] + lines)
+        name = os.path.basename(os.path.dirname(vocab)) if a.tokenizer else ""
+        common.update_doc("frontier" + ("-" + name if name else ""), [
+            "## Encoding at the frontier (issue 13)" + (": pipelines on %s" % name if name else ""), ""] + lines)
         print("wrote the frontier section of %s" % os.path.relpath(common.DOC, common.ROOT))
     return 0
 
 
-def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_start):
+def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_start, ref_tool="tiktoken"):
     lines = common.header(["benches/bench_frontier.py"] + argv, a.python, a.label)
     try:
         from importlib.metadata import version
@@ -403,6 +458,9 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
             "gigatoken", "fastokens", "toktok-rs", "tiktoken")))
     except Exception:  # noqa: BLE001
         pass
+    if a.tokenizer:
+        lines.append("- tokenizer: %s (ids checked against HF tokenizers)" % a.tokenizer)
+    lines.append("- times: CPU time of the job process for 1-thread rows, wall time for 2-thread rows")
     lines.append("- text: per corpus three disjoint texts A, B, C of %g MB in documents of at most %d bytes; "
                  "%d repetition(s) (fresh processes), medians; total run time %.0f s" % (
                      a.mb, DOC_BYTES, a.reps, time.time() - t_start))
@@ -412,7 +470,7 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
         lines.append("- failed: " + "; ".join("%s %s %s@%d: %s" % (k + (v,)) for k, v in errors.items()))
     lines.append("")
     peers = [t for t in tools if t in PEERS]
-    cols = [t for t in tools if t != "tiktoken"] + (["tiktoken"] if "tiktoken" in tools else [])
+    cols = [t for t in tools if t != ref_tool] + ([ref_tool] if ref_tool in tools else [])
     for c in corpora:
         lines.append("### %s: MB/s (ratio: bytepair / fastest peer)" % c)
         lines.append("")
@@ -429,9 +487,9 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
             row = [desc]
             for t in cols:
                 cell = "%.1f" % mbs[t] if t in mbs else "-"
-                ref = ids.get((c, "tiktoken", key))
+                ref = ids.get((c, ref_tool, key))
                 mine = ids.get((c, t, key))
-                if t != "tiktoken" and ref is not None and mine is not None and mine != ref:
+                if t != ref_tool and ref is not None and mine is not None and mine != ref:
                     bad = sum(1 for x, y in zip(mine, ref) if x != y) + abs(len(mine) - len(ref))
                     cell += " (ids differ: %d/%d)" % (bad, len(ref))
                 row.append(cell)
