@@ -48,6 +48,8 @@ pub struct Bpe {
     cache_id: u64,
     /// Names this model in the per-thread piece cache (`crate::piece_cache`).
     owner: u32,
+    /// Names this model's raw-byte keys in the piece cache (`tokenize_raw`).
+    raw_owner: u32,
     /// Hugging Face's `get_vocab_size` (number of entries)
     pub len: usize,
 }
@@ -119,6 +121,7 @@ impl Bpe {
             char_map,
             cache_id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             owner: crate::piece_cache::new_owner(),
+            raw_owner: crate::piece_cache::new_owner(),
         })
     }
 
@@ -308,6 +311,33 @@ impl Bpe {
             }
         }
         self.tokenize_uncached(w, ids, offsets)
+    }
+
+    /// `tokenize` of the byte-level chars of `raw` (a byte-level pipeline's
+    /// piece before its byte-to-char mapping), no offsets: the piece cache is
+    /// keyed on the raw bytes, so a hit maps nothing.
+    pub fn tokenize_raw(&self, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
+        let key = if self.dropout.is_none() { crate::piece_cache::Key::new(self.raw_owner, raw) } else { None };
+        if let Some(key) = &key {
+            let hit = crate::piece_cache::with_thread_cache(|c| match c.get(key) {
+                Some(got) => {
+                    ids.extend_from_slice(got);
+                    true
+                }
+                None => false,
+            });
+            if hit == Some(true) {
+                return Ok(());
+            }
+        }
+        let t = super::pre_tokenizer::bytes_char();
+        let mapped: String = raw.iter().map(|&b| t[b as usize]).collect();
+        let start = ids.len();
+        self.tokenize_uncached(&mapped, ids, None)?;
+        if let Some(key) = &key {
+            crate::piece_cache::with_thread_cache(|c| c.insert(key, &ids[start..]));
+        }
+        Ok(())
     }
 
     /// `tokenize` without the piece cache (the word cache below still applies).
