@@ -300,6 +300,8 @@ def rss() -> int:
 def job(spec: dict) -> dict:
     """One stage of one tool on one corpus in this process."""
     tool, stage, threads = spec["tool"], spec["stage"], spec["threads"]
+    import numpy  # noqa: F401  (imported before timing: a tool importing it lazily is not charged the import)
+
     A, B, C = texts_of(spec["corpus"], spec["mb"])
     nb = lambda docs: sum(len(d.encode("utf-8")) for d in docs)  # noqa: E731
     t = load(tool, spec["vocab"], threads)
