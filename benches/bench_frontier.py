@@ -203,13 +203,14 @@ def load_pipeline(tool: str, path: str, threads: int):
         f = fastokens.Tokenizer.from_file(path)
         t["one"] = lambda s: f.encode(s, add_special_tokens=False).ids
         t["batch"] = lambda ts: [e.ids for e in f.encode_batch(ts, add_special_tokens=False)]
-        t["flat"] = lambda ts: f.encode_batch_flat(ts, add_special_tokens=False)[0]
+        t["flat"] = lambda ts: f.encode_batch_flat(ts, add_special_tokens=False)
     elif tool == "hf":
         import tokenizers
 
         h = tokenizers.Tokenizer.from_file(path)
         t["one"] = lambda s: h.encode(s, add_special_tokens=False).ids
         t["batch"] = lambda ts: [e.ids for e in h.encode_batch(ts, add_special_tokens=False)]
+        t["flat"] = t["batch"]  # not timed: the reference of the flat rows' ids
     else:
         raise ValueError(tool)
     t["one"]("warm up")
@@ -230,7 +231,7 @@ def load(tool: str, vocab: str, threads: int):
         t["one"] = tok.encode_ordinary
         t["np"] = lambda s: tok.encode_to_numpy(s, disallowed_special=())
         t["batch"] = tok.encode_ordinary_batch
-        t["flat"] = lambda ts: tok.encode_batch_to_numpy(ts, disallowed_special=())[0]
+        t["flat"] = lambda ts: tok.encode_batch_to_numpy(ts, disallowed_special=())
         t["count"] = tok.count_batch
         t["cache"] = lambda: bytepair._core.cache_info()[1]
     elif tool == "gigatoken":
@@ -248,7 +249,7 @@ def load(tool: str, vocab: str, threads: int):
         f = fastokens.Tokenizer.from_tiktoken(vocab, pattern=CL100K, special_tokens=CL100K_SPECIALS)
         t["one"] = lambda s: f.encode_ordinary(s).ids
         t["batch"] = lambda ts: [e.ids for e in f.encode_batch(ts)]
-        t["flat"] = lambda ts: f.encode_batch_flat(ts)[0]
+        t["flat"] = f.encode_batch_flat
 
         def cache():
             s = f.segment_cache_stats()
@@ -261,7 +262,7 @@ def load(tool: str, vocab: str, threads: int):
         k = toktok._encoding("cl100k_base")
         t["one"] = k.encode_ordinary
         t["np"] = k.encode_to_numpy
-        t["flat"] = lambda ts: k.encode_batch_to_numpy(ts, threads=threads)[0]
+        t["flat"] = lambda ts: k.encode_batch_to_numpy(ts, threads=threads)
         t["count"] = lambda ts: k.count_batch(ts, threads=threads)
         t["cache"] = lambda: k.memory_bytes
     elif tool == "tiktoken":
@@ -269,10 +270,30 @@ def load(tool: str, vocab: str, threads: int):
         t["one"] = enc.encode_ordinary
         t["np"] = lambda s: enc.encode_to_numpy(s, disallowed_special=())
         t["batch"] = lambda ts: enc.encode_ordinary_batch(ts, num_threads=threads)
+        # not timed calls of tiktoken: the references of the flat and count rows' ids
+        t["flat"] = t["batch"]
+        t["count"] = lambda ts: [len(x) for x in t["batch"](ts)]
     else:
         raise ValueError(tool)
     t["one"]("warm up")
     return t
+
+
+def per_document(out):
+    """A batch call's result as one id sequence per document: lists as they
+    are, an awkward array row by row, (ids, offsets) buffers or arrays split."""
+    import numpy
+
+    if isinstance(out, tuple) and len(out) == 2:
+        ids, offs = out
+        ids = numpy.frombuffer(ids, dtype=numpy.uint32) if isinstance(ids, bytes) else numpy.asarray(ids)
+        offs = numpy.frombuffer(offs, dtype=numpy.uint64) if isinstance(offs, bytes) else numpy.asarray(offs)
+        return [ids[int(offs[k]):int(offs[k + 1])] for k in range(len(offs) - 1)]
+    if type(out).__module__.startswith("awkward"):
+        import awkward
+
+        return [awkward.to_numpy(x) for x in out]
+    return out
 
 
 def digest(ids) -> str:
@@ -318,10 +339,10 @@ def job(spec: dict) -> dict:
         res["bytes"][row] = nbytes
         if per_doc:
             res["ids"][row] = [digest(x) for x in out]
-        elif row.startswith(("flat", "count")):
-            res["ids"][row] = [digest(out)]
-        elif isinstance(out, list) and out and isinstance(out[0], (list, tuple)) or row.startswith(("batch", "lines")):
-            res["ids"][row] = [digest(x) for x in out]
+        elif row.startswith("count"):
+            res["ids"][row] = [digest(list(out))]
+        elif row.startswith(("batch", "lines", "flat")):
+            res["ids"][row] = [digest(x) for x in per_document(out)]
         else:
             res["ids"][row] = [digest(out)]
 
@@ -482,6 +503,8 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
                 continue
             mbs = {}
             for t in cols:
+                if t == ref_tool and key.startswith(("flat", "count")):
+                    continue  # not a tiktoken call: the reference of the ids only
                 ts = times.get((c, t, key))
                 if ts:
                     mbs[t] = nbytes[(c, key)] / MB / median(ts)
