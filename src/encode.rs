@@ -258,31 +258,29 @@ impl ByteRanks {
     /// (words recur: a hit costs one probe instead of the merges).
     #[inline]
     pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
-        if CACHE_TOKENS_FIRST {
-            if let Some(id) = self.rank(piece) {
-                out.push(id);
-                return Ok(());
-            }
+        if let Some(id) = self.rank(piece) {
+            out.push(id);
+            return Ok(());
         }
         let Some(key) = piece_cache::Key::new(self.owner, piece) else {
             return self.encode_piece_uncached(piece, out);
         };
-        let start = out.len();
-        let hit = piece_cache::with_thread_cache(|c| match c.get(&key) {
-            Some(ids) => {
+        // one visit to the thread's cache: a hit copies the ids, a miss
+        // merges (no cache inside) and keeps the result
+        let done = piece_cache::with_thread_cache(|c| {
+            if let Some(ids) = c.get(&key) {
                 out.extend_from_slice(ids);
-                true
+                return Ok(());
             }
-            None => false,
+            let start = out.len();
+            self.encode_parts(piece, out)?;
+            c.insert(&key, &out[start..]);
+            Ok(())
         });
-        if hit == Some(true) {
-            return Ok(());
+        match done {
+            Some(r) => r,
+            None => self.encode_parts(piece, out),
         }
-        self.encode_piece_uncached(piece, out)?;
-        if hit.is_some() {
-            piece_cache::with_thread_cache(|c| c.insert(&key, &out[start..]));
-        }
-        Ok(())
     }
 
     /// `encode_piece` without the cache.
@@ -294,6 +292,11 @@ impl ByteRanks {
             out.push(id);
             return Ok(());
         }
+        self.encode_parts(piece, out)
+    }
+
+    /// The merges of a non-empty piece that is not one token.
+    fn encode_parts(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         if let Some(pairs) = &self.pairs {
             if piece.len() <= SHORT_PIECE {
                 self.encode_short(piece, pairs, out);
@@ -596,10 +599,6 @@ impl ByteRanks {
         bounds
     }
 }
-
-/// Whole-piece token lookups before the piece cache (true), or the cache
-/// first for every short piece (false).
-const CACHE_TOKENS_FIRST: bool = true;
 
 /// Empties every thread's piece cache (lazily, at its next use), so that
 /// a benchmark can time encoding from a cold start. Results never depend

@@ -210,3 +210,13 @@ def test_cache_size_is_checked():
     for bad in (-1, 1.5, "4MB", True):
         with pytest.raises(ValueError):
             bytepair.set_cache_size(bad)
+
+
+def test_encode_batch_to_numpy_with_no_special_rules_is_ordinary(cl100k, lines):
+    # nothing allowed, nothing disallowed: special-token text is plain text (the core's ordinary route)
+    tok, enc = cl100k
+    texts = lines[:300] + ["a<|endoftext|>b<|fim_prefix|>", "", "<|endofprompt|>"]
+    ids, offsets = tok.encode_batch_to_numpy(texts, disallowed_special=())
+    want = enc.encode_ordinary_batch(texts)
+    assert [ids[offsets[k]:offsets[k + 1]].tolist() for k in range(len(texts))] == want
+    assert tok.encode_to_numpy(texts[-3], disallowed_special=()).tolist() == enc.encode_ordinary(texts[-3])

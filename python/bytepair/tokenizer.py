@@ -1229,7 +1229,9 @@ class Tokenizer:
         from bytepair.arrays import ids_array
 
         allowed, disallowed = self._special_args(allowed_special, disallowed_special)
-        return ids_array(_surrogate_safe(self._core.encode_to_buffer, text, allowed, disallowed))
+        # nothing allowed, nothing disallowed: plain text (no scan for special tokens)
+        ordinary = allowed == [] and disallowed == []
+        return ids_array(_surrogate_safe(self._core.encode_to_buffer, text, allowed, disallowed, ordinary))
 
     def encode_batch_to_numpy(
         self,
@@ -1252,10 +1254,12 @@ class Tokenizer:
 
         texts = [_check_text(t) for t in texts]
         allowed, disallowed = self._special_args(allowed_special, disallowed_special)
+        ordinary = allowed == [] and disallowed == []
         try:
-            buffers = self._core.encode_batch_to_buffer(texts, allowed, disallowed)
+            buffers = self._core.encode_batch_to_buffer(texts, allowed, disallowed, ordinary)
         except UnicodeEncodeError:
-            buffers = self._core.encode_batch_to_buffer([_replace_surrogates(t) for t in texts], allowed, disallowed)
+            buffers = self._core.encode_batch_to_buffer([_replace_surrogates(t) for t in texts], allowed, disallowed,
+                                                        ordinary)
         return flat_arrays(*buffers)
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:

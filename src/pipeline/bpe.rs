@@ -27,6 +27,7 @@ thread_local! {
 
 pub fn clear_caches() {
     CACHE.with(|c| c.borrow_mut().clear());
+    crate::piece_cache::clear_all();
 }
 
 #[derive(Debug)]
@@ -45,6 +46,10 @@ pub struct Bpe {
     char_table: Vec<u32>,
     char_map: FxHashMap<char, u32>,
     cache_id: u64,
+    /// Names this model in the per-thread piece cache (`crate::piece_cache`).
+    owner: u32,
+    /// Names this model's raw-byte keys in the piece cache (`tokenize_raw`).
+    raw_owner: u32,
     /// Hugging Face's `get_vocab_size` (number of entries)
     pub len: usize,
 }
@@ -115,6 +120,8 @@ impl Bpe {
             char_table,
             char_map,
             cache_id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            owner: crate::piece_cache::new_owner(),
+            raw_owner: crate::piece_cache::new_owner(),
         })
     }
 
@@ -280,6 +287,61 @@ impl Bpe {
         if w.is_empty() {
             return Ok(());
         }
+        // without offsets, a short piece's ids come from the bounded per-thread
+        // piece cache first (one 64-byte slot, whole tokens included); a miss
+        // takes the path below and keeps its ids there
+        if offsets.is_none() && self.dropout.is_none() {
+            if let Some(key) = crate::piece_cache::Key::new(self.owner, w.as_bytes()) {
+                let hit = crate::piece_cache::with_thread_cache(|c| match c.get(&key) {
+                    Some(got) => {
+                        ids.extend_from_slice(got);
+                        true
+                    }
+                    None => false,
+                });
+                if hit == Some(true) {
+                    return Ok(());
+                }
+                let start = ids.len();
+                self.tokenize_uncached(w, ids, None)?;
+                if hit.is_some() {
+                    crate::piece_cache::with_thread_cache(|c| c.insert(&key, &ids[start..]));
+                }
+                return Ok(());
+            }
+        }
+        self.tokenize_uncached(w, ids, offsets)
+    }
+
+    /// `tokenize` of the byte-level chars of `raw` (a byte-level pipeline's
+    /// piece before its byte-to-char mapping), no offsets: the piece cache is
+    /// keyed on the raw bytes, so a hit maps nothing.
+    pub fn tokenize_raw(&self, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
+        let key = if self.dropout.is_none() { crate::piece_cache::Key::new(self.raw_owner, raw) } else { None };
+        if let Some(key) = &key {
+            let hit = crate::piece_cache::with_thread_cache(|c| match c.get(key) {
+                Some(got) => {
+                    ids.extend_from_slice(got);
+                    true
+                }
+                None => false,
+            });
+            if hit == Some(true) {
+                return Ok(());
+            }
+        }
+        let t = super::pre_tokenizer::bytes_char();
+        let mapped: String = raw.iter().map(|&b| t[b as usize]).collect();
+        let start = ids.len();
+        self.tokenize_uncached(&mapped, ids, None)?;
+        if let Some(key) = &key {
+            crate::piece_cache::with_thread_cache(|c| c.insert(key, &ids[start..]));
+        }
+        Ok(())
+    }
+
+    /// `tokenize` without the piece cache (the word cache below still applies).
+    fn tokenize_uncached(&self, w: &str, ids: &mut Vec<u32>, offsets: Option<&mut Vec<(usize, usize)>>) -> Result<()> {
         if self.ignore_merges {
             if let Some(&id) = self.vocab.get(w) {
                 ids.push(id);

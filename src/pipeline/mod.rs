@@ -13,6 +13,7 @@ pub mod added_tokens;
 pub mod bpe;
 pub mod charsmap;
 pub mod decoder;
+pub mod fast;
 pub mod normalized;
 pub mod normalizer;
 pub mod post_processor;
@@ -52,6 +53,8 @@ pub struct Pipeline {
     byte_level: bool,
     needs_alignments: bool,
     n_vocab: usize,
+    /// The string-free route for one-regex byte-level pipelines (fast.rs).
+    fast: Option<fast::ByteLevelSplit>,
 }
 
 /// `Pipeline::pre_tokenize`'s items: an added token (id, original byte range),
@@ -84,6 +87,7 @@ impl Pipeline {
         let byte_level = pre_tokenizer.as_ref().is_some_and(|p| p.is_byte_level())
             || matches!(decoder, Some(Decoder::ByteLevel));
         let needs_alignments = pre_tokenizer.as_ref().is_some_and(|p| p.needs_alignments());
+        let fast = fast::ByteLevelSplit::of(normalizer.as_ref(), pre_tokenizer.as_ref());
         let max_model = model.vocab_r.keys().max().map_or(0, |&m| m as usize + 1);
         let max_added = added.by_id.keys().max().map_or(0, |&m| m as usize + 1);
         Ok(Pipeline {
@@ -103,6 +107,7 @@ impl Pipeline {
             byte_level,
             needs_alignments,
             n_vocab: max_model.max(max_added),
+            fast,
         })
     }
 
@@ -145,6 +150,10 @@ impl Pipeline {
                 }
                 Segment::Text(n) => {
                     if n.is_empty() {
+                        continue;
+                    }
+                    if let (Some(f), false) = (&self.fast, track) {
+                        f.encode(&n.s, &self.model, &mut ids)?;
                         continue;
                     }
                     let pieces = match (&self.pre_tokenizer, self.cut) {

@@ -1,0 +1,563 @@
+#!/usr/bin/env python3
+"""Encoding at the frontier (issue 13): bytepair against gigatoken, fastokens
+and toktok-rs (and tiktoken, the reference for ids) with cl100k_base, one
+process per tool and stage, on the workloads of the issue.
+
+    python benches/bench_frontier.py --quick   # 1 MB slices, 1 repetition
+    python benches/bench_frontier.py           # 10 MB slices, 3 repetitions
+
+Each corpus gives three disjoint texts A, B, C of ``--mb`` MB each, cut into
+documents of at most 4 KB at line ends. Stages (each a fresh process, pinned to
+its CPUs; repetitions are fresh processes too, medians reported):
+
+- ``single`` (1 thread): A per document (cold: fresh process), then B per
+  document (steady state: warmed on A), B again (warm: same documents), B
+  again into numpy arrays where the tool has a per-document numpy call, then
+  C as one call (long text, warmed on other text);
+- ``long`` (1 thread): A as one call, cold;
+- ``batch`` (1 and 2 threads, the process pinned to that many CPUs): the batch call on A (cold), on B (steady) as
+  lists, on C into one flat array, a count of C, and C cut into lines of at
+  most 50 bytes as lists (or flat where the tool has no list batch).
+
+Times: the process's CPU time for 1-thread rows (a shared machine's other
+processes then cost little), wall time for 2-thread rows.
+
+Cache memory: the process's resident memory (``/proc/self/statm``) after the
+tool is loaded and after the stage, and what the tool itself reports
+(bytepair ``cache_info``, fastokens ``segment_cache_stats``, toktok
+``memory_bytes``). Ids: a digest of every document's ids (and of each long
+call and batch) is compared with tiktoken's; the table says which tool and
+row differ. Writes the "frontier" section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from array import array
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import common  # noqa: E402
+from common import CL100K, CL100K_SPECIALS, MB, median, table  # noqa: E402
+
+TOOLS = ["bytepair", "gigatoken", "fastokens", "toktok", "tiktoken"]
+PEERS = ["gigatoken", "fastokens", "toktok"]
+LABEL = {"bytepair": "bytepair", "gigatoken": "gigatoken", "fastokens": "fastokens", "toktok": "toktok-rs",
+         "tiktoken": "tiktoken", "hf": "HF tokenizers"}
+DOC_BYTES = 4096
+LINE_BYTES = 50
+
+# (row key, stage, threads, description)
+ROWS = [
+    ("cold", "single", 1, "each document once, 1 thread (cold)"),
+    ("steady", "single", 1, "the next documents after warming on others, 1 thread (steady state)"),
+    ("warm", "single", 1, "the same documents again, 1 thread (warm)"),
+    ("warm-np", "single", 1, "the same documents again into numpy, 1 thread (warm)"),
+    ("long-cold", "long", 1, "the whole text as one call, cold"),
+    ("long-steady", "single", 1, "the whole text as one call, warmed on other text"),
+    ("batch-cold@1", "batch", 1, "a batch of all documents, 1 thread (cold)"),
+    ("batch-cold@2", "batch", 2, "a batch of all documents, 2 threads (cold)"),
+    ("batch@1", "batch", 1, "a batch of all documents, 1 thread (steady)"),
+    ("batch@2", "batch", 2, "a batch of all documents, 2 threads (steady)"),
+    ("flat@2", "batch", 2, "a batch into one flat array, 2 threads (steady)"),
+    ("count@2", "batch", 2, "counting a batch, 2 threads (warm)"),
+    ("lines@1", "batch", 1, "a batch of 50-byte lines, 1 thread (warm)"),
+    ("lines@2", "batch", 2, "a batch of 50-byte lines, 2 threads (warm)"),
+]
+
+
+# ======================================================================= text
+
+
+def is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF
+            or 0xF900 <= o <= 0xFAFF or 0xFF00 <= o <= 0xFFEF or 0x3000 <= o <= 0x303F or 0x1100 <= o <= 0x11FF)
+
+
+def cjk_path(mb: float) -> str:
+    """data/bench/cjk-*.txt: the documents of the multilingual corpus (its
+    index) in which at least 30% of the characters are CJK, kana or Hangul
+    (GNOME help, Debian manuals and man pages in Chinese, Japanese, Korean),
+    in corpus order."""
+    common.ensure_corpora(["multi"])
+    corpus = os.path.join(common.CORPORA, "multi.txt")
+    path = os.path.join(common.WORK, "slices", common._corpus_id("multi"), "cjk.txt")
+    if not os.path.exists(path):
+        out = []
+        with open(corpus, "rb") as fh:
+            data = fh.read()
+        with open(os.path.join(common.CORPORA, "multi.index.tsv"), encoding="utf-8") as fh:
+            for line in fh:
+                f = line.split("\t")
+                if not f[0].isdigit():
+                    continue
+                doc = data[int(f[0]):int(f[0]) + int(f[1])].decode("utf-8", "replace")
+                letters = [c for c in doc if not c.isspace()]
+                if letters and sum(map(is_cjk, letters)) >= 0.3 * len(letters):
+                    out.append(doc if doc.endswith("\n") else doc + "\n")
+        common._write(path, "".join(out).encode("utf-8"))
+    return path
+
+
+def corpus_file(name: str, mb: float) -> str:
+    if name == "cjk":
+        return cjk_path(mb)
+    common.ensure_corpora([name])
+    return common.slice_path(name, 3 * mb)
+
+
+def documents(text: str, size: int):
+    """``text`` as documents of at most ``size`` bytes, cut at line ends (a
+    longer line is its own document)."""
+    out, cur, n = [], [], 0
+    for line in text.splitlines(keepends=True):
+        k = len(line.encode("utf-8"))
+        if cur and n + k > size:
+            out.append("".join(cur))
+            cur, n = [], 0
+        cur.append(line)
+        n += k
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def short_lines(text: str, size: int = LINE_BYTES):
+    """The lines of ``text``, longer ones cut into pieces of at most ``size``
+    bytes (at character boundaries)."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        while len(line.encode("utf-8")) > size:
+            k = size
+            while len(line[:k].encode("utf-8")) > size:
+                k -= 1
+            out.append(line[:k])
+            line = line[k:]
+        if line:
+            out.append(line)
+    return out
+
+
+def texts_of(corpus: str, mb: float):
+    """(A, B, C): three disjoint runs of documents of about ``mb`` MB each."""
+    with open(corpus_file(corpus, mb), encoding="utf-8") as fh:
+        text = fh.read()
+    docs = documents(text, DOC_BYTES)
+    parts, cur, n = [], [], 0
+    for d in docs:
+        cur.append(d)
+        n += len(d.encode("utf-8"))
+        if n >= mb * MB:
+            parts.append(cur)
+            cur, n = [], 0
+            if len(parts) == 3:
+                break
+    else:
+        parts.append(cur)
+    if len(parts) < 3 or not parts[2]:
+        # a small corpus (CJK): three equal thirds
+        k = len(docs) // 3
+        parts = [docs[:k], docs[k:2 * k], docs[2 * k:3 * k]]
+    return parts[0], parts[1], parts[2]
+
+
+# ======================================================================= tools
+
+
+def load_pipeline(tool: str, path: str, threads: int):
+    """``load`` for a tokenizer.json (``--tokenizer``): bytepair's pipeline
+    engine, gigatoken, fastokens and HF tokenizers (the reference for ids);
+    no special tokens added."""
+    t = {}
+    if tool == "bytepair":
+        import bytepair
+
+        tok = bytepair.Tokenizer.load(path)
+        assert tok.model == "pipeline", tok.model
+        t["one"] = tok.encode
+        t["batch"] = tok.encode_batch
+        t["cache"] = lambda: bytepair._core.cache_info()[1]
+    elif tool == "gigatoken":
+        import gigatoken
+
+        g = gigatoken.Tokenizer(path)
+        t["one"] = lambda s: g.encode(s).tolist()
+        t["np"] = g.encode
+        t["batch"] = g.encode_batch_list
+        t["flat"] = g.encode_batch
+    elif tool == "fastokens":
+        import fastokens
+
+        f = fastokens.Tokenizer.from_file(path)
+        t["one"] = lambda s: f.encode(s, add_special_tokens=False).ids
+        t["batch"] = lambda ts: [e.ids for e in f.encode_batch(ts, add_special_tokens=False)]
+        t["flat"] = lambda ts: f.encode_batch_flat(ts, add_special_tokens=False)
+    elif tool == "hf":
+        import tokenizers
+
+        h = tokenizers.Tokenizer.from_file(path)
+        t["one"] = lambda s: h.encode(s, add_special_tokens=False).ids
+        t["batch"] = lambda ts: [e.ids for e in h.encode_batch(ts, add_special_tokens=False)]
+        t["flat"] = t["batch"]  # not timed: the reference of the flat rows' ids
+    else:
+        raise ValueError(tool)
+    t["one"]("warm up")
+    return t
+
+
+def load(tool: str, vocab: str, threads: int):
+    """A dict of the tool's calls (missing keys: the tool has no such call):
+    one(text) -> ids, np(text) -> array, batch(texts) -> [ids],
+    flat(texts) -> flat ids, count(texts) -> [n], cache() -> bytes or None."""
+    t = {}
+    if vocab.endswith(".json"):
+        return load_pipeline(tool, vocab, threads)
+    if tool == "bytepair":
+        import bytepair
+
+        tok = common.load_bytepair_cl100k(bytepair, vocab)
+        t["one"] = tok.encode_ordinary
+        t["np"] = lambda s: tok.encode_to_numpy(s, disallowed_special=())
+        t["batch"] = tok.encode_ordinary_batch
+        t["flat"] = lambda ts: tok.encode_batch_to_numpy(ts, disallowed_special=())
+        t["count"] = tok.count_batch
+        t["cache"] = lambda: bytepair._core.cache_info()[1]
+    elif tool == "gigatoken":
+        import gigatoken
+
+        g = gigatoken.Tokenizer.from_tiktoken(vocab)  # the file name says cl100k_base
+        tk = g.as_tiktoken()
+        t["one"] = tk.encode_ordinary
+        t["np"] = g.encode
+        t["batch"] = g.encode_batch_list
+        t["flat"] = g.encode_batch
+    elif tool == "fastokens":
+        import fastokens
+
+        f = fastokens.Tokenizer.from_tiktoken(vocab, pattern=CL100K, special_tokens=CL100K_SPECIALS)
+        t["one"] = lambda s: f.encode_ordinary(s).ids
+        t["batch"] = lambda ts: [e.ids for e in f.encode_batch(ts)]
+        t["flat"] = f.encode_batch_flat
+
+        def cache():
+            s = f.segment_cache_stats()
+            return None if s is None else s.get("bytes")
+
+        t["cache"] = cache
+    elif tool == "toktok":
+        import toktok
+
+        k = toktok._encoding("cl100k_base")
+        t["one"] = k.encode_ordinary
+        t["np"] = k.encode_to_numpy
+        t["flat"] = lambda ts: k.encode_batch_to_numpy(ts, threads=threads)
+        t["count"] = lambda ts: k.count_batch(ts, threads=threads)
+        t["cache"] = lambda: k.memory_bytes
+    elif tool == "tiktoken":
+        enc = common.load_tiktoken_cl100k(vocab)
+        t["one"] = enc.encode_ordinary
+        t["np"] = lambda s: enc.encode_to_numpy(s, disallowed_special=())
+        t["batch"] = lambda ts: enc.encode_ordinary_batch(ts, num_threads=threads)
+        # not timed calls of tiktoken: the references of the flat and count rows' ids
+        t["flat"] = t["batch"]
+        t["count"] = lambda ts: [len(x) for x in t["batch"](ts)]
+    else:
+        raise ValueError(tool)
+    t["one"]("warm up")
+    return t
+
+
+def per_document(out):
+    """A batch call's result as one id sequence per document: lists as they
+    are, an awkward array row by row, (ids, offsets) buffers or arrays split."""
+    import numpy
+
+    if isinstance(out, tuple) and len(out) == 2:
+        ids, offs = out
+        ids = numpy.frombuffer(ids, dtype=numpy.uint32) if isinstance(ids, bytes) else numpy.asarray(ids)
+        offs = numpy.frombuffer(offs, dtype=numpy.uint64) if isinstance(offs, bytes) else numpy.asarray(offs)
+        return [ids[int(offs[k]):int(offs[k + 1])] for k in range(len(offs) - 1)]
+    if type(out).__module__.startswith("awkward"):
+        import awkward
+
+        return [awkward.to_numpy(x) for x in out]
+    return out
+
+
+def digest(ids) -> str:
+    """A short digest of a sequence of ids (list, numpy or awkward array)."""
+    if hasattr(ids, "tobytes"):
+        import numpy
+
+        b = numpy.asarray(ids, dtype=numpy.uint32).tobytes()
+    elif type(ids).__module__.startswith("awkward"):
+        import awkward
+        import numpy
+
+        b = numpy.asarray(awkward.flatten(ids), dtype=numpy.uint32).tobytes()
+    else:
+        b = array("I", ids).tobytes()
+    return hashlib.blake2b(b, digest_size=8).hexdigest()
+
+
+def rss() -> int:
+    gc.collect()
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def job(spec: dict) -> dict:
+    """One stage of one tool on one corpus in this process."""
+    tool, stage, threads = spec["tool"], spec["stage"], spec["threads"]
+    import numpy  # noqa: F401  (imported before timing: a tool importing it lazily is not charged the import)
+
+    A, B, C = texts_of(spec["corpus"], spec["mb"])
+    nb = lambda docs: sum(len(d.encode("utf-8")) for d in docs)  # noqa: E731
+    t = load(tool, spec["vocab"], threads)
+    res = {"seconds": {}, "bytes": {}, "ids": {}}
+    rss0 = rss()
+
+    def timed(row, fn, arg, nbytes, per_doc=False):
+        c0, t0 = time.process_time(), time.perf_counter()
+        out = [fn(x) for x in arg] if per_doc else fn(arg)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        # one thread: CPU time (robust to other processes on a shared machine); more: wall time
+        res["seconds"][row] = cpu if threads == 1 else wall
+        res.setdefault("wall", {})[row] = wall
+        res["bytes"][row] = nbytes
+        if per_doc:
+            res["ids"][row] = [digest(x) for x in out]
+        elif row.startswith("count"):
+            res["ids"][row] = [digest(list(out))]
+        elif row.startswith(("batch", "lines", "flat")):
+            res["ids"][row] = [digest(x) for x in per_document(out)]
+        else:
+            res["ids"][row] = [digest(out)]
+
+    if stage == "single":
+        timed("cold", t["one"], A, nb(A), per_doc=True)
+        timed("steady", t["one"], B, nb(B), per_doc=True)
+        timed("warm", t["one"], B, nb(B), per_doc=True)
+        if "np" in t:
+            timed("warm-np", t["np"], B, nb(B), per_doc=True)
+        timed("long-steady", t["one"], "".join(C), nb(C))
+    elif stage == "long":
+        timed("long-cold", t["one"], "".join(A), nb(A))
+    elif stage == "batch":
+        at = "@%d" % threads
+        lines = short_lines("".join(C))
+        if "batch" in t:
+            timed("batch-cold" + at, t["batch"], A, nb(A))
+            timed("batch" + at, t["batch"], B, nb(B))
+        elif "flat" in t:  # the tool's only batch call
+            timed("batch-cold" + at, t["flat"], A, nb(A))
+            timed("batch" + at, t["flat"], B, nb(B))
+        if "flat" in t:
+            timed("flat" + at, t["flat"], C, nb(C))
+        if "count" in t:
+            timed("count" + at, t["count"], C, nb(C))
+        timed("lines" + at, t["batch"] if "batch" in t else t["flat"], lines, nb(lines))
+        res["via_flat"] = "batch" not in t
+    res["rss_before"] = rss0
+    res["rss_after"] = rss()
+    cache = t.get("cache")
+    res["cache"] = cache() if cache else None
+    return res
+
+
+# ======================================================================= running
+
+
+def run(spec: dict, python: str, timeout: float) -> dict:
+    threads = spec["threads"]
+    cpus = sorted(os.sched_getaffinity(0))[:threads]
+    env = common.job_env(threads)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([python, os.path.abspath(__file__), "--job", json.dumps(spec)], stdout=out, stderr=err,
+                             env=env, preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            return {"error": "timeout after %.0f s" % timeout}
+        out.seek(0)
+        err.seek(0)
+        lines = [x for x in out.read().decode().splitlines() if x.startswith("RESULT ")]
+        if p.returncode or not lines:
+            tail = (err.read().decode("utf-8", "replace").strip().splitlines() or ["exit %d" % p.returncode])[-1]
+            return {"error": tail[:200]}
+        return json.loads(lines[-1][7:])
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--job"]:
+        print("RESULT " + json.dumps(job(json.loads(argv[1]))), flush=True)
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpora", default="en,multi,code,cjk")
+    ap.add_argument("--mb", type=float, help="MB of each of the three texts per corpus (default 10; --quick 1)")
+    ap.add_argument("--reps", type=int, help="repetitions (fresh processes), medians (default 3; --quick 1)")
+    ap.add_argument("--tools", help="default: bytepair,gigatoken,fastokens,toktok,tiktoken (with --tokenizer: "
+                    "bytepair,gigatoken,fastokens,hf)")
+    ap.add_argument("--tokenizer", help="a tokenizer.json: compare pipelines on it (HF tokenizers is the reference "
+                    "for ids) instead of cl100k_base")
+    ap.add_argument("--stages", default="single,long,batch")
+    ap.add_argument("--python", default=sys.executable, help="interpreter of the jobs (bytepair's build)")
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--label", help="a note on the bytepair build (e.g. the commit a wheel was built from)")
+    ap.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    a = ap.parse_args(argv)
+    a.mb = a.mb or (1.0 if a.quick else 10.0)
+    a.reps = a.reps or (1 if a.quick else 3)
+    t_start = time.time()
+    corpora = [c for c in a.corpora.split(",") if c]
+    a.tools = a.tools or ("bytepair,gigatoken,fastokens,hf" if a.tokenizer else ",".join(TOOLS))
+    tools = [t for t in a.tools.split(",") if t]
+    stages = [s for s in a.stages.split(",") if s]
+    vocab = os.path.abspath(a.tokenizer) if a.tokenizer else common.cl100k_path()
+    ref_tool = "hf" if a.tokenizer else "tiktoken"
+    sizes = {}
+    for c in corpora:
+        A, B, C = texts_of(c, a.mb)
+        sizes[c] = tuple(sum(len(d.encode("utf-8")) for d in x) for x in (A, B, C)) + (len(A),)
+    times = defaultdict(list)  # (corpus, tool, row) -> [seconds]
+    nbytes = {}
+    ids = {}  # (corpus, tool, row) -> digests (first repetition)
+    mem = defaultdict(list)  # (corpus, tool, stage@threads) -> [(rss growth, tool's own figure)]
+    errors = {}
+    plan = [(s, th) for s in stages for th in ((1, 2) if s == "batch" else (1,))]
+    for rep in range(a.reps):
+        order = tools[rep % len(tools):] + tools[:rep % len(tools)]
+        for c in corpora:
+            for tool in order:
+                if tool == ref_tool and rep > 0:
+                    continue  # the reference: ids once
+                for stage, th in plan:
+                    spec = {"tool": tool, "corpus": c, "stage": stage, "threads": th, "mb": a.mb, "vocab": vocab}
+                    r = run(spec, a.python, a.timeout)
+                    if "error" in r:
+                        errors[(c, tool, stage, th)] = r["error"]
+                        print("  %s %s %s@%d: %s" % (c, tool, stage, th, r["error"]), flush=True)
+                        continue
+                    for row, s in r["seconds"].items():
+                        times[(c, tool, row)].append(s)
+                        nbytes[(c, row)] = r["bytes"][row]
+                        ids.setdefault((c, tool, row), r["ids"][row])
+                    mem[(c, tool, "%s@%d" % (stage, th))].append((r["rss_after"] - r["rss_before"], r["cache"]))
+                    print("  rep %d %-5s %-9s %s@%d: %s" % (rep + 1, c, tool, stage, th, ", ".join(
+                        "%s %.1f MB/s" % (row, r["bytes"][row] / MB / s) for row, s in r["seconds"].items())),
+                        flush=True)
+    lines = report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_start, ref_tool)
+    print("\n".join(lines))
+    if not a.no_doc:
+        name = os.path.basename(os.path.dirname(vocab)) if a.tokenizer else ""
+        common.update_doc("frontier" + ("-" + name if name else ""), [
+            "## Encoding at the frontier (issue 13)" + (": pipelines on %s" % name if name else ""), ""] + lines)
+        print("wrote the frontier section of %s" % os.path.relpath(common.DOC, common.ROOT))
+    return 0
+
+
+def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_start, ref_tool="tiktoken"):
+    lines = common.header(["benches/bench_frontier.py"] + argv, a.python, a.label)
+    try:
+        from importlib.metadata import version
+
+        lines.append("- frontier peers: " + ", ".join("%s %s" % (p, version(p)) for p in (
+            "gigatoken", "fastokens", "toktok-rs", "tiktoken")))
+    except Exception:  # noqa: BLE001
+        pass
+    if a.tokenizer:
+        lines.append("- tokenizer: %s (ids checked against HF tokenizers)" % a.tokenizer)
+    lines.append("- times: CPU time of the job process for 1-thread rows, wall time for 2-thread rows")
+    lines.append("- text: per corpus three disjoint texts A, B, C of %g MB in documents of at most %d bytes; "
+                 "%d repetition(s) (fresh processes), medians; total run time %.0f s" % (
+                     a.mb, DOC_BYTES, a.reps, time.time() - t_start))
+    lines.append("- " + "; ".join("%s: %.2f + %.2f + %.2f MB, %d documents in A" % (
+        (c,) + tuple(x / MB for x in sizes[c][:3]) + (sizes[c][3],)) for c in corpora))
+    if errors:
+        lines.append("- failed: " + "; ".join("%s %s %s@%d: %s" % (k + (v,)) for k, v in errors.items()))
+    lines.append("")
+    peers = [t for t in tools if t in PEERS]
+    cols = [t for t in tools if t != ref_tool] + ([ref_tool] if ref_tool in tools else [])
+    for c in corpora:
+        lines.append("### %s: MB/s (ratio: bytepair / fastest peer)" % c)
+        lines.append("")
+        rows = []
+        for key, _stage, _th, desc in ROWS:
+            if (c, key) not in nbytes:
+                continue
+            mbs = {}
+            for t in cols:
+                if t == ref_tool and key.startswith(("flat", "count")):
+                    continue  # not a tiktoken call: the reference of the ids only
+                ts = times.get((c, t, key))
+                if ts:
+                    mbs[t] = nbytes[(c, key)] / MB / median(ts)
+            best = max((mbs[p], p) for p in peers if p in mbs) if any(p in mbs for p in peers) else None
+            row = [desc]
+            for t in cols:
+                cell = "%.1f" % mbs[t] if t in mbs else "-"
+                ref = ids.get((c, ref_tool, key))
+                mine = ids.get((c, t, key))
+                if t != ref_tool and ref is not None and mine is not None and mine != ref:
+                    bad = sum(1 for x, y in zip(mine, ref) if x != y) + abs(len(mine) - len(ref))
+                    cell += " (ids differ: %d/%d)" % (bad, len(ref))
+                row.append(cell)
+            row.append("%.2fx (%s)" % (mbs["bytepair"] / best[0], LABEL[best[1]])
+                       if best and "bytepair" in mbs else "-")
+            rows.append(row)
+        lines += table(["workload"] + [LABEL[t] for t in cols] + ["bytepair / fastest peer"], rows)
+        lines.append("")
+        b1, b2 = times.get((c, "bytepair", "batch@1")), times.get((c, "bytepair", "batch@2"))
+        scal = []
+        for t in cols:
+            for what in ("batch", "lines"):
+                x1, x2 = times.get((c, t, what + "@1")), times.get((c, t, what + "@2"))
+                if x1 and x2:
+                    scal.append("%s %s %.2fx" % (LABEL[t], what, median(x1) / median(x2)))
+        if scal and b1 and b2:
+            lines.append("2 threads / 1 thread (goal >= 1.8x): " + "; ".join(scal))
+            lines.append("")
+    # cache memory
+    lines.append("### Cache memory (MB): resident memory growth over the stage / the tool's own figure")
+    lines.append("")
+    stages = sorted({k[2] for k in mem})
+    rows = []
+    for t in cols:
+        for st in stages:
+            cells = []
+            for c in corpora:
+                m = mem.get((c, t, st))
+                if not m:
+                    cells.append("-")
+                    continue
+                grow = median([x[0] for x in m]) / MB
+                own = m[0][1]
+                cells.append("%.1f" % grow + (" / %.1f" % (own / MB) if isinstance(own, (int, float)) else ""))
+            rows.append([LABEL[t], st] + cells)
+    lines += table(["tool", "stage@threads"] + corpora, rows)
+    lines.append("")
+    lines.append("Growth includes the outputs Python still holds and allocator slack; bytepair's own figure is its "
+                 "per-thread piece caches (`_core.cache_info()[1]`, bounded by `set_cache_bytes`), toktok-rs's "
+                 "`memory_bytes()` (its whole tokenizer), fastokens' segment cache (off unless enabled).")
+    lines.append("")
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit(main())
