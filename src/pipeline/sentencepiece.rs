@@ -925,15 +925,21 @@ impl SentencePiece {
 /// `▁` when the text may be cut before each `▁` that follows another
 /// character without changing the ids: no merge makes a token with `▁`
 /// after another character, `▁` is a token (so no unknown run reaches
-/// across), and no option looks at word ends (prefix, suffix,
-/// ignore_merges, dropout).
+/// across), no character is ever dropped (HF drops a character with no
+/// token, no byte token and no unk: its neighbours then merge across it and
+/// the offsets after it shift), and no option looks at word ends (prefix,
+/// suffix, ignore_merges, dropout).
 pub fn hf_cut_marker(spec: &super::spec::BpeSpec) -> Option<char> {
     const M: char = '\u{2581}';
+    let tokens: std::collections::HashSet<&str> = spec.vocab.iter().map(|(t, _)| t.as_str()).collect();
+    let every_byte = || (0..=255u8).all(|b| tokens.contains(format!("<0x{b:02X}>").as_str()));
+    let never_drops = spec.unk_token.is_some() || (spec.byte_fallback && every_byte());
     if spec.dropout.is_some_and(|p| p > 0.0)
         || spec.continuing_subword_prefix.is_some()
         || spec.end_of_word_suffix.is_some()
         || spec.ignore_merges
-        || !spec.vocab.iter().any(|(t, _)| t == SPACE)
+        || !tokens.contains(SPACE)
+        || !never_drops
     {
         return None;
     }
