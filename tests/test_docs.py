@@ -35,6 +35,7 @@ MODULES = [
     "bytepair.dataset",
     "bytepair.encodings",
     "bytepair.pipeline",
+    "bytepair.distributed",
 ]
 
 
