@@ -106,21 +106,35 @@ def tree(folder: Path) -> dict:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def wait_for_work(address: str, proc: subprocess.Popen) -> bool:
+    """Waits until the scheduler has tasks processing on workers (the job is
+    under way); False if ``proc`` ended first."""
+    from distributed import Client
+
+    def processing(dask_scheduler) -> int:  # runs on the scheduler (a nested function: pickled by value)
+        return sum(1 for ts in dask_scheduler.tasks.values() if ts.state == "processing")
+
+    with Client(address, timeout="60s") as c:
+        t0 = time.monotonic()
+        while proc.poll() is None and time.monotonic() - t0 < 300:
+            if c.run_on_scheduler(processing) > 0:
+                return True
+            time.sleep(0.1)
+    return False
+
+
 def run_and_kill_a_worker(cmd: List[str], cluster, progress: Path) -> str:
-    """Runs ``cmd`` on the cluster and SIGKILLs one worker once the job has
-    begun (``progress`` exists, or after a while); returns what happened."""
+    """Runs ``cmd`` on the cluster and SIGKILLs one worker once tasks are
+    processing on the workers; returns what happened."""
     workers = ensure_workers(cluster, 2)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     victim = workers[0]
     what = "finished before the kill"
     t0 = time.monotonic()
-    while proc.poll() is None and time.monotonic() - t0 < 120:
-        if progress.exists() or time.monotonic() - t0 > 4:
-            victim.send_signal(signal.SIGKILL)
-            victim.wait(timeout=60)
-            what = f"killed a worker after {time.monotonic() - t0:.1f} s"
-            break
-        time.sleep(0.05)
+    if wait_for_work(cluster["address"], proc):
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=60)
+        what = f"killed a worker after {time.monotonic() - t0:.1f} s, tasks processing"
     out, err = proc.communicate(timeout=HANG_GUARD)
     assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
     return what
@@ -144,7 +158,7 @@ def test_encode_dataset_survives_a_killed_worker(cluster, corpus, tmp_path, reco
 
 
 def test_train_survives_a_killed_worker(cluster, corpus, tmp_path, record_property):
-    args = ["train", *corpus, "--vocab-size", "1500"]
+    args = ["train", *(corpus * 4), "--vocab-size", "1500"]
     done = subprocess.run(bytepair(*args, "-o", str(tmp_path / "ref.json")), capture_output=True, timeout=HANG_GUARD)
     assert done.returncode == 0, done.stderr[-2000:]
     what = run_and_kill_a_worker(bytepair(*args, "-o", str(tmp_path / "out.json"), "--dask", cluster["address"]),
@@ -176,3 +190,49 @@ def test_unreachable_scheduler_is_a_clear_error(corpus, tmp_path):
         assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
         if args[0] == "train":
             assert not (tmp_path / "t.json").exists()
+
+
+@pytest.mark.parametrize("command", ["encode-dataset", "train"])
+def test_scheduler_going_away_is_a_clear_error(corpus, tmp_path, command):
+    """A scheduler SIGKILLed during a job (its own small cluster): the
+    command ends within the hang guard with a one-line error and exit
+    status 1; no output (encode-dataset keeps OUTDIR.partial to resume)."""
+    from bytepair import Tokenizer
+
+    sfile = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+         "--dashboard-address", ":0", "--scheduler-file", str(sfile)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = None
+    try:
+        for _ in range(600):
+            if sfile.exists() and sfile.stat().st_size:
+                break
+            time.sleep(0.1)
+        worker = _start_worker(sfile, "lonely", tmp_path / "worker.log")
+        address = json.loads(sfile.read_text())["address"]
+        for _ in range(600):
+            if _n_workers(address) == 1:
+                break
+            time.sleep(0.2)
+        Tokenizer.train("a b c", vocab_size=260).save(str(tmp_path / "t.json"))
+        if command == "train":
+            # the same files several times: counting on the one worker outlasts the kill
+            args = ["train", *(corpus * 8), "--vocab-size", "1500", "-o", str(tmp_path / "out.json")]
+        else:
+            args = ["encode-dataset", "-t", str(tmp_path / "t.json"), *corpus, "-o", str(tmp_path / "out")]
+        proc = subprocess.Popen(bytepair(*args, "--dask", address), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert wait_for_work(address, proc), "the job ended before the scheduler was killed"
+        scheduler.send_signal(signal.SIGKILL)
+        _, err = proc.communicate(timeout=180)
+    finally:
+        for p in (scheduler, worker):
+            if p is not None and p.poll() is None:
+                p.kill()
+            if p is not None:
+                p.wait(timeout=60)
+    text = err.decode(errors="replace").strip()
+    assert proc.returncode == 1, text[-3000:]
+    assert len(text.splitlines()) == 1 and "went away" in text and address in text, text[-3000:]
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.json").exists()

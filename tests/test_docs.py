@@ -45,6 +45,7 @@ MODULES = [
     "bytepair.reference_parity",
     "bytepair.commands.parity",
     "bytepair.commands.superword",
+    "bytepair.distributed",
 ]
 
 

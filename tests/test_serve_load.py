@@ -346,3 +346,39 @@ def test_never_crashed(server):
     """Last in the module: the server lived through everything above."""
     alive(server)
     assert "Traceback" not in server["stderr"].read_text(errors="replace")
+
+
+def test_pieces_shared_by_threads():
+    """The race the load test found: the first requests to a char model,
+    on several threads at once, shared a token table another thread was
+    still filling (``tokenize and encode disagree``). Fresh tokenizers, 8
+    threads released together, every result equal to one thread's."""
+    import warnings
+
+    from bytepair.commands._pieces import pieces
+
+    text = "\n".join(LINES[:40])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        base = Tokenizer.train("\n".join(LINES * 2), model="char", num_merges=800)
+    expected = [(p.text, p.ids, p.kind) for p in pieces(Tokenizer.from_dict(base.to_dict()), text)]
+    failures: List[str] = []
+    for _ in range(15):
+        tok = Tokenizer.from_dict(base.to_dict())  # a new object: nothing computed for it yet
+        start = threading.Barrier(8)
+
+        def work() -> None:
+            try:
+                start.wait(timeout=60)
+                got = [(p.text, p.ids, p.kind) for p in pieces(tok, text)]
+                if got != expected:
+                    failures.append("different pieces")
+            except Exception as e:  # reported below
+                failures.append(f"{type(e).__name__}: {e}")
+
+        threads = [threading.Thread(target=work) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+    assert not failures, failures[:3]

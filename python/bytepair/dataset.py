@@ -687,7 +687,7 @@ def encode_dataset(
                     feed_unit_from_disk(u, summary)
                 progressed(u)
         else:
-            from bytepair.distributed import _check_sources, _import_distributed
+            from bytepair.distributed import _check_sources, _import_distributed, result_of
 
             _import_distributed()
             abs_srcs = _check_sources(srcs)
@@ -702,7 +702,7 @@ def encode_dataset(
             try:
                 for u in range(len(units)):
                     if u in futures:
-                        summary = futures.pop(u).result()
+                        summary = result_of(futures.pop(u))
                     else:
                         summary = _read_json(os.path.join(_unit_dir(partial, u), "done.json")) or {}
                     feed_unit_from_disk(u, summary)

@@ -77,14 +77,72 @@ def connect(address: str) -> Iterator[Any]:
         finally:
             cluster.close()
         return
+    import logging
+
+    # the client logs its reconnection attempts with tracebacks when the scheduler goes away: the error
+    # raised below says it in one line instead
+    quiet = logging.getLogger("distributed.client")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
     try:
         client = distributed.Client(address, timeout="30s")
     except (OSError, TimeoutError) as e:
+        quiet.setLevel(level)
         raise BytepairError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     try:
         yield client
+    except Exception as e:
+        if not isinstance(e, BytepairError) and _scheduler_lost(e, client):
+            raise BytepairError(
+                f"the Dask scheduler at {address} went away during the job ({type(e).__name__}); nothing was "
+                "finished: run the command again (encode-dataset resumes where it stopped)"
+            ) from None
+        raise
     finally:
-        client.close()
+        try:
+            client.close(timeout=10)
+        except Exception:  # the scheduler is gone: nothing to close cleanly
+            pass
+        quiet.setLevel(level)
+
+
+def _scheduler_lost(e: BaseException, client: Any = None) -> bool:
+    """Whether ``e`` says the client lost its scheduler (a cancelled future
+    with reason "scheduler-connection-lost", or a closed connection while
+    the client is no longer running)."""
+    import concurrent.futures
+
+    text = str(e).lower()
+    if "scheduler-connection-lost" in text or "lost the connection to the scheduler" in text:
+        return True
+    gone = client is not None and getattr(client, "status", "running") != "running"
+    return gone and (isinstance(e, (concurrent.futures.CancelledError, OSError))
+                     or type(e).__name__ in ("FutureCancelledError", "CommClosedError", "CancelledError"))
+
+
+def result_of(future: Any, tries: int = 8) -> Any:
+    """``future.result()``, tried again when the connection that carried it
+    closed (a worker killed while its result was being fetched: the
+    scheduler recomputes it elsewhere) and the client is still running.
+
+    >>> class Done:
+    ...     def result(self):
+    ...         return 42
+    >>> result_of(Done())
+    42
+    """
+    import time
+
+    for k in range(tries):
+        try:
+            return future.result()
+        except Exception as e:
+            client = getattr(future, "client", None)
+            running = client is None or getattr(client, "status", "running") == "running"
+            closed = type(e).__name__ == "CommClosedError" or isinstance(e, (ConnectionError, EOFError))
+            if not (closed and running) or k == tries - 1:
+                raise
+            time.sleep(min(0.2 * 2**k, 5.0))
 
 
 def _check_sources(srcs: Sequence[Source]) -> List[Source]:
@@ -189,7 +247,7 @@ def count_words(
     total = sum(s.size() or 0 for s in srcs) if not any(s.compression for s in srcs) else None
     try:
         for fut in futures:
-            result, unit_info = fut.result()
+            result, unit_info = result_of(fut)
             fut.release()
             if workdir is not None:
                 read_counts(result, into=counts)

@@ -107,13 +107,17 @@ class _Vocab:
 
     def id_of(self, text: str) -> Optional[int]:
         """The smallest ordinary id whose token is ``text`` (char model)."""
-        if self._ids is None:
+        ids = self._ids
+        if ids is None:
+            # built whole, then published: threads of `bytepair serve` share this object, and one that saw a
+            # half-filled table answered "no id" for known tokens (tokenize and encode then disagreed)
             specials = set(self.tok.special_tokens.values())
-            self._ids = {}
+            ids = {}
             for id_, t in self.tok.vocab().items():
                 if id_ not in specials:
-                    self._ids.setdefault(t if isinstance(t, str) else t.decode("utf-8", "replace"), id_)
-        return self._ids.get(text)
+                    ids.setdefault(t if isinstance(t, str) else t.decode("utf-8", "replace"), id_)
+            self._ids = ids
+        return ids.get(text)
 
 
 _VOCABS: "weakref.WeakKeyDictionary[Tokenizer, _Vocab]" = weakref.WeakKeyDictionary()
