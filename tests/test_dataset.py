@@ -253,6 +253,27 @@ def test_resume_after_a_crash_gives_the_same_shards(tmp_path, tok, small, monkey
     assert json.load(open(out / "manifest.json")) == json.load(open(tmp_path / "ref" / "manifest.json"))
 
 
+def test_resume_after_a_crash_at_the_manifest(tmp_path, tok, small, monkeypatch):
+    """Killed after the last shard, before the manifest (the last write): the
+    rerun redoes the last shard from the pieces, which must still be there
+    (they were deleted with the last shard: the rerun failed on a missing
+    piece file, found by tests/test_kill_random.py)."""
+    paths, _ = make_inputs(str(tmp_path))
+    opts = dict(append_eot=True, shard_tokens=700, unit_bytes=2000, piece_tokens=300)
+    with monkeypatch.context() as m:
+        calls = crash_at(m, 10**9)
+        encode_dataset(tok, paths, tmp_path / "ref", **opts)
+    out = tmp_path / "out"
+    with monkeypatch.context() as m:
+        crash_at(m, calls[0])  # the manifest
+        with pytest.raises(Crash):
+            encode_dataset(tok, paths, out, **opts)
+    assert os.path.exists(str(out) + ".partial") and not os.path.exists(str(out) + ".partial/manifest.json")
+    encode_dataset(tok, paths, out, **opts)
+    assert shard_bytes(out) == shard_bytes(tmp_path / "ref")
+    assert json.load(open(out / "manifest.json")) == json.load(open(tmp_path / "ref" / "manifest.json"))
+
+
 def test_resume_after_kill(tmp_path, tok):
     """A real SIGKILL in the middle of a run, then the same command again."""
     paths, _ = make_inputs(str(tmp_path))

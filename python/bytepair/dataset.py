@@ -507,7 +507,10 @@ class _Assembler:
         self.docs_before += len(doc_starts)
         self.pos = next_pos
         self.k += 1
-        # pieces wholly inside finished shards are no longer needed
+        # pieces wholly inside finished shards are no longer needed; after the last shard they stay until
+        # the run is published: a run killed before its manifest redoes the last shard from them
+        if last:
+            return
         for u, j in self.consumed:
             if (u, j) < next_pos[:2]:
                 for ext in (".npy", ".docs.npy"):
