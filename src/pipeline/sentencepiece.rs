@@ -1066,8 +1066,8 @@ mod tests {
 
     #[test]
     fn cut_marker_only_when_no_merge_crosses() {
-        let spec = |merges: &[(&str, &str)]| super::super::spec::BpeSpec {
-            vocab: ["\u{2581}", "a", "\u{2581}a", "a\u{2581}"]
+        let spec = |merges: &[(&str, &str)], unk: Option<&str>| super::super::spec::BpeSpec {
+            vocab: ["\u{2581}", "a", "\u{2581}a", "a\u{2581}", "<unk>"]
                 .iter()
                 .enumerate()
                 .map(|(i, t)| (t.to_string(), i as u32))
@@ -1077,15 +1077,17 @@ mod tests {
                 .map(|(a, b)| (a.to_string(), b.to_string()))
                 .collect(),
             dropout: None,
-            unk_token: None,
+            unk_token: unk.map(str::to_string),
             continuing_subword_prefix: None,
             end_of_word_suffix: None,
             fuse_unk: false,
             byte_fallback: false,
             ignore_merges: false,
         };
-        assert_eq!(hf_cut_marker(&spec(&[("\u{2581}", "a")])), Some('\u{2581}'));
-        assert_eq!(hf_cut_marker(&spec(&[("a", "\u{2581}")])), None);
+        assert_eq!(hf_cut_marker(&spec(&[("\u{2581}", "a")], Some("<unk>"))), Some('\u{2581}'));
+        assert_eq!(hf_cut_marker(&spec(&[("a", "\u{2581}")], Some("<unk>"))), None);
+        // without unk (or every byte token), HF drops unknown characters and merges across them
+        assert_eq!(hf_cut_marker(&spec(&[("\u{2581}", "a")], None)), None);
         assert_eq!(
             cut_before("\u{2581}a\u{2581}\u{2581}b", '\u{2581}'),
             vec![(0, 4), (4, 11)]
