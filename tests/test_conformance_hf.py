@@ -286,6 +286,19 @@ def test_import_hf_trained_real_text(imported, real_texts, name):
 
 
 @pytest.mark.parametrize("name", sorted(HF_TRAINED))
+def test_import_hf_trained_add_special_tokens(imported, real_texts, name):
+    """HF's default ``encode(text)`` (add_special_tokens=True) on every imported file: these have no
+    post-processor that adds tokens, so bytepair's ``encode(..., add_special_tokens=True)`` is the same."""
+    bp, theirs = imported[name]
+    docs = [d[:2000] for d in real_texts[len(real_texts) // 2:]]
+    if name == "bytelevel-seen-bytes":
+        docs = [d for d in docs if _encodable(bp, d) is not None]
+    for doc in docs:
+        assert bp.encode(doc, add_special_tokens=True) == theirs.encode(doc).ids
+    assert bp.encode_batch(docs, add_special_tokens=True) == [e.ids for e in theirs.encode_batch(docs)]
+
+
+@pytest.mark.parametrize("name", sorted(HF_TRAINED))
 @SETTINGS
 @given(text=st.one_of(st.text(), mixes, runs, with_specials))
 def test_import_hf_trained_hypothesis(imported, name, text):

@@ -981,10 +981,16 @@ class Tokenizer:
         disallowed_special: AllOr = "all",
         dropout: Optional[float] = None,
         seed: int = 0,
+        add_special_tokens: bool = False,
     ) -> List[int]:
         """Ids of ``text``. Special-token text raises ``DisallowedSpecialError``
         unless it is in ``allowed_special`` (then it is its id) or left out of
         ``disallowed_special`` (then it is plain text), as in tiktoken.
+
+        ``add_special_tokens`` is accepted so that code written for Hugging
+        Face tokenizers runs on every loaded tokenizer: a byte or char model
+        has no post-processor (a ``tokenizer.json`` whose post-processor adds
+        tokens loads as a pipeline), so it changes nothing here.
 
         ``dropout=p`` applies BPE-dropout (Provilkov et al.): every candidate
         merge is skipped with probability ``p``, deterministically for a
@@ -996,6 +1002,8 @@ class Tokenizer:
         >>> ids = tok.encode("hello", dropout=0.5, seed=7)
         >>> tok.decode(ids), ids == tok.encode("hello", dropout=0.5, seed=7)
         ('hello', True)
+        >>> tok.encode("hello", add_special_tokens=True) == tok.encode("hello")
+        True
         """
         allowed, disallowed = self._special_args(allowed_special, disallowed_special)
         if not dropout:
@@ -1105,8 +1113,10 @@ class Tokenizer:
         *,
         allowed_special: AllOr = frozenset(),
         disallowed_special: AllOr = "all",
+        add_special_tokens: bool = False,
     ) -> List[List[int]]:
-        """``encode`` of each text, in parallel with the GIL released.
+        """``encode`` of each text, in parallel with the GIL released
+        (``add_special_tokens`` as in :meth:`encode`).
 
         >>> tok = Tokenizer.train("a b c")
         >>> tok.encode_batch(["a", "b"]) == [tok.encode("a"), tok.encode("b")]
