@@ -322,6 +322,24 @@ def best_pair(counts, tie_break="first", ids=None):
 # training
 
 
+def check_train_settings(model, end_of_word, tie_break, num_merges, vocab_size, min_frequency,
+                         max_token_length) -> None:
+    """The checks every trainer makes of its shared settings (TrainingError).
+
+    >>> check_train_settings("byte", None, "nope", None, 300, 1, None)
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.TrainingError: unknown tie_break 'nope'; expected one of first, alphabetical, pair-id, max-string
+    """
+    _check_settings(model, end_of_word, TrainingError)
+    if tie_break not in TIE_BREAKS:
+        raise TrainingError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
+    _check_int("num_merges", num_merges, 0)
+    _check_int("vocab_size", vocab_size, 0)
+    _check_int("min_frequency", min_frequency, 1)
+    _check_int("max_token_length", max_token_length, 1)
+
+
 def _check_int(name, value, minimum):
     if value is None:
         return
@@ -401,13 +419,7 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
             raise TrainingError("with init=, special tokens and fallback settings come from the initial model")
         return continue_training(init, corpus, vocab_size, num_merges, min_frequency, tie_break,
                                  max_token_length, pattern)
-    _check_settings(model, end_of_word, TrainingError)
-    if tie_break not in TIE_BREAKS:
-        raise TrainingError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
-    _check_int("num_merges", num_merges, 0)
-    _check_int("vocab_size", vocab_size, 0)
-    _check_int("min_frequency", min_frequency, 1)
-    _check_int("max_token_length", max_token_length, 1)
+    check_train_settings(model, end_of_word, tie_break, num_merges, vocab_size, min_frequency, max_token_length)
     if model == "byte":
         if byte_fallback or unk_token is not None:
             raise TrainingError("byte_fallback and unk_token only apply to the char model")

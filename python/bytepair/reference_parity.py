@@ -26,10 +26,9 @@ from collections.abc import Mapping
 from bytepair.errors import TrainingError, TrainingWarning
 from bytepair.reference import (
     _DEFAULT,
-    TIE_BREAKS,
     Model,
     _check_int,
-    _check_settings,
+    check_train_settings,
     _compile,
     _count,
     _special_list,
@@ -101,15 +100,9 @@ def train_parity(corpora, dev=None, ratio=None, model="byte", vocab_size=None, n
     languages) of the last window_size merges gives its turn to the next one.
     a language with no pair reaching min_frequency is exhausted and skipped.
     """
-    _check_settings(model, end_of_word, TrainingError)
-    if tie_break not in TIE_BREAKS:
-        raise TrainingError(f"unknown tie_break {tie_break!r}; expected one of {', '.join(TIE_BREAKS)}")
+    check_train_settings(model, end_of_word, tie_break, num_merges, vocab_size, min_frequency, max_token_length)
     if variant not in VARIANTS:
         raise TrainingError(f"unknown variant {variant!r}; expected 'base' or 'window'")
-    _check_int("num_merges", num_merges, 0)
-    _check_int("vocab_size", vocab_size, 0)
-    _check_int("min_frequency", min_frequency, 1)
-    _check_int("max_token_length", max_token_length, 1)
     _check_int("global_merges", global_merges, 0)
     _check_int("window_size", window_size, 1)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < float("inf"):

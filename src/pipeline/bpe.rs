@@ -201,23 +201,7 @@ impl Bpe {
     }
 
     fn merge_small(&self, word: &mut Vec<(u32, u32)>) {
-        loop {
-            let mut best: Option<(u32, usize, u32)> = None;
-            for i in 0..word.len().saturating_sub(1) {
-                if let Some(&(rank, new_id)) = self.merges.get(&(word[i].0, word[i + 1].0)) {
-                    if best.map_or(true, |(r, _, _)| rank < r) {
-                        best = Some((rank, i, new_id));
-                    }
-                }
-            }
-            match best {
-                None => return,
-                Some((_, i, new_id)) => {
-                    word[i] = (new_id, word[i].1 + word[i + 1].1);
-                    word.remove(i + 1);
-                }
-            }
-        }
+        merge_lowest_rank(word, |a, b| self.merges.get(&(a, b)).copied());
     }
 
     fn merge_heap(&self, word: &mut Vec<(u32, u32)>, dropout: Option<f32>) {
@@ -407,4 +391,27 @@ fn next_f32() -> f32 {
         *r.borrow_mut() = x;
         (x >> 40) as f32 / (1u64 << 24) as f32
     })
+}
+
+/// Merges a short word of (id, length) symbols in place: the lowest-ranked
+/// adjacent pair first, the leftmost on ties, until none is left; `pair(a, b)`
+/// gives (rank, merged id). Quadratic, for the short words the callers send.
+pub fn merge_lowest_rank(word: &mut Vec<(u32, u32)>, pair: impl Fn(u32, u32) -> Option<(u32, u32)>) {
+    loop {
+        let mut best: Option<(u32, usize, u32)> = None;
+        for i in 0..word.len().saturating_sub(1) {
+            if let Some((rank, new_id)) = pair(word[i].0, word[i + 1].0) {
+                if best.is_none_or(|(r, _, _)| rank < r) {
+                    best = Some((rank, i, new_id));
+                }
+            }
+        }
+        match best {
+            None => return,
+            Some((_, i, new_id)) => {
+                word[i] = (new_id, word[i].1 + word[i + 1].1);
+                word.remove(i + 1);
+            }
+        }
+    }
 }

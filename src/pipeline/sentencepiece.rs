@@ -710,23 +710,7 @@ impl SentencePiece {
 
     /// Best pair first (lowest rank, then leftmost), by scanning: short words.
     fn merge_small(&self, word: &mut Vec<(u32, u32)>) {
-        loop {
-            let mut best: Option<(u32, usize, u32)> = None;
-            for i in 0..word.len().saturating_sub(1) {
-                if let Some((rank, id)) = self.pair(word[i].0, word[i + 1].0) {
-                    if best.is_none_or(|(r, _, _)| rank < r) {
-                        best = Some((rank, i, id));
-                    }
-                }
-            }
-            match best {
-                None => return,
-                Some((_, i, id)) => {
-                    word[i] = (id, word[i].1 + word[i + 1].1);
-                    word.remove(i + 1);
-                }
-            }
-        }
+        super::bpe::merge_lowest_rank(word, |a, b| self.pair(a, b));
     }
 
     /// SentencePiece's agenda, step for step (the same pushes in the same
