@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 import pytest
 
 from bytepair import Tokenizer
-from bytepair.counts import count_words, train_from_counts
+from bytepair.counts import count_words
 from bytepair.dataset import encode_dataset
 from bytepair.errors import (
     BytepairError,
@@ -215,7 +215,7 @@ CASES = [
          lambda e: _train(e, ["surrogate"]), InputError, ["surrogate.jsonl", "line 2", "surrogate"]),
     fail("train/counts-not-counts", ["train", "--from-counts", "@corpus", *TRAIN_O],
          ["corpus.txt", "line 1", "not a bytepair counts file"],
-         lambda e: train_from_counts([e.corpus]), FormatError, ["corpus.txt", "line 1"]),
+         lambda e: Tokenizer.train_from_counts([e.corpus]), FormatError, ["corpus.txt", "line 1"]),
     fail("train/init-not-a-tokenizer", ["train", "@corpus", "--init", "@corpus", *TRAIN_O],
          ["corpus.txt", "not a valid bytepair tokenizer file", "line 1"],
          lambda e: _load(e.corpus), FormatError, ["corpus.txt", "line 1"]),

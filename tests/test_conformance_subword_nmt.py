@@ -71,7 +71,7 @@ def learned(real_texts):
     out = io.StringIO()
     learn_bpe(io.StringIO(corpus), out, 3000, min_frequency=2)
     codes = out.getvalue()
-    return codes, BPE(io.StringIO(codes)), sn.loads(codes, "learned.codes")
+    return codes, BPE(io.StringIO(codes)), Tokenizer.from_spec(sn.loads(codes, "learned.codes"))
 
 
 def test_learned_codes_are_version_0_2_and_plain(learned):
@@ -172,7 +172,7 @@ def test_the_smallest_difference():
     assert _apply(bpe, ["cccb"]) == ["cccb"]
     in_order = Tokenizer.from_merges(merges, model="char", end_of_word="</w>", end_of_word_fused=True, alphabet="bc")
     assert _mine(in_order, ["cccb"]) == ["ccc@@", "b"]
-    tok = sn.loads(MINIMAL)
+    tok = Tokenizer.from_spec(sn.loads(MINIMAL))
     assert tok.merge_rule == "lowest-rank"
     assert _mine(tok, ["cccb"]) == ["cccb"]
 
@@ -211,7 +211,7 @@ def codes_and_words(draw):
 def test_imported_codes_segment_as_apply_bpe(case):
     merges, words = case
     codes = "#version: 0.2\n" + "".join(f"{l} {r}\n" for l, r in merges)
-    tok = sn.loads(codes)
+    tok = Tokenizer.from_spec(sn.loads(codes))
     ranks = {pair: i for i, pair in reversed(list(enumerate(merges)))}
     reverse = {l + r: (l, r) for l, r in merges}
     for word in words:
@@ -225,7 +225,7 @@ def test_exhaustive_small_words_for_the_minimal_codes():
     as apply-bpe does, and the in-order rule differs exactly for the words
     ending in b after a run of 3 or 5 c's (the run's pairs leave 'cc c',
     merge 3 makes 'ccc' and apply-bpe goes back to merge 2)."""
-    tok = sn.loads(MINIMAL)
+    tok = Tokenizer.from_spec(sn.loads(MINIMAL))
     in_order = Tokenizer.from_merges(sn.parse(MINIMAL, "x")[1], model="char", end_of_word="</w>",
                                      end_of_word_fused=True, alphabet="bc")
     bpe = BPE(io.StringIO(MINIMAL))
@@ -244,7 +244,7 @@ def test_exhaustive_small_words_for_the_minimal_codes():
 def test_codes_with_reapplied_merges_round_trip_and_warn(tmp_path):
     """The lowest-rank rule is kept by the native format; writing codes from
     an in-order tokenizer whose merges differ under apply-bpe warns."""
-    tok = sn.loads(MINIMAL)
+    tok = Tokenizer.from_spec(sn.loads(MINIMAL))
     tok.save(str(tmp_path / "native.json"))
     back = Tokenizer.load(str(tmp_path / "native.json"))
     assert back.merge_rule == "lowest-rank" and back.tokenize("cccb cccccb") == tok.tokenize("cccb cccccb")

@@ -50,7 +50,7 @@ def pair(request, vocab_paths):
 @pytest.fixture(scope="module")
 def cl100k(vocab_paths):
     path = vocab_paths["cl100k_base.tiktoken"]
-    return tt.from_tiktoken(path), _reference(openai_public.cl100k_base, path)
+    return Tokenizer.from_tiktoken(path), _reference(openai_public.cl100k_base, path)
 
 
 def test_known_vocabularies_get_tiktokens_pattern_and_specials(pair):
@@ -67,7 +67,7 @@ def test_vocabulary_is_tiktokens(pair):
 
 
 def test_explicit_pattern_and_specials_override(vocab_paths):
-    tok = tt.from_tiktoken(vocab_paths["gpt2.tiktoken"], pattern="cl100k", special_tokens={"<|x|>": 60000})
+    tok = Tokenizer.from_tiktoken(vocab_paths["gpt2.tiktoken"], pattern="cl100k", special_tokens={"<|x|>": 60000})
     assert tok.special_tokens == {"<|x|>": 60000}
     assert tok.pattern == PRESETS["cl100k"]
 

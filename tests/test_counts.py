@@ -21,7 +21,6 @@ from bytepair.counts import (
     read_counts,
     read_header,
     save_counts,
-    train_from_counts,
 )
 from bytepair.patterns import CL100K
 
@@ -183,8 +182,8 @@ def test_training_from_merged_counts_equals_training_on_the_corpus(tmp_path, par
         expected = Tokenizer.train(PARTS, **opts).to_dict()
         assert Tokenizer.train(load_counts(merged), **opts).to_dict() == expected
         assert Tokenizer.train(merge_counts(files), **opts).to_dict() == expected
-        assert train_from_counts(files, **opts).to_dict() == expected
-        assert train_from_counts(merged, model=model, vocab_size=opts["vocab_size"], tie_break=tie_break).to_dict() == expected
+        assert Tokenizer.train_from_counts(files, **opts).to_dict() == expected
+        assert Tokenizer.train_from_counts(merged, model=model, vocab_size=opts["vocab_size"], tie_break=tie_break).to_dict() == expected
 
 
 def test_settings_are_checked(tmp_path, parts):
@@ -196,14 +195,14 @@ def test_settings_are_checked(tmp_path, parts):
     with pytest.raises(TrainingError, match="counted with the special tokens"):
         load_counts(path, special_tokens=[])
     with pytest.raises(TrainingError, match="but training uses str.split"):
-        train_from_counts(path, model="char", pattern=None, vocab_size=200)
+        Tokenizer.train_from_counts(path, model="char", pattern=None, vocab_size=200)
     with pytest.raises(TrainingError, match="special tokens"):
-        train_from_counts(path, special_tokens=["<|other|>"], vocab_size=300)
+        Tokenizer.train_from_counts(path, special_tokens=["<|other|>"], vocab_size=300)
     split = tmp_path / "s.counts"
     save_counts(split, count_words(parts, None), None)
     with pytest.raises(TrainingError, match="the byte model needs a regex"):
-        train_from_counts(split, vocab_size=300)
-    assert train_from_counts(split, model="char", num_merges=5).model == "char"
+        Tokenizer.train_from_counts(split, vocab_size=300)
+    assert Tokenizer.train_from_counts(split, model="char", num_merges=5).model == "char"
 
 
 def test_continued_training_from_counts(tmp_path, parts):
@@ -211,7 +210,7 @@ def test_continued_training_from_counts(tmp_path, parts):
     path = tmp_path / "c.counts"
     save_counts(path, count_words(parts, base.pattern, list(base.special_tokens)), base.pattern, ["<|endoftext|>"])
     a = Tokenizer.train(PARTS, init=base, vocab_size=300)
-    assert train_from_counts(path, init=base, vocab_size=300).to_dict() == a.to_dict()
+    assert Tokenizer.train_from_counts(path, init=base, vocab_size=300).to_dict() == a.to_dict()
 
 
 # ---------------------------------------------------------------- command line

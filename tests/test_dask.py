@@ -16,7 +16,7 @@ import bytepair.dataset as dataset
 import bytepair.distributed as distributed
 from bytepair import InputError, Tokenizer
 from bytepair.cli import main
-from bytepair.counts import count_words, load_counts, read_header, train_from_files
+from bytepair.counts import count_words, load_counts, read_header
 from bytepair.dataset import documents, encode_dataset
 
 TEXT = "The cat's toy; we'll see.\n\n  def f(x):\r\n\treturn x**2  # 12345 naïve café 🙂 你好 <|endoftext|>\n"
@@ -84,8 +84,8 @@ def test_training_equals_local_training(client, inputs, model, monkeypatch):
     monkeypatch.setattr(distributed, "UNIT_BYTES", 1)
     opts = dict(model=model, vocab_size=350 if model == "byte" else 100, special_tokens=["<|endoftext|>"])
     expected = Tokenizer.train(docs, **opts).to_dict()
-    assert train_from_files(paths, client=client, **opts).to_dict() == expected
-    assert train_from_files(paths, **opts).to_dict() == expected
+    assert Tokenizer.train_from_files(paths, client=client, **opts).to_dict() == expected
+    assert Tokenizer.train_from_files(paths, **opts).to_dict() == expected
 
 
 def test_max_bytes_on_dask(client, inputs):

@@ -117,9 +117,8 @@ def test_segmented_encoding_equals_encode_ordinary(tmp_path_factory, tok, text, 
     if pattern == "hf-prefix-space":
         from bytepair.formats.hf import HF_GPT2_PATTERN
 
-        t = Tokenizer.train([TEXT], pattern=HF_GPT2_PATTERN, vocab_size=300)
-        t.add_prefix_space = True
-        t._build()
+        t = Tokenizer.from_dict({**Tokenizer.train([TEXT], pattern=HF_GPT2_PATTERN, vocab_size=300).to_dict(),
+                                 "add_prefix_space": True})
     else:
         t = tok if pattern == "cl100k" else Tokenizer.train([TEXT], pattern=pattern, vocab_size=300)
     path = tmp_path_factory.mktemp("seg") / "d.txt"

@@ -38,7 +38,7 @@ def cl100k(vocab_paths):
         enc = tiktoken.Encoding(**openai_public.cl100k_base())
     finally:
         openai_public.load_tiktoken_bpe = real
-    return tt.from_tiktoken(path), enc
+    return Tokenizer.from_tiktoken(path), enc
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,7 @@ from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
 from bytepair import BytepairError, Tokenizer
-from bytepair.counts import load_counts, read_header, train_from_counts
+from bytepair.counts import load_counts, read_header
 from bytepair.formats.hf import HF_GPT2_PATTERN
 from bytepair.patterns import PRESETS
 
@@ -162,7 +162,7 @@ def use(variant: str, obj: Any, path: str) -> None:
             if model == "byte" and header.get("pattern") is None:
                 continue
             try:
-                tok = train_from_counts(path, model=model, **size)
+                tok = Tokenizer.train_from_counts(path, model=model, **size)
             except BytepairError:
                 continue
             use_tokenizer(tok)

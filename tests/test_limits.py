@@ -273,7 +273,7 @@ def test_estimate_follows_the_table_sizes():
     """256 bytes a distinct word + 20 an initial symbol, the sizes counted
     here independently of the core."""
     from bytepair.counts import count_words  # noqa: F401
-    from bytepair.tokenizer import _count_words
+    from bytepair.training import _count_words
     from bytepair.patterns import resolve_pattern
 
     words = CORPUS.split() + ["naïve", "你好"]
@@ -500,7 +500,7 @@ def test_counting_one_huge_word_is_linear(tmp_path, monkeypatch):
 
     import bytepair.corpus as corpus
     from bytepair.counts import count_words
-    from bytepair.tokenizer import _count_words
+    from bytepair.training import _count_words
 
     text = "ab" * (4 << 20) + " the end"
     path = tmp_path / "word.txt"

@@ -1,5 +1,5 @@
 """Reading inputs a block at a time (bytepair.corpus) and training from
-files (bytepair.counts.train_from_files): streaming gives exactly what
+files (Tokenizer.train_from_files): streaming gives exactly what
 reading whole documents gives, for every input kind."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 import bytepair.corpus as corpus
 from bytepair import InputError, Tokenizer, TrainingWarning, _core
 from bytepair.corpus import Budget, read_parts, source, sources
-from bytepair.counts import count_sources, count_words, train_from_files
+from bytepair.counts import count_sources, count_words
 from bytepair.patterns import resolve_pattern
 
 PIECES = ["a", "Z", "'s", "'", " ", "  ", "\n", "\r\n", "\t", "1", "234", ".", "!?", "é", "你", "<|", "<|eot|>",
@@ -306,7 +306,7 @@ def test_train_from_files_equals_train(tmp_path, small_blocks, model, tie_break)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrainingWarning)
         a = Tokenizer.train(docs, **opts)
-        b = train_from_files(paths, **opts)
+        b = Tokenizer.train_from_files(paths, **opts)
     assert a.to_dict() == b.to_dict()
 
 
@@ -315,7 +315,7 @@ def test_train_from_files_continues_training(tmp_path, small_blocks):
     p.write_text(TEXT, encoding="utf-8")
     base = Tokenizer.train(TEXT[:500], vocab_size=280, special_tokens=["<|x|>"])
     a = Tokenizer.train([TEXT], init=base, vocab_size=300)
-    b = train_from_files([p], init=base, vocab_size=300)
+    b = Tokenizer.train_from_files([p], init=base, vocab_size=300)
     assert a.to_dict() == b.to_dict()
 
 
@@ -324,7 +324,7 @@ def test_train_from_files_jsonl_equals_train(tmp_path):
     p = tmp_path / "d.jsonl.gz"
     p.write_bytes(gzip.compress("".join(json.dumps({"text": d}) + "\n" for d in docs).encode()))
     a = Tokenizer.train(docs, vocab_size=300, pattern="o200k")
-    b = train_from_files([p], vocab_size=300, pattern="o200k")
+    b = Tokenizer.train_from_files([p], vocab_size=300, pattern="o200k")
     assert a.to_dict() == b.to_dict()
 
 
@@ -332,7 +332,7 @@ def test_empty_corpus_is_an_error(tmp_path):
     p = tmp_path / "e.txt"
     p.write_bytes(b"")
     with pytest.raises(Exception, match="empty"):
-        train_from_files([p], vocab_size=300)
+        Tokenizer.train_from_files([p], vocab_size=300)
 
 
 @pytest.mark.parametrize("name", ["bytepair.corpus", "bytepair.counts", "bytepair.distributed", "bytepair.commands.data"])

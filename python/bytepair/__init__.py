@@ -23,11 +23,13 @@ from bytepair.errors import UnknownEncodingError
 from bytepair.arrays import cache_info, clear_cache, set_cache_size
 from bytepair.patterns import PRESETS
 from bytepair.tokenizer import Tokenizer
+from bytepair.pipeline import PipelineTokenizer  # runs pipeline descriptions (Tokenizer.from_spec finds it)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Tokenizer",
+    "PipelineTokenizer",
     "PRESETS",
     "set_cache_size",
     "cache_info",

@@ -40,9 +40,12 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from bytepair.errors import BytepairError
+from bytepair.limits import replace_surrogates, surrogate_safe
+from bytepair.stream import encode_stream
 
 # natural boundaries, best first; each gives the cut positions it allows
 # (the end of the match): a paragraph ends after its blank line(s), a line
@@ -61,20 +64,16 @@ _MIN_WINDOW = 256  # characters
 
 def _counter(tok: Any) -> Callable[[str], int]:
     """``tok``'s count of a text (special-token text as plain text)."""
-    if getattr(tok, "_pipeline", None) is not None:
+    if tok.model == "pipeline":
         return lambda text: len(tok.encode_ordinary(text))
-    from bytepair.tokenizer import _surrogate_safe
-
-    return lambda text: _surrogate_safe(tok._core.count, text)
+    return lambda text: surrogate_safe(tok._core.count, text)
 
 
 def _token_ends(tok: Any, text: str) -> List[int]:
     """The character offset where each token of ``text`` ends (special-token
     text as plain text); used as an estimate only, every cut is counted."""
-    if getattr(tok, "_pipeline", None) is not None:
-        from bytepair.tokenizer import _surrogate_safe
-
-        _, spans = _surrogate_safe(tok._pipeline.encode_with_offsets, text, False, True)
+    if tok.model == "pipeline":
+            _, spans = surrogate_safe(tok._core.encode_with_offsets, text, False, True)
     else:
         _, spans = tok.encode_with_offsets(text, allowed_special=set(), disallowed_special=())
     ends, last = [], 0
@@ -84,6 +83,10 @@ def _token_ends(tok: Any, text: str) -> List[int]:
     return ends
 
 
+# every token's length in bytes, per tokenizer (kept as long as it lives)
+_LENGTHS: "weakref.WeakKeyDictionary[Any, List[int]]" = weakref.WeakKeyDictionary()
+
+
 class _ByteModelEnds:
     """Token ends in characters for the byte model, from the ids alone: the
     tokens' byte lengths summed (a table built once per tokenizer), turned
@@ -91,16 +94,13 @@ class _ByteModelEnds:
     ends, here, where that character starts)."""
 
     def __init__(self, tok: Any, text: str) -> None:
-        from bytepair.tokenizer import _replace_surrogates
-
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
-            data = _replace_surrogates(text).encode("utf-8")
-        lengths = getattr(tok, "_chunk_lengths", None)
+            data = replace_surrogates(text).encode("utf-8")
+        lengths = _LENGTHS.get(tok)
         if lengths is None:
-            lengths = [len(tok._core.token_bytes(i) or b"") for i in range(tok.n_vocab)]
-            tok._chunk_lengths = lengths
+            lengths = _LENGTHS[tok] = [len(tok._core.token_bytes(i) or b"") for i in range(tok.n_vocab)]
         self.data, self.ascii = data, len(data) == len(text)
         self.byte_ends = list(itertools.accumulate(map(lengths.__getitem__, tok._core.encode_ordinary(
             text if self.ascii else data.decode("utf-8")))))
@@ -126,7 +126,7 @@ def _ends(tok: Any, text: str) -> Sequence[int]:
     """Token ends (characters) of ``text``: from the ids alone for the byte
     model (fast), from the offsets otherwise (char model: words and markers;
     pipelines: normalized text; HF's prefix space)."""
-    if getattr(tok, "_pipeline", None) is None and tok.model == "byte" and not tok.add_prefix_space:
+    if tok.model != "pipeline" and tok.model == "byte" and not tok.add_prefix_space:
         return _ByteModelEnds(tok, text)
     return _token_ends(tok, text)
 
@@ -357,10 +357,8 @@ def count_limited(tok: Any, text: str, limit: int) -> int:
     text = _check_str(text)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise BytepairError(f"limit must be an integer >= 0, got {limit!r}")
-    if getattr(tok, "_pipeline", None) is not None:
+    if tok.model == "pipeline":
         return min(len(tok.encode_ordinary(text)), limit + 1)
-    from bytepair.stream import encode_stream
-
     def blocks() -> Iterator[str]:
         pos, size = 0, 4096
         while pos < len(text):

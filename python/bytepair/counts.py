@@ -50,9 +50,12 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from bytepair import _core
 from bytepair._io import atomic_open, check_json_text
-from bytepair.corpus import Budget, Part, Source, read_parts, sources as make_sources
+from bytepair.corpus import Budget, Part, Source, group_units, read_parts, sources as make_sources
+from bytepair.distributed import UNIT_BYTES, check_sources, import_distributed, result_of
 from bytepair.errors import BytepairError, FormatError, InputError, TrainingError
+from bytepair.limits import check_text_limits, special_names
 from bytepair.patterns import preset_name, resolve_pattern
+from bytepair.progress import make_reporter
 
 FORMAT_VERSION = 1
 BATCH_CHARS = 8 << 20  # whole documents are handed to the core in batches of about this size
@@ -196,15 +199,11 @@ def count_words(
     >>> count_words([], pattern=None).items()
     []
     """
-    from bytepair.progress import make_reporter
-
     regex = resolve_pattern(pattern)
-    specials = _special_list(special_tokens)
+    specials = special_names(special_tokens)
     srcs = make_sources([os.fspath(p) for p in paths], field=field, column=column)
     if client is not None:
-        from bytepair.distributed import count_words as count_on_dask
-
-        counts, info = count_on_dask(client, srcs, regex, specials, errors=errors, max_bytes=max_bytes,
+        counts, info = _count_on_dask(client, srcs, regex, specials, errors=errors, max_bytes=max_bytes,
                                      workdir=workdir, report=make_reporter(progress))
     else:
         counts, info = count_sources(srcs, regex, specials, errors, Budget(max_bytes), make_reporter(progress),
@@ -212,14 +211,6 @@ def count_words(
     if stats is not None:
         stats.update(info, files=len(srcs))
     return counts
-
-
-def _special_list(special_tokens: Any) -> List[str]:
-    if not special_tokens:
-        return []
-    if isinstance(special_tokens, str):
-        return [special_tokens]
-    return list(special_tokens)
 
 
 # ---------------------------------------------------------------- the counts file
@@ -255,7 +246,7 @@ def make_header(
         "bytepair_counts": FORMAT_VERSION,
         "pattern": regex,
         "pattern_preset": preset_name(regex),
-        "special_tokens": _special_list(special_tokens),
+        "special_tokens": special_names(special_tokens),
         "words": len(items),
         "total": sum(c for _, c in items),
     }
@@ -320,10 +311,8 @@ def _parse_header(line: bytes, path: str) -> Dict[str, Any]:
         raise FormatError(f"{path}: line 1: 'pattern' must be a string or null")
     if not isinstance(specials, list) or not all(isinstance(t, str) and t for t in specials):
         raise FormatError(f"{path}: line 1: 'special_tokens' must be a list of non-empty strings")
-    from bytepair.tokenizer import _check_text_limits
-
     try:
-        _check_text_limits(pattern, specials)
+        check_text_limits(pattern, specials)
     except BytepairError as e:
         raise FormatError(f"{path}: line 1: {e}") from None
     for key in ("words", "total"):
@@ -446,7 +435,7 @@ def load_counts(
         check_settings(
             header,
             resolve_pattern(pattern) if pattern is not _UNSET else header.get("pattern"),
-            _special_list(special_tokens) if special_tokens is not _UNSET else header.get("special_tokens", []),
+            special_names(special_tokens) if special_tokens is not _UNSET else header.get("special_tokens", []),
             os.fspath(path),
         )
     return table
@@ -482,110 +471,109 @@ def merge_counts(paths: Sequence[PathLike]) -> "_core.WordCounts":
     return merge_counts_with_header(paths)[1]
 
 
-# ---------------------------------------------------------------- training
+# ---------------------------------------------------------------- counting on Dask
 
 
-def _training_settings(model: str, pattern: Optional[str], special_tokens: Any, unk_token: Optional[str], init: Any):
-    """The regex and special-token list that ``Tokenizer.train`` will count
-    words with (mirrors its rules)."""
-    if init is not None:
-        return init.pattern, list(init.special_tokens)
-    if pattern == "default":
-        pattern = "cl100k" if model == "byte" else None
-    names = list(special_tokens) if special_tokens else []
-    if isinstance(special_tokens, str):
-        names = [special_tokens]
-    if unk_token is not None and unk_token not in names:
-        names = [unk_token] + names
-    return resolve_pattern(pattern), names
+def _caps(srcs: Sequence[Source], max_bytes: Optional[int]) -> List[Optional[int]]:
+    """Each input's share of ``max_bytes`` (inputs are read in order, so the
+    cap falls in one file; only plain uncompressed text has a known size)."""
+    if max_bytes is None:
+        return [None] * len(srcs)
+    Budget(max_bytes)  # checks the value
+    caps: List[Optional[int]] = []
+    left = max_bytes
+    for s in srcs:
+        if s.kind != TEXT or s.compression:
+            raise InputError(
+                f"{s.path}: --max-bytes with Dask needs uncompressed plain text files (their sizes tell where the "
+                "cap falls); count without --dask, or decompress"
+            )
+        size = s.size() or 0
+        caps.append(min(size, left))
+        left -= caps[-1]
+    return caps
 
 
-def train_from_files(
-    paths: Iterable[PathLike],
-    model: str = "byte",
-    *,
-    pattern: Optional[str] = "default",
-    special_tokens: Any = (),
-    unk_token: Optional[str] = None,
-    init: Any = None,
-    client: Any = None,
-    field: Optional[str] = None,
-    column: Optional[str] = None,
-    max_bytes: Optional[int] = None,
+# ---------------------------------------------------------------- counting
+
+
+def count_unit(
+    srcs: Sequence[Source],
+    caps: Sequence[Optional[int]],
+    pattern: Optional[str],
+    special_tokens: Sequence[str],
     errors: str = "strict",
-    workdir: Optional[PathLike] = None,
-    progress: Any = None,
-    **train_options: Any,
-):
-    """``Tokenizer.train`` on files read in blocks (never held whole):
-    exactly the tokenizer that ``Tokenizer.train`` gives on the files' texts
-    as a list of documents. Inputs, ``field``, ``column``, ``max_bytes`` and
-    ``errors`` are those of :mod:`bytepair.corpus`; ``client`` (a
-    ``dask.distributed.Client``) counts the files on its workers. Every
-    other option is ``Tokenizer.train``'s."""
-    from bytepair.progress import make_reporter
-    from bytepair.tokenizer import Tokenizer
-
-    from bytepair.limits import check_training_memory, parse_memory
-
-    report = make_reporter(progress)
-    regex, specials = _training_settings(model, pattern, special_tokens, unk_token, init)
-    max_memory = train_options.get("max_memory")
-    parse_memory(max_memory)
-    if init is not None:
-        kind, eow, fused = init.model, init.end_of_word, init.end_of_word_fused
-    else:
-        kind = model
-        eow = train_options.get("end_of_word", "</w>") if model == "char" else None
-        fused = bool(train_options.get("end_of_word_fused", False))
-
-    def memory_check(table: Any) -> None:
-        check_training_memory(table, kind, eow or None, fused, max_memory,
-                              during="training on the words counted so far")
-
-    counts = count_words(paths, regex, specials, field=field, column=column, max_bytes=max_bytes, errors=errors,
-                         client=client, workdir=workdir, progress=report, memory_check=memory_check)
-    if init is not None:
-        return Tokenizer.train(counts, init=init, progress=report, **train_options)
-    return Tokenizer.train(counts, model=model, pattern=regex, special_tokens=special_tokens, unk_token=unk_token,
-                           progress=report, **train_options)
+    out_path: Optional[str] = None,
+) -> Tuple[Any, Dict[str, int]]:
+    """A worker's task: the counts of one unit's files, read in order, as a
+    list of ``(word, count)`` items, or written to ``out_path`` (a counts
+    file) whose path is returned instead."""
+    counts = _core.WordCounts(pattern, list(special_tokens))
+    counter = _Counter(counts)
+    for src, cap in zip(srcs, caps):
+        if cap == 0:
+            continue
+        for part in read_parts(src, errors, Budget(cap)):
+            counter.add(part)
+    counter.finish()
+    info = {"documents": counter.documents, "bytes": counter.bytes}
+    if out_path is not None:
+        save_counts(out_path, counts, pattern, special_tokens, **info)
+        return out_path, info
+    return counts.items(), info
 
 
-def train_from_counts(
-    paths: Union[PathLike, Sequence[PathLike]],
-    model: str = "byte",
+def _count_on_dask(
+    client: Any,
+    srcs: Sequence[Source],
+    pattern: Optional[str],
+    special_tokens: Sequence[str],
     *,
-    pattern: Optional[str] = _UNSET,
-    special_tokens: Any = _UNSET,
-    unk_token: Optional[str] = None,
-    init: Any = None,
-    progress: Any = None,
-    **train_options: Any,
-):
-    """``Tokenizer.train`` on one counts file or several (merged in order).
-    ``pattern`` and ``special_tokens`` default to the file's; given, they
-    must be the ones the file was counted with (``TrainingError``
-    otherwise), since words cannot be split again."""
-    from bytepair.tokenizer import Tokenizer
-
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    header, counts = merge_counts_with_header(list(paths))
-    name = os.fspath(paths[0]) if len(paths) == 1 else "the counts files"
-    if init is not None:
-        check_settings(header, init.pattern, list(init.special_tokens), name)
-        return Tokenizer.train(counts, init=init, progress=progress, **train_options)
-    if pattern is _UNSET:
-        regex = header.get("pattern")
-        if regex is None and model == "byte":
-            raise TrainingError(f"{name} was counted with str.split(): the byte model needs a regex pattern "
-                                "(count again with --pattern, or train --model char)")
-    else:
-        regex = resolve_pattern("cl100k" if pattern == "default" and model == "byte" else
-                                (None if pattern == "default" else pattern))
-    if special_tokens is _UNSET:
-        special_tokens = list(header.get("special_tokens", []))
-    _, specials = _training_settings(model, regex, special_tokens, unk_token, None)
-    check_settings(header, regex, specials, name)
-    return Tokenizer.train(counts, model=model, pattern=regex, special_tokens=special_tokens, unk_token=unk_token,
-                           progress=progress, **train_options)
+    errors: str = "strict",
+    max_bytes: Optional[int] = None,
+    workdir: Optional[str] = None,
+    report: Any = None,
+    unit_bytes: Optional[int] = None,
+) -> Tuple[Any, Dict[str, int]]:
+    """Counts ``srcs`` on the workers of ``client``, one task per unit, and
+    adds the tables up here in unit order: the same table (order included)
+    as counting here. With ``workdir`` (shared by the workers and this
+    process) tables come back as counts files."""
+    import_distributed()
+    srcs = check_sources(srcs)
+    caps = _caps(srcs, max_bytes)
+    units = group_units(srcs, unit_bytes or UNIT_BYTES)
+    if workdir is not None:
+        workdir = os.path.abspath(os.fspath(workdir))
+        os.makedirs(workdir, exist_ok=True)
+    futures = []
+    for u, unit in enumerate(units):
+        out = os.path.join(workdir, f"unit-{u:06d}-{os.getpid()}.counts") if workdir else None
+        futures.append(client.submit(
+            count_unit, [srcs[i] for i in unit], [caps[i] for i in unit], pattern, list(special_tokens), errors, out,
+            pure=False,
+        ))
+    counts = _core.WordCounts(pattern, list(special_tokens))
+    info = {"documents": 0, "bytes": 0}
+    total = sum(s.size() or 0 for s in srcs) if not any(s.compression for s in srcs) else None
+    try:
+        for fut in futures:
+            result, unit_info = result_of(fut)
+            fut.release()
+            if workdir is not None:
+                read_counts(result, into=counts)
+                os.unlink(result)
+            else:
+                for word, n in result:
+                    counts.add_word(word, n)
+            del result
+            for k in info:
+                info[k] += unit_info[k]
+            if report:
+                report("count", info["bytes"], total)
+    finally:
+        for fut in futures:
+            fut.cancel()
+    if report:
+        report("count", info["bytes"], total if total is not None else info["bytes"])
+    return counts, info

@@ -690,10 +690,10 @@ def encode_dataset(
                     feed_unit_from_disk(u, summary)
                 progressed(u)
         else:
-            from bytepair.distributed import _check_sources, _import_distributed, result_of
+            from bytepair.distributed import check_sources, import_distributed, result_of
 
-            _import_distributed()
-            abs_srcs = _check_sources(srcs)
+            import_distributed()
+            abs_srcs = check_sources(srcs)
             tok_future = client.scatter(tok, broadcast=True)
             futures: Dict[int, Any] = {}
             for u, unit in enumerate(units):

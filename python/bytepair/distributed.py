@@ -38,7 +38,7 @@ UNIT_BYTES = 16 << 20
 LOCAL_WORKERS = 2
 
 
-def _import_distributed():
+def import_distributed():
     try:
         import distributed
     except ImportError:
@@ -58,7 +58,7 @@ def connect(address: str) -> Iterator[Any]:
     ``LocalCluster`` of 2 worker processes (``local:N`` for N) for the
     duration of the block; anything else (``tcp://host:8786``) connects to a
     running scheduler."""
-    distributed = _import_distributed()
+    distributed = import_distributed()
     if is_local(address):
         n = LOCAL_WORKERS
         if ":" in address:
@@ -145,7 +145,7 @@ def result_of(future: Any, tries: int = 8) -> Any:
             time.sleep(min(0.2 * 2**k, 5.0))
 
 
-def _check_sources(srcs: Sequence[Source]) -> List[Source]:
+def check_sources(srcs: Sequence[Source]) -> List[Source]:
     """The sources with absolute paths (workers may run elsewhere)."""
     out = []
     for s in srcs:
@@ -155,114 +155,3 @@ def _check_sources(srcs: Sequence[Source]) -> List[Source]:
             raise InputError(f"{s.path}: no such file")
         out.append(Source(os.path.abspath(s.path), s.kind, s.compression, s.field, s.column))
     return out
-
-
-def _caps(srcs: Sequence[Source], max_bytes: Optional[int]) -> List[Optional[int]]:
-    """Each input's share of ``max_bytes`` (inputs are read in order, so the
-    cap falls in one file; only plain uncompressed text has a known size)."""
-    if max_bytes is None:
-        return [None] * len(srcs)
-    Budget(max_bytes)  # checks the value
-    caps: List[Optional[int]] = []
-    left = max_bytes
-    for s in srcs:
-        if s.kind != TEXT or s.compression:
-            raise InputError(
-                f"{s.path}: --max-bytes with Dask needs uncompressed plain text files (their sizes tell where the "
-                "cap falls); count without --dask, or decompress"
-            )
-        size = s.size() or 0
-        caps.append(min(size, left))
-        left -= caps[-1]
-    return caps
-
-
-# ---------------------------------------------------------------- counting
-
-
-def count_unit(
-    srcs: Sequence[Source],
-    caps: Sequence[Optional[int]],
-    pattern: Optional[str],
-    special_tokens: Sequence[str],
-    errors: str = "strict",
-    out_path: Optional[str] = None,
-) -> Tuple[Any, Dict[str, int]]:
-    """A worker's task: the counts of one unit's files, read in order, as a
-    list of ``(word, count)`` items, or written to ``out_path`` (a counts
-    file) whose path is returned instead."""
-    from bytepair import _core
-    from bytepair.counts import _Counter, save_counts
-
-    counts = _core.WordCounts(pattern, list(special_tokens))
-    counter = _Counter(counts)
-    for src, cap in zip(srcs, caps):
-        if cap == 0:
-            continue
-        for part in read_parts(src, errors, Budget(cap)):
-            counter.add(part)
-    counter.finish()
-    info = {"documents": counter.documents, "bytes": counter.bytes}
-    if out_path is not None:
-        save_counts(out_path, counts, pattern, special_tokens, **info)
-        return out_path, info
-    return counts.items(), info
-
-
-def count_words(
-    client: Any,
-    srcs: Sequence[Source],
-    pattern: Optional[str],
-    special_tokens: Sequence[str],
-    *,
-    errors: str = "strict",
-    max_bytes: Optional[int] = None,
-    workdir: Optional[str] = None,
-    report: Any = None,
-    unit_bytes: Optional[int] = None,
-) -> Tuple[Any, Dict[str, int]]:
-    """Counts ``srcs`` on the workers of ``client``, one task per unit, and
-    adds the tables up here in unit order: the same table (order included)
-    as counting here. With ``workdir`` (shared by the workers and this
-    process) tables come back as counts files."""
-    from bytepair import _core
-    from bytepair.counts import read_counts
-
-    _import_distributed()
-    srcs = _check_sources(srcs)
-    caps = _caps(srcs, max_bytes)
-    units = group_units(srcs, unit_bytes or UNIT_BYTES)
-    if workdir is not None:
-        workdir = os.path.abspath(os.fspath(workdir))
-        os.makedirs(workdir, exist_ok=True)
-    futures = []
-    for u, unit in enumerate(units):
-        out = os.path.join(workdir, f"unit-{u:06d}-{os.getpid()}.counts") if workdir else None
-        futures.append(client.submit(
-            count_unit, [srcs[i] for i in unit], [caps[i] for i in unit], pattern, list(special_tokens), errors, out,
-            pure=False,
-        ))
-    counts = _core.WordCounts(pattern, list(special_tokens))
-    info = {"documents": 0, "bytes": 0}
-    total = sum(s.size() or 0 for s in srcs) if not any(s.compression for s in srcs) else None
-    try:
-        for fut in futures:
-            result, unit_info = result_of(fut)
-            fut.release()
-            if workdir is not None:
-                read_counts(result, into=counts)
-                os.unlink(result)
-            else:
-                for word, n in result:
-                    counts.add_word(word, n)
-            del result
-            for k in info:
-                info[k] += unit_info[k]
-            if report:
-                report("count", info["bytes"], total)
-    finally:
-        for fut in futures:
-            fut.cancel()
-    if report:
-        report("count", info["bytes"], total if total is not None else info["bytes"])
-    return counts, info

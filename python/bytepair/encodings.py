@@ -36,6 +36,7 @@ import threading
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from bytepair.errors import InputError, UnknownEncodingError
+from bytepair.tokenizer import Tokenizer
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -251,10 +252,8 @@ def get_encoding(name: str, *, download: bool = False) -> Any:
     with _LOCK:
         tok = _LOADED.get((name, path))
         if tok is None:
-            from bytepair.formats.tiktoken import from_tiktoken
-
             spec = ENCODINGS[name]
-            tok = from_tiktoken(path, pattern=spec.pattern, special_tokens=spec.special_tokens)
+            tok = Tokenizer.from_tiktoken(path, pattern=spec.pattern, special_tokens=spec.special_tokens)
             _LOADED[(name, path)] = tok
     return tok
 

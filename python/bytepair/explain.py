@@ -40,11 +40,13 @@ True
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from bytepair import _core, reference
 from bytepair.errors import BytepairError
+from bytepair.limits import check_text, replace_surrogates
 
 Symbol = Union[str, bytes]
 
@@ -163,14 +165,12 @@ def explain(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
     >>> e.ids == tok.encode(" lowest")
     True
     """
-    from bytepair.tokenizer import _check_text, _replace_surrogates
-
-    text = _check_text(text)
+    text = check_text(text)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = _replace_surrogates(text)
-    if getattr(tok, "_pipeline", None) is not None:
+        text = replace_surrogates(text)
+    if tok.model == "pipeline":
         return _explain_pipeline(tok, text, at)
     if tok.model == "byte":
         return _explain_byte(tok, text, at)
@@ -185,15 +185,25 @@ def _skip(span: Tuple[int, int], at: Optional[int]) -> bool:
 # ---------------------------------------------------------------- byte model
 
 
+# what explaining needs of a tokenizer, made once per tokenizer (kept as long as it lives)
+_TABLES: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+def _cached(tok: Any, make: Callable[[Any], Any]) -> Any:
+    if tok not in _TABLES:
+        _TABLES[tok] = make(tok)
+    return _TABLES[tok]
+
+
 def _byte_ranks(tok: Any) -> Dict[bytes, int]:
-    cached = getattr(tok, "_explain_ranks", None)
-    if cached is None:
-        cached = {}
-        for id_, token in enumerate(tok._tokens):
-            if token is not None:
-                cached.setdefault(token, id_)
-        tok._explain_ranks = cached
-    return cached
+    def make(tok: Any) -> Dict[bytes, int]:
+        specials = set(tok.special_tokens.values())
+        ranks: Dict[bytes, int] = {}
+        for id_, token in sorted(tok.vocab().items()):
+            if id_ not in specials:
+                ranks.setdefault(token, id_)
+        return ranks
+    return _cached(tok, make)
 
 
 def _explain_byte(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
@@ -237,14 +247,10 @@ def _steps(raw: List[tuple], start: List[Symbol]) -> List[Step]:
 
 
 def _char_model(tok: Any) -> "reference.Model":
-    cached = getattr(tok, "_explain_model", None)
-    if cached is None:
-        cached = reference.Model(
-            "char", list(tok._base), tok.merges, special_tokens=dict(tok.special_tokens), pattern=None,
-            end_of_word=tok.end_of_word, end_of_word_fused=tok.end_of_word_fused, byte_fallback=tok.byte_fallback,
-            unk_token=tok.unk_token, merge_ids=tok._merge_results, merge_rule=tok.merge_rule)
-        tok._explain_model = cached
-    return cached
+    return _cached(tok, lambda tok: reference.Model(
+        "char", list(tok.spec.base), tok.merges, special_tokens=dict(tok.special_tokens), pattern=None,
+        end_of_word=tok.end_of_word, end_of_word_fused=tok.end_of_word_fused, byte_fallback=tok.byte_fallback,
+        unk_token=tok.unk_token, merge_ids=tok.spec.merge_results, merge_rule=tok.merge_rule))
 
 
 def _explain_char(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
@@ -297,14 +303,13 @@ def _explain_char(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
 
 
 def _pipeline_model(tok: Any) -> Dict[str, Any]:
-    cached = getattr(tok, "_explain_bpe", None)
-    if cached is None:
-        m = tok._description["model"]
+    def make(tok: Any) -> Dict[str, Any]:
+        m = tok.spec.description["model"]
         for option in ("continuing_subword_prefix", "end_of_word_suffix"):
             if m.get(option):
                 raise BytepairError(f"explain does not support a BPE model with {option} ({m[option]!r}) yet")
         merges = tok.merges
-        cached = {
+        return {
             "vocab": dict(m.get("vocab") or {}),
             "ranks": {(a, b): k for k, (a, b) in enumerate(merges)},  # a pair listed twice: the last rank (as HF)
             "byte_fallback": bool(m.get("byte_fallback")),
@@ -312,8 +317,7 @@ def _pipeline_model(tok: Any) -> Dict[str, Any]:
             "fuse_unk": bool(m.get("fuse_unk")),
             "ignore_merges": bool(m.get("ignore_merges")),
         }
-        tok._explain_bpe = cached
-    return cached
+    return _cached(tok, make)
 
 
 def _explain_pipeline(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
@@ -321,7 +325,7 @@ def _explain_pipeline(tok: Any, text: str, at: Optional[int] = None) -> Explanat
     vocab = bpe["vocab"]
     pieces: List[Piece] = []
     normalized: List[str] = []
-    for id_, norm, items in tok._pipeline.pre_tokenize(text, True):
+    for id_, norm, items in tok._core.pre_tokenize(text, True):
         if id_ is not None:
             content, span = items[0]
             if _skip(tuple(span), at):

@@ -1,5 +1,9 @@
-"""Memory limits of training: estimate what merging needs from the word
-counts, and refuse with a clear ``ResourceError`` rather than be killed.
+"""Limits and input checks, below the API: the memory training may use, and
+the checks every entry point applies to texts, ids, patterns and special
+tokens (written once here; the core repeats none of them in Python).
+
+**Memory.** Estimate what merging needs from the word counts, and refuse
+with a clear ``ResourceError`` rather than be killed.
 
 Training memory is set by the distinct words, not by the corpus: the
 trainer holds every symbol of every distinct word in one linked array
@@ -36,9 +40,11 @@ cannot be read).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, Union
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from bytepair.errors import ResourceError
+from bytepair.errors import BytepairError, PatternError, ResourceError, UnknownTokenError
 
 BYTES_PER_WORD = 308
 BYTES_PER_SYMBOL = 24
@@ -163,3 +169,176 @@ def check_training_memory(counts: Any, model: str, end_of_word: Optional[str], f
         "--merge) and train --from-counts on a machine with more memory; --max-memory none skips this check "
         "(the estimate is within about 1.3x of what training uses)"
     )
+
+
+# ---------------------------------------------------------------- input checks
+
+SpecialTokens = Union[Sequence[str], Mapping[str, int]]
+
+# ids index dense tables (here and in the core): a few unused ids are fine,
+# ids far above the number of tokens would allocate from what a file declares
+MAX_UNUSED_IDS = 2**20
+
+# what the core is given to compile: its regex engine needs ~350 bytes per
+# character of a pattern, and its special-token matcher is built in time
+# quadratic in the length of a repetitive special token ("aaa...")
+MAX_PATTERN_CHARS = 2**16
+MAX_SPECIAL_TOKEN_BYTES = 4096
+
+
+def check_unused_ids(used: int, largest: int) -> None:
+    """``BytepairError`` when ``used`` ids whose largest is ``largest`` leave
+    more than ``MAX_UNUSED_IDS`` ids unused.
+
+    >>> check_unused_ids(3, 2)
+    >>> check_unused_ids(3, 2**21)
+    Traceback (most recent call last):
+    bytepair.errors.BytepairError: the id 2097152 is far above the 3 ids in use: it leaves 2097150 ids unused, and at most 1048576 may be (ids index a table)
+    """
+    if largest + 1 - used > MAX_UNUSED_IDS:
+        raise BytepairError(
+            f"the id {largest} is far above the {used} ids in use: it leaves {largest + 1 - used} ids unused, "
+            f"and at most {MAX_UNUSED_IDS} may be (ids index a table)"
+        )
+
+
+def check_text_limits(pattern: Optional[str], special_tokens: Iterable[str]) -> None:
+    """``BytepairError`` for a pattern or a special token far longer than any real one.
+
+    >>> check_text_limits("x" * 10, ["<|endoftext|>"])
+    """
+    if isinstance(pattern, str) and len(pattern) > MAX_PATTERN_CHARS:
+        raise PatternError(f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN_CHARS} may be")
+    for text in special_tokens:
+        if isinstance(text, str) and len(text) * 4 > MAX_SPECIAL_TOKEN_BYTES:
+            size = len(text.encode("utf-8", "surrogatepass"))
+            if size > MAX_SPECIAL_TOKEN_BYTES:
+                raise BytepairError(
+                    f"the special token {text[:40]!r}... is {size} bytes long; at most {MAX_SPECIAL_TOKEN_BYTES} may be"
+                )
+
+
+def special_names(special_tokens: Optional[SpecialTokens], unk_token: Optional[str] = None,
+                  error: type = BytepairError) -> List[str]:
+    """The special tokens' texts in order (a str is one token); ``unk_token``
+    is one of them, added first when a sequence lacks it (an explicit
+    mapping must hold it).
+
+    >>> special_names(["<a>", "<b>"], unk_token="<unk>")
+    ['<unk>', '<a>', '<b>']
+    """
+    if not special_tokens:
+        names: List[str] = []
+    elif isinstance(special_tokens, str):
+        names = [special_tokens]
+    else:
+        names = list(special_tokens)
+    if unk_token is not None and unk_token not in names:
+        if isinstance(special_tokens, Mapping):
+            raise error(f"unk_token {unk_token!r} must be one of the explicit special tokens")
+        names = [unk_token] + names
+    return names
+
+
+def special_ids(special_tokens: Optional[SpecialTokens], first_id: int) -> Dict[str, int]:
+    """Special tokens as {text: id}: a mapping is taken as is (checked), a
+    sequence is numbered from ``first_id`` in order.
+
+    >>> special_ids(["<a>", "<b>", "<a>"], 10)
+    {'<a>': 10, '<b>': 11}
+    """
+    if not special_tokens:
+        return {}
+    if isinstance(special_tokens, str):
+        special_tokens = [special_tokens]
+    out: Dict[str, int] = {}
+    if isinstance(special_tokens, Mapping):
+        for text, id_ in special_tokens.items():
+            if not isinstance(text, str) or not text:
+                raise BytepairError(f"special token {text!r} must be a non-empty string")
+            if isinstance(id_, bool) or not isinstance(id_, int) or id_ < 0 or id_ >= 2**32 - 1:
+                raise BytepairError(f"special token {text!r} has an invalid id {id_!r}")
+            out[text] = id_
+        if len(set(out.values())) != len(out):
+            raise BytepairError("two special tokens share one id")
+        return out
+    for text in special_tokens:
+        if not isinstance(text, str) or not text:
+            raise BytepairError(f"special token {text!r} must be a non-empty string")
+        if text not in out:
+            out[text] = first_id + len(out)
+    return out
+
+
+def check_text(text: Any) -> str:
+    """``text`` if it is a str, else ``TypeError``.
+
+    >>> check_text("a")
+    'a'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"expected str, got {type(text).__name__}")
+    return text
+
+
+def replace_surrogates(text: str) -> str:
+    """Lone surrogates (not valid in UTF-8) become U+FFFD, as tiktoken does.
+
+    >>> replace_surrogates("a" + chr(0xD800) + "b")
+    'a\ufffdb'
+    """
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def surrogate_safe(fn: Callable[..., Any], text: Any, *args: Any) -> Any:
+    """``fn(text, *args)``; a text holding lone surrogates is retried with
+    them replaced (the check costs nothing when there are none).
+
+    >>> surrogate_safe(lambda t: t.encode("utf-8"), chr(0xD800))
+    b'\xef\xbf\xbd'
+    """
+    try:
+        return fn(check_text(text), *args)
+    except UnicodeEncodeError:
+        return fn(replace_surrogates(text), *args)
+
+
+def surrogate_safe_batch(fn: Callable[..., Any], texts: Iterable[Any], *args: Any) -> Any:
+    """``fn(texts, *args)`` for a batch: every text checked, and the batch
+    retried with lone surrogates replaced if one holds any.
+
+    >>> surrogate_safe_batch(lambda ts: [len(t) for t in ts], ["ab", "c"])
+    [2, 1]
+    """
+    texts = [check_text(t) for t in texts]
+    try:
+        return fn(texts, *args)
+    except UnicodeEncodeError:
+        return fn([replace_surrogates(t) for t in texts], *args)
+
+
+def dropout_args(dropout: Any, seed: Any) -> Tuple[float, int]:
+    """BPE-dropout's probability and seed, checked, as the core takes them.
+
+    >>> dropout_args(0.5, -1)
+    (0.5, 18446744073709551615)
+    """
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0.0 <= dropout <= 1.0:
+        raise BytepairError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise BytepairError(f"seed must be an integer, got {seed!r}")
+    return float(dropout), seed % 2**64
+
+
+def check_ids(ids: Iterable[Any]) -> List[int]:
+    """Token ids as a list of ints; anything else is ``UnknownTokenError`` naming its position.
+
+    >>> check_ids([1, 2])
+    [1, 2]
+    """
+    out = []
+    for i, id_ in enumerate(ids):
+        if isinstance(id_, bool) or not isinstance(id_, numbers.Integral):
+            raise UnknownTokenError(f"token id {id_!r} at position {i} is not an integer")
+        out.append(int(id_))
+    return out

@@ -99,3 +99,16 @@ def preset_name(pattern: Optional[str]) -> Optional[str]:
         if regex == pattern and name != "r50k":
             return name
     return None
+
+
+def default_pattern(pattern: Optional[str], model: str) -> Optional[str]:
+    """The regex a model pre-tokenizes with: ``"default"`` is ``"cl100k"`` for
+    the byte model and ``str.split()`` (None) for the char model; anything
+    else as :func:`resolve_pattern` reads it. The one place that rule lives.
+
+    >>> default_pattern("default", "char") is None, default_pattern("default", "byte") == CL100K
+    (True, True)
+    """
+    if pattern == "default":
+        pattern = "cl100k" if model == "byte" else None
+    return resolve_pattern(pattern)

@@ -30,14 +30,18 @@ matched, as in Hugging Face; ``encode_ordinary`` does not match the
 from __future__ import annotations
 
 import array
+import functools
 import itertools
 import json
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from bytepair import _core
-from bytepair._io import atomic_write_text
-from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, PatternError, TrainingError
-from bytepair.tokenizer import Tokenizer, _check_ids, _check_text, _replace_surrogates, _surrogate_safe
+from bytepair._io import atomic_write_text, parse_json
+from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, PatternError, TrainingError, UnknownTokenError
+from bytepair.arrays import flat_arrays, ids_array
+from bytepair.formats.sentencepiece import hf_description
+from bytepair.limits import check_ids, surrogate_safe, surrogate_safe_batch
+from bytepair.spec import PipelineSpec
+from bytepair.tokenizer import Tokenizer
 
 WHAT = "a Hugging Face tokenizer.json"
 
@@ -52,74 +56,40 @@ def _uint32_bytes(ids: Iterable[int]) -> bytes:
     return array.array("I", ids).tobytes()
 
 
-def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
-    """Every Oniguruma ``{"Regex": ...}`` pattern of the description, written
-    for fancy-regex (:func:`bytepair.formats.regex_dialects.from_onig`)."""
-    from bytepair.formats.regex_dialects import from_onig
-
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k in ("vocab", "merges") and where in ("model", ""):
-                continue  # tokens, never patterns (a walk over millions of them took most of a big file's load)
-            if k == "Regex" and isinstance(v, str):
-                if v not in out:
-                    try:
-                        out[v] = from_onig(v)
-                    except ValueError as e:
-                        raise FormatError(f"{where or 'tokenizer.json'}: the regex {v!r} cannot be run exactly: {e}") from None
-            else:
-                _regexes(v, out, f"{where}.{k}" if where else k)
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            _regexes(v, out, f"{where}[{i}]")
-
-
 class PipelineTokenizer(Tokenizer):
     """A :class:`~bytepair.Tokenizer` running a Hugging Face pipeline
     (built by :func:`from_hf_json` or ``Tokenizer.load``)."""
 
-    model = "pipeline"
-
-    def __init__(self) -> None:  # use from_hf_json
-        super().__init__()
-        self.model = "pipeline"
-        self._pipeline: Any = None
-        self._description: Dict[str, Any] = {}
-
-    # ------------------------------------------------------------------ building
+    _spec_type = PipelineSpec
 
     @classmethod
     def _from_description(cls, desc: Mapping[str, Any], path: str = "<string>") -> "PipelineTokenizer":
-        if not isinstance(desc, Mapping):
-            raise FormatError(f"{path}: {WHAT} must be a JSON object")
-        regexes: Dict[str, str] = {}
-        _regexes(desc, regexes)
-        text = json.dumps(desc, ensure_ascii=False)
-        try:
-            core = _core.CorePipeline(text, regexes)
-        except (FormatError, PatternError) as e:  # a regex refused at load names the file too
-            raise type(e)(f"{path}: {e}") from None
-        tok = cls()
-        tok._pipeline = core
-        tok._description = dict(desc)
-        added, special = core.added_tokens()
-        tok.special_tokens = {t: added[t] for t in sorted(special, key=lambda t: added[t])}
-        tok._added = dict(added)
-        return tok
+        return cls(PipelineSpec(desc, path))
+
+    @functools.cached_property
+    def _added(self) -> Tuple[Dict[str, int], Dict[str, int]]:
+        """Every added token with its id, and the special ones in id order."""
+        added, special = self._core.added_tokens()
+        return dict(added), {t: added[t] for t in sorted(special, key=lambda t: added[t])}
+
+    @property
+    def special_tokens(self) -> Dict[str, int]:  # type: ignore[override]
+        """The special added tokens and their ids (a copy)."""
+        return dict(self._added[1])
 
     @property
     def n_vocab(self) -> int:
         """Ids run from 0 to ``n_vocab - 1`` (model and added tokens)."""
-        return int(self._pipeline.n_vocab)
+        return int(self._core.n_vocab)
 
     @property
     def added_tokens(self) -> Dict[str, int]:
         """Every added token (special or not) and its id."""
-        return dict(self._added)
+        return dict(self._added[0])
 
     def description(self) -> Dict[str, Any]:
         """The pipeline's description (the ``tokenizer.json`` object)."""
-        return json.loads(json.dumps(self._description))
+        return json.loads(json.dumps(self._spec.description))
 
     # ------------------------------------------------------------------ encoding
 
@@ -145,7 +115,7 @@ class PipelineTokenizer(Tokenizer):
             raise BytepairError("dropout is not an encode option of a tokenizer.json pipeline; "
                                 "set the BPE model's 'dropout' in its description")
         ordinary = self._ordinary(text, allowed_special, disallowed_special)
-        return _surrogate_safe(self._pipeline.encode, text, bool(add_special_tokens), ordinary)
+        return surrogate_safe(self._core.encode, text, bool(add_special_tokens), ordinary)
 
     def _ordinary(self, text: str, allowed: Any, disallowed: Any) -> bool:
         """Whether ``text`` is encoded with special tokens' text as text,
@@ -172,7 +142,7 @@ class PipelineTokenizer(Tokenizer):
 
     def encode_ordinary(self, text: str) -> List[int]:
         """Ids of ``text`` with special added tokens' text encoded as text."""
-        return _surrogate_safe(self._pipeline.encode, text, False, True)
+        return surrogate_safe(self._core.encode, text, False, True)
 
     def encode_with_offsets(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
                             allowed_special: Any = "all") -> Tuple[List[int], List[Tuple[int, int]]]:
@@ -183,25 +153,17 @@ class PipelineTokenizer(Tokenizer):
         ([2, 1], [(0, 2), (3, 4)])
         """
         ordinary = self._ordinary(text, allowed_special, ())
-        ids, spans = _surrogate_safe(self._pipeline.encode_with_offsets, text, bool(add_special_tokens), ordinary)
+        ids, spans = surrogate_safe(self._core.encode_with_offsets, text, bool(add_special_tokens), ordinary)
         return ids, [tuple(s) for s in spans]
 
     def encode_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False  # type: ignore[override]
                      ) -> List[List[int]]:
         """``encode`` of each text, in parallel with the GIL released."""
-        texts = [_check_text(t) for t in texts]
-        try:
-            return self._pipeline.encode_batch(texts, bool(add_special_tokens), False)
-        except UnicodeEncodeError:
-            return self._pipeline.encode_batch([_replace_surrogates(t) for t in texts], bool(add_special_tokens), False)
+        return surrogate_safe_batch(self._core.encode_batch, texts, bool(add_special_tokens), False)
 
     def encode_ordinary_batch(self, texts: Sequence[str]) -> List[List[int]]:
         """``encode_ordinary`` of each text, in parallel."""
-        texts = [_check_text(t) for t in texts]
-        try:
-            return self._pipeline.encode_batch(texts, False, True)
-        except UnicodeEncodeError:
-            return self._pipeline.encode_batch([_replace_surrogates(t) for t in texts], False, True)
+        return surrogate_safe_batch(self._core.encode_batch, texts, False, True)
 
     def count_batch(self, texts: Sequence[str]) -> List[int]:
         """``count`` of each text, in parallel.
@@ -218,8 +180,6 @@ class PipelineTokenizer(Tokenizer):
         >>> tok.encode_to_numpy("ab b").tolist() == tok.encode("ab b")
         True
         """
-        from bytepair.arrays import ids_array
-
         return ids_array(_uint32_bytes(self.encode(text, add_special_tokens=add_special_tokens)))
 
     def encode_batch_to_numpy(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> Tuple[Any, Any]:
@@ -231,8 +191,6 @@ class PipelineTokenizer(Tokenizer):
         >>> ids.tolist(), offsets.tolist()
         ([2, 1], [0, 1, 2])
         """
-        from bytepair.arrays import flat_arrays
-
         batch = self.encode_batch(texts, add_special_tokens=add_special_tokens)
         ends = list(itertools.accumulate((len(ids) for ids in batch), initial=0))
         flat = _uint32_bytes(itertools.chain.from_iterable(batch))
@@ -247,18 +205,16 @@ class PipelineTokenizer(Tokenizer):
         (True, 2)
         """
         if limit is not None:
-            from bytepair.chunking import count_limited
-
-            return count_limited(self, text, limit)
+            return super().count(text, limit)
         return len(self.encode_ordinary(text))
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the
         vocabulary strings (HF's ``encode(text).tokens``)."""
         ids = self.encode(text)
-        if self._pipeline.is_byte_level:
-            return [self._pipeline.token_bytes(i) for i in ids]
-        return [self._pipeline.id_to_token(i) for i in ids]
+        if self._core.is_byte_level:
+            return [self._core.token_bytes(i) for i in ids]
+        return [self._core.id_to_token(i) for i in ids]
 
     def encode_stream(self, blocks: Iterable[str], *, allowed_special: Any = "all",  # type: ignore[override]
                       disallowed_special: Any = (), dropout: Optional[float] = None,
@@ -280,22 +236,20 @@ class PipelineTokenizer(Tokenizer):
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:  # type: ignore[override]
         """The bytes of ``ids``: each token's bytes in byte-level pipelines
         (a split character survives), else ``decode``'s UTF-8."""
-        return self._pipeline.decode_bytes(_check_ids(ids), bool(skip_special_tokens))
+        return self._core.decode_bytes(check_ids(ids), bool(skip_special_tokens))
 
     def decode(self, ids: Iterable[int], errors: str = "replace",  # type: ignore[override]
                skip_special_tokens: bool = False) -> str:
         """Hugging Face's ``decode(ids, skip_special_tokens)`` (``errors`` is
         used by byte-level pipelines only, HF's being ``replace``)."""
-        ids = _check_ids(ids)
-        if errors != "replace" and self._pipeline.is_byte_level:
-            return self._pipeline.decode_bytes(ids, bool(skip_special_tokens)).decode("utf-8", errors)
-        return self._pipeline.decode(ids, bool(skip_special_tokens))
+        ids = check_ids(ids)
+        if errors != "replace" and self._core.is_byte_level:
+            return self._core.decode_bytes(ids, bool(skip_special_tokens)).decode("utf-8", errors)
+        return self._core.decode(ids, bool(skip_special_tokens))
 
     def decode_single_token_bytes(self, id_: int) -> bytes:
         """One token's bytes."""
-        from bytepair.errors import UnknownTokenError
-
-        raw = self._pipeline.token_bytes(id_) if isinstance(id_, int) and 0 <= id_ < 2**32 else None
+        raw = self._core.token_bytes(id_) if isinstance(id_, int) and 0 <= id_ < 2**32 else None
         if raw is None:
             raise UnknownTokenError(f"token id {id_!r} is not in the vocabulary")
         return raw
@@ -307,7 +261,7 @@ class PipelineTokenizer(Tokenizer):
         """id -> token string (as in the file)."""
         out = {}
         for i in range(self.n_vocab):
-            t = self._pipeline.id_to_token(i)
+            t = self._core.id_to_token(i)
             if t is not None:
                 out[i] = t
         return out
@@ -316,7 +270,7 @@ class PipelineTokenizer(Tokenizer):
     def merges(self) -> List[Tuple[Any, Any]]:  # type: ignore[override]
         """The model's merges as written in the file."""
         out = []
-        for m in self._description["model"].get("merges") or []:
+        for m in self._spec.description["model"].get("merges") or []:
             out.append(tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m))
         return out
 
@@ -333,34 +287,16 @@ class PipelineTokenizer(Tokenizer):
 
     # ------------------------------------------------------------------ files
 
-    def to_dict(self) -> Dict[str, Any]:
-        """The native description: ``{"bytepair": 1, "model": "pipeline",
-        "pipeline": <the tokenizer.json object>}``."""
-        return {"bytepair": 1, "model": "pipeline", "pipeline": self.description()}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "PipelineTokenizer":  # type: ignore[override]
-        """Rebuild from :meth:`to_dict`."""
-        return cls._from_description(d["pipeline"])
-
     def to_hf_json(self) -> str:
         """The ``tokenizer.json`` text (Hugging Face loads it with the same ids)."""
-        if (self._description.get("model") or {}).get("type") == "SentencePieceBPE":
-            from bytepair.formats.sentencepiece import hf_description
-
-            return json.dumps(hf_description(self._description), ensure_ascii=False, indent=2)
-        return json.dumps(self._description, ensure_ascii=False, indent=2)
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return self.to_dict()
-
-    def __setstate__(self, state: Dict[str, Any]) -> None:
-        self.__dict__.update(PipelineTokenizer.from_dict(state).__dict__)
+        if (self._spec.description.get("model") or {}).get("type") == "SentencePieceBPE":
+            return json.dumps(hf_description(self._spec.description), ensure_ascii=False, indent=2)
+        return json.dumps(self._spec.description, ensure_ascii=False, indent=2)
 
     def __repr__(self) -> str:
-        m = self._description.get("model", {})
-        pre = (self._description.get("pre_tokenizer") or {}).get("type")
-        norm = (self._description.get("normalizer") or {}).get("type")
+        m = self._spec.description.get("model", {})
+        pre = (self._spec.description.get("pre_tokenizer") or {}).get("type")
+        norm = (self._spec.description.get("normalizer") or {}).get("type")
         return (f"<bytepair.Tokenizer model='pipeline' n_vocab={self.n_vocab} normalizer={norm!r} "
                 f"pre_tokenizer={pre!r} byte_fallback={bool(m.get('byte_fallback'))}>")
 
@@ -372,8 +308,6 @@ def from_hf_json(text: str, path: str = "<string>") -> PipelineTokenizer:
     >>> tok.encode("aa"), tok.n_vocab
     ([0, 0], 1)
     """
-    from bytepair._io import parse_json
-
     return PipelineTokenizer._from_description(parse_json(text, path), path)
 
 

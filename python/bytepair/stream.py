@@ -35,6 +35,7 @@ import sys
 from typing import IO, Any, BinaryIO, Iterable, Iterator, List, Optional, Union
 
 from bytepair.errors import BytepairError
+from bytepair.limits import check_text, replace_surrogates
 
 FORMATS = ("npy", "text")
 _NPY_HEADER_BYTES = 128  # fixed, so the length can be written at the end
@@ -47,23 +48,22 @@ def encode_stream(tok: Any, blocks: Iterable[str], allowed: Any, disallowed: Any
     """The ids of the text ``"".join(blocks)``, list by list (see
     ``Tokenizer.encode_stream``); ``allowed``/``disallowed`` as the core
     takes them (a list, or None for all)."""
-    from bytepair.tokenizer import _check_text, _replace_surrogates
 
     stream = tok._core.stream(allowed, disallowed, dropout)
     held = ""  # a high surrogate at the end of a block pairs with the next block's start
     for block in blocks:
-        block = held + _check_text(block)
+        block = held + check_text(block)
         held = ""
         if block and "\ud800" <= block[-1] <= "\udbff":
             block, held = block[:-1], block[-1]
         try:
             ids = stream.feed(block)
         except UnicodeEncodeError:
-            ids = stream.feed(_replace_surrogates(block))
+            ids = stream.feed(replace_surrogates(block))
         if ids:
             yield ids
     if held:
-        yield stream.feed(_replace_surrogates(held))
+        yield stream.feed(replace_surrogates(held))
     yield stream.finish()
 
 

@@ -3,7 +3,7 @@ spaces kept as part of the text, and byte fallback: the layout of the
 Llama 2 / Mistral family, trained by bytepair and run as a Hugging Face
 pipeline.
 
-Training (:func:`train`): each text becomes ``"▁" + text.replace(" ", "▁")``
+Training (``Tokenizer.train(corpus, model="char", word_start="▁")``): each text becomes ``"▁" + text.replace(" ", "▁")``
 (a space is the marker; one marker starts the text), is cut into words
 ``▁*[^▁\\n]+`` (a run of markers and the characters after it), ``▁+`` and
 ``\\n+``, and bytepair's char model learns merges over those words (no
@@ -21,7 +21,9 @@ with ``byte_fallback`` and ``fuse_unk``, decoder ``Replace`` +
 (or ``to_hf_json()``) is read by HF ``tokenizers`` and ``transformers`` with
 the same ids.
 
->>> tok = train(["low lower lowest", "new newer newest"] * 3, num_merges=14)
+>>> from bytepair import Tokenizer
+>>> tok = Tokenizer.train(["low lower lowest", "new newer newest"] * 3, model="char", word_start=MARKER,
+...                       num_merges=14)
 >>> tok.tokenize("lower newest")
 ['▁lower', '▁newest']
 >>> tok.decode(tok.encode("lower  newest"))
@@ -33,7 +35,7 @@ the same ids.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Mapping, Sequence, Union
 
 from bytepair.errors import TrainingError
 
@@ -63,7 +65,12 @@ def normalize(text: str, marker: str = MARKER) -> str:
     return marker + text.replace(" ", marker) if text else ""
 
 
-def _texts(corpus: Any, marker: str) -> Union[Iterator[str], Dict[str, int]]:
+def texts(corpus: Any, marker: str = MARKER) -> Union[Iterator[str], Dict[str, int]]:
+    """The corpus (as ``Tokenizer.train`` takes it) normalized for training.
+
+    >>> list(texts(["a b"]))
+    ['▁a▁b']
+    """
     if isinstance(corpus, str):
         return iter([normalize(corpus, marker)])
     if isinstance(corpus, os.PathLike):
@@ -88,38 +95,13 @@ def _texts(corpus: Any, marker: str) -> Union[Iterator[str], Dict[str, int]]:
     return (normalize(t, marker) if isinstance(t, str) else t for t in it)
 
 
-def train(
-    corpus: Any,
-    vocab_size: Optional[int] = None,
-    num_merges: Optional[int] = None,
-    special_tokens: Sequence[str] = (),
-    byte_fallback: bool = True,
-    marker: str = MARKER,
-    **options: Any,
-) -> Any:
-    """Train the word-start char model on ``corpus`` (as ``Tokenizer.train``
-    takes it: texts, a path, or word counts) and return it as a pipeline
-    tokenizer. ``options`` are ``Tokenizer.train``'s (``min_frequency``,
-    ``tie_break``, ``max_token_length``, ``progress``, ``max_memory``);
-    ``vocab_size`` counts the base characters, the 256 byte tokens, the
-    merges and the special tokens.
+def check_marker(marker: Any) -> None:
+    """``TrainingError`` unless ``marker`` is one character other than space and newline.
 
-    >>> tok = train("aaa bbb aaa", num_merges=3, special_tokens=["<s>"])
-    >>> [tok.vocab()[i] for i in tok.encode("aaa<s>")]
-    ['▁aaa', '<s>']
+    >>> check_marker("\u2581")
     """
-    from bytepair.tokenizer import Tokenizer
-
     if not isinstance(marker, str) or len(marker) != 1 or marker in " \n":
         raise TrainingError(f"the word-start marker must be one character other than space and newline, got {marker!r}")
-    for bad in ("model", "pattern", "end_of_word", "end_of_word_fused", "init", "unk_token"):
-        if bad in options:
-            raise TrainingError(f"{bad}= does not apply to the word-start char model")
-    specials = list(special_tokens.keys()) if isinstance(special_tokens, Mapping) else list(special_tokens)
-    char = Tokenizer.train(_texts(corpus, marker), model="char", pattern=word_pattern(marker), end_of_word=None,
-                           byte_fallback=byte_fallback, vocab_size=vocab_size, num_merges=num_merges,
-                           special_tokens=special_tokens, **options)
-    return from_char_model(char, specials, marker)
 
 
 def description(vocab: Dict[str, int], merges: List[Sequence[str]], specials: Mapping[str, int],
@@ -161,14 +143,3 @@ def description(vocab: Dict[str, int], merges: List[Sequence[str]], specials: Ma
             "merges": [list(m) for m in merges],
         },
     }
-
-
-def from_char_model(char: Any, specials: Optional[Sequence[str]] = None, marker: str = MARKER) -> Any:
-    """The pipeline tokenizer of a trained word-start char model (its ids and
-    merges unchanged)."""
-    from bytepair.pipeline import PipelineTokenizer
-
-    special = dict(char.special_tokens)
-    vocab = {t: i for i, t in char.vocab().items() if i not in special.values()}
-    desc = description(vocab, [tuple(m) for m in char.merges], special, char.byte_fallback, marker)
-    return PipelineTokenizer._from_description(desc)

@@ -76,12 +76,14 @@ def _client(address: Optional[str]) -> Iterator[Any]:
 def _settings(args: argparse.Namespace):
     """Pattern and special tokens for counting, as ``bytepair train`` would
     train with the same options."""
-    from bytepair.counts import _training_settings
+    from bytepair.training import resolve
 
     pattern = args.pattern if args.pattern is not None else "default"
     if args.model == "char" and args.pattern in ("none", "split"):
         pattern = None
-    return _training_settings(args.model, pattern, args.special or (), getattr(args, "unk_token", None), None)
+    settings = resolve(args.model, pattern=pattern, special_tokens=args.special or (),
+                       unk_token=getattr(args, "unk_token", None))
+    return settings.regex, settings.specials
 
 
 # ---------------------------------------------------------------- count-words
@@ -168,7 +170,7 @@ def train_tokenizer(args: argparse.Namespace, init: Any = None):
     """The tokenizer that ``bytepair train`` makes: FILEs read in blocks
     (on Dask with ``--dask``), or counts files (``--from-counts``)."""
     from bytepair.cli import CliError
-    from bytepair.counts import train_from_counts, train_from_files
+    from bytepair.tokenizer import Tokenizer
 
     options = dict(vocab_size=args.vocab_size, num_merges=args.merges, min_frequency=args.min_frequency,
                    tie_break=args.tie_break, max_token_length=args.max_token_length, progress=args.progress,
@@ -189,7 +191,7 @@ def train_tokenizer(args: argparse.Namespace, init: Any = None):
                 options["pattern"] = None if args.model == "char" and args.pattern in ("none", "split") else args.pattern
             if args.special:
                 options["special_tokens"] = args.special
-        return train_from_counts(args.from_counts, **options)
+        return Tokenizer.train_from_counts(args.from_counts, **options)
     files = expand_paths(args.files)
     if not files:
         raise CliError("nothing to train on: give FILE... (or - for standard input) or --from-counts COUNTS")
@@ -199,7 +201,7 @@ def train_tokenizer(args: argparse.Namespace, init: Any = None):
             pattern = None
         options.update(pattern=pattern, special_tokens=args.special or ())
     with _client(args.dask) as client:
-        return train_from_files(files, client=client, field=args.field, column=args.column,
+        return Tokenizer.train_from_files(files, client=client, field=args.field, column=args.column,
                                 max_bytes=args.max_bytes, errors=args.errors, **options)
 
 

@@ -1,7 +1,9 @@
 """Tokenizer files: the native JSON format and the formats of other tools.
 
 Each format module has ``save(tok, path)`` and ``load(path, pattern=None,
-special_tokens=None)``; :func:`load` detects the format when not given.
+special_tokens=None)``, which returns the file's checked description
+(:mod:`bytepair.spec`) for ``Tokenizer.load`` to build; :func:`load` detects
+the format when not given.
 
 >>> sorted(FORMATS)[:1]
 ['bytepair']
@@ -14,7 +16,7 @@ import os
 import re
 from typing import Any, Mapping, Optional
 
-from bytepair.errors import BytepairError, FormatError
+from bytepair.errors import BytepairError, FormatError, ResourceError
 
 MAX_MESSAGE = 2000  # characters of a load error kept (the middle of a longer one is left out)
 
@@ -116,7 +118,8 @@ def load(
     pattern: Optional[str] = None,
     special_tokens: Optional[Mapping[str, int]] = None,
 ) -> Any:
-    """Read a tokenizer; ``format`` is detected when None."""
+    """The description of a tokenizer file (``Tokenizer.load`` builds it);
+    ``format`` is detected when None."""
     path = os.fspath(path)
     fmt = format or detect(path)
     try:
@@ -129,8 +132,6 @@ def load(
         raise type(e)(message[: MAX_MESSAGE // 2] + f" [... {len(message) - MAX_MESSAGE} characters left out ...] "
                       + message[-MAX_MESSAGE // 2:]) from None
     except MemoryError:  # one line, as every other refusal (the size limits keep this rare)
-        from bytepair.errors import ResourceError
-
         try:
             size = f"{os.path.getsize(path)} bytes"
         except OSError:

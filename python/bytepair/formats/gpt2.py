@@ -17,7 +17,7 @@ The checks of :func:`bytepair.formats.convert.byte_ranks` apply.
 >>> folder = os.path.join(tempfile.mkdtemp(), "gpt2-files")
 >>> save(tok, folder); sorted(os.listdir(folder))
 ['merges.txt', 'vocab.json']
->>> load(folder).encode("hello<|endoftext|>", allowed_special="all") == tok.encode("hello<|endoftext|>", allowed_special="all")
+>>> bytepair.Tokenizer.from_spec(load(folder)).encode("hello<|endoftext|>", allowed_special="all") == tok.encode("hello<|endoftext|>", allowed_special="all")
 True
 """
 
@@ -29,7 +29,9 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
+from bytepair.spec import checked, from_byte_vocab
 from bytepair.formats.convert import (
+    UNICODE_TO_BYTE,
     bytes_to_unicode,
     byte_ranks,
     unique_vocab,
@@ -125,9 +127,6 @@ def _read_merges(path: str) -> Tuple[List[Tuple[str, str]], List[int]]:
 
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """Read GPT-2's ``vocab.json`` + ``merges.txt`` (a folder, or either file)."""
-    from bytepair.formats.convert import UNICODE_TO_BYTE
-    from bytepair.tokenizer import Tokenizer
-
     vocab_path, merges_path = files(path)
     vocab = _read_vocab(vocab_path)
     merges, lines = _read_merges(merges_path)
@@ -147,6 +146,6 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
         ignore_merges=False,
     )
     try:
-        return Tokenizer._from_byte_vocab(ids, pattern or DEFAULT_PATTERN, specials)
+        return checked(from_byte_vocab(ids, pattern or DEFAULT_PATTERN, specials))
     except BytepairError as e:
         raise FormatError(f"{vocab_path}: {e}") from None

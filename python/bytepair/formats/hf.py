@@ -48,6 +48,7 @@ from bytepair.formats.convert import (
 )
 from bytepair.formats.regex_dialects import from_onig, to_onig
 from bytepair.patterns import PRESETS, preset_name
+from bytepair.spec import PipelineSpec, checked, from_byte_vocab, from_dict
 
 # Hugging Face's ByteLevel(use_regex=true) pattern (pre_tokenizers/byte_level.rs)
 HF_GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -513,8 +514,6 @@ def _check_common(d: Dict[str, Any], fail: _Fail) -> Dict[str, Any]:
 
 def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: Optional[str],
                special_tokens: Optional[Mapping[str, int]]) -> Any:
-    from bytepair.tokenizer import Tokenizer
-
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key):
             raise fail(f"model.{key} is {model[key]!r}; a byte-level model cannot have one")
@@ -536,7 +535,7 @@ def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
         prefix = lone is not None and _byte_level_opts(lone)[1]
     specials = dict(added) if special_tokens is None else dict(special_tokens)
     try:
-        return Tokenizer._from_byte_vocab(ids, pattern, specials, add_prefix_space=prefix)
+        return checked(from_byte_vocab(ids, pattern, specials, add_prefix_space=prefix))
     except BytepairError as e:
         raise fail(str(e)) from None
 
@@ -565,8 +564,6 @@ def _char_pattern(pre: Any, fail: _Fail) -> Optional[str]:
 
 def _load_char(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: Optional[str],
                special_tokens: Optional[Mapping[str, int]]) -> Any:
-    from bytepair.tokenizer import Tokenizer
-
     if model.get("continuing_subword_prefix"):
         raise fail("model.continuing_subword_prefix is not supported (bytepair marks word ends, not continuations)")
     if model.get("byte_fallback") or model.get("unk_token") is not None:
@@ -631,27 +628,31 @@ def _load_char(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
         "special_tokens": specials,
     }
     try:
-        tok = Tokenizer.from_dict(desc)
+        spec = checked(from_dict(desc))
     except BytepairError as e:
         raise fail(str(e)) from None
-    mine = {t: i for i, t in tok.vocab().items() if i not in set(specials.values())}
+    special_ids = set(specials.values())
+    mine = {}
+    for i in range(spec.built.n_vocab):
+        raw = spec.built.token_bytes(i)
+        if raw is not None and i not in special_ids:
+            mine[raw.decode("utf-8")] = i
     theirs = {t: i for i, t in tokens.items()}
     if mine != theirs:
         diff = sorted(set(mine.items()) ^ set(theirs.items()), key=lambda x: x[1])[:3]
         raise fail(f"bytepair cannot keep its char-level ids; first differences (token, id): {diff}")
-    return tok
+    return spec
 
 
 def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
           special_tokens: Optional[Mapping[str, int]] = None) -> Any:
-    """A ``Tokenizer`` from the text of a ``tokenizer.json``."""
+    """The description (:mod:`bytepair.spec`) of a ``tokenizer.json``'s text,
+    checked: a byte or char model when it runs the file exactly, else a pipeline."""
     d = parse_json(text, path)
     if pattern is None and special_tokens is None and isinstance(d, dict) and _adds_tokens(d.get("post_processor")):
         # encode(text, add_special_tokens=True) must add them: only the pipeline runs post-processors
-        from bytepair.pipeline import PipelineTokenizer
-
         try:
-            return PipelineTokenizer._from_description(d, path)
+            return checked(PipelineSpec(d, path))
         except FormatError:
             pass  # the byte or char model may still run it (without the post-processor, with a warning)
     caught: List[warnings.WarningMessage] = []
@@ -693,12 +694,10 @@ def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Op
     """What the byte and char models cannot run exactly runs as a pipeline
     (:mod:`bytepair.pipeline`). When the pipeline engine refuses it too, the
     error names the unsupported component, or else is the first refusal."""
-    from bytepair.pipeline import PipelineTokenizer
-
     if pattern is not None or special_tokens is not None:
         raise refused
     try:
-        return PipelineTokenizer._from_description(d, path)
+        return checked(PipelineSpec(d, path))
     except FormatError as e:
         if "not supported by bytepair's pipeline engine" in str(e):
             raise FormatError(str(e).splitlines()[0]) from None

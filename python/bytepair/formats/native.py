@@ -5,7 +5,7 @@ tokens. ``load(save(t))`` encodes exactly like ``t``.
 >>> import bytepair, tempfile, os
 >>> tok = bytepair.Tokenizer.train("a b ab ab", num_merges=1)
 >>> path = os.path.join(tempfile.mkdtemp(), "tok.json")
->>> save(tok, path); load(path).merges == tok.merges
+>>> save(tok, path); bytepair.Tokenizer.from_spec(load(path)).merges == tok.merges
 True
 """
 
@@ -17,6 +17,8 @@ from typing import Any, Mapping, Optional
 
 from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
+from bytepair.patterns import resolve_pattern
+from bytepair.spec import PipelineSpec, checked, from_dict
 
 VERSION = 1
 MAX_ID = 2**32 - 2
@@ -102,26 +104,21 @@ def _check(path: str, d: Any) -> None:
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """Read a native JSON tokenizer file; ``pattern`` and ``special_tokens``
     override the stored ones when given."""
-    from bytepair.tokenizer import Tokenizer
-
     text = decode_utf8(read_model_bytes(path), path)
     d = parse_json(text, path, "not a valid bytepair tokenizer file: ")
     if isinstance(d, dict) and d.get("bytepair") == VERSION and d.get("model") == "pipeline":
-        from bytepair.pipeline import PipelineTokenizer  # a Hugging Face pipeline (see docs/decisions.md)
-
+        # a Hugging Face pipeline (see docs/decisions.md)
         if pattern is not None or special_tokens is not None:
             raise _fail(path, "pattern= and special_tokens= do not apply to a pipeline")
         if not isinstance(d.get("pipeline"), dict):
             raise _fail(path, "field 'pipeline' must be a tokenizer.json object")
-        return PipelineTokenizer._from_description(d["pipeline"], path)
+        return checked(PipelineSpec(d["pipeline"], path))
     _check(path, d)
     if pattern is not None:
-        from bytepair.patterns import resolve_pattern
-
         d["pattern"] = resolve_pattern(pattern)
     if special_tokens is not None:
         d["special_tokens"] = dict(special_tokens)
     try:
-        return Tokenizer.from_dict(d)
+        return checked(from_dict(d))
     except BytepairError as e:
         raise FormatError(f"{path}: {e}") from None

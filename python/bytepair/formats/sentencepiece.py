@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from bytepair.errors import FormatError
+from bytepair.spec import PipelineSpec, checked
 
 # piece types of ModelProto.SentencePiece.Type
 SP_NORMAL, SP_UNKNOWN, SP_CONTROL, SP_USER_DEFINED, SP_UNUSED, SP_BYTE = 1, 2, 3, 4, 5, 6
@@ -615,8 +616,6 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any]
     ``to_hf_json()`` of the result writes Hugging Face components when they
     can run the model exactly (:func:`hf_compatible`), else refuses.
     """
-    from bytepair.pipeline import PipelineTokenizer
-
     path = os.fspath(path)
     sp = read_model(path)
     if pattern is not None:
@@ -628,9 +627,7 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any]
         desc = to_pipeline(sp)
     except FormatError as e:
         raise FormatError(f"{path}: {e}") from None
-    tok = PipelineTokenizer._from_description(desc, path)
-    tok._sentencepiece = sp
-    return tok
+    return checked(PipelineSpec(desc, path))
 
 
 def save(tok: Any, path: str) -> None:

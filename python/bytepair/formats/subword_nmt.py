@@ -25,7 +25,7 @@ apply-bpe will segment some words differently.
 >>> import bytepair, tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "codes")
 >>> _ = open(path, "w").write("#version: 0.2\\nl o\\nlo w</w>\\ne r</w>\\n")
->>> load(path).tokenize("low lower")
+>>> bytepair.Tokenizer.from_spec(load(path)).tokenize("low lower")
 ['low</w>', 'lo', 'w', 'er</w>']
 """
 
@@ -37,6 +37,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from bytepair._io import atomic_write_text, decode_utf8, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
+from bytepair.spec import checked, from_merges
 
 MARKER = "</w>"
 HEADER = "#version: 0.2"
@@ -138,16 +139,14 @@ def reapplied_merges(merges: List[Tuple[str, str]]) -> List[Tuple[int, int]]:
 
 def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
           special_tokens: Optional[Mapping[str, int]] = None) -> Any:
-    """A char-model ``Tokenizer`` from the text of a codes file."""
-    from bytepair.tokenizer import Tokenizer
-
+    """The char-model description (:mod:`bytepair.spec`) of a codes file's text."""
     version, merges, numbers = parse(text, path)
     fused = version == (0, 2)
     if pattern is None:
         pattern = APPLY_BPE_WORDS
     alphabet = _check_symbols(merges, numbers, fused, path)
     try:
-        tok = Tokenizer.from_merges(
+        return checked(from_merges(
             merges,
             model="char",
             end_of_word=MARKER,
@@ -155,13 +154,11 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
             pattern=pattern,
             alphabet=alphabet,
             special_tokens=dict(special_tokens) if special_tokens else (),
-        )
+            # apply-bpe's own rule when a merge makes a symbol an earlier merge uses
+            merge_rule="lowest-rank" if reapplied_merges(merges) else "in-order",
+        ))
     except BytepairError as e:
         raise FormatError(f"{path}: {e}") from None
-    if reapplied_merges(merges):
-        tok.merge_rule = "lowest-rank"
-        tok._build()
-    return tok
 
 
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:

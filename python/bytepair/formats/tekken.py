@@ -20,7 +20,8 @@ no special token is matched in it (``encode_ordinary``, or ``encode`` with
 >>> cfg = {"pattern": r"\\w+|\\s+|.", "default_vocab_size": 277, "default_num_special_tokens": 20, "version": "v3"}
 >>> path = os.path.join(tempfile.mkdtemp(), "tekken.json")
 >>> _ = open(path, "w").write(json.dumps({"config": cfg, "vocab": vocab}))
->>> tok = load(path)
+>>> from bytepair import Tokenizer
+>>> tok = Tokenizer.from_spec(load(path))
 >>> tok.encode_ordinary("ab a"), tok.special_tokens["</s>"]
 ([276, 52, 117], 2)
 """
@@ -33,6 +34,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from bytepair._io import decode_utf8, parse_json, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
+from bytepair.spec import checked, from_byte_vocab
 
 # mistral_common's Tekkenizer.DEPRECATED_SPECIAL_TOKENS: the special tokens of files that list none
 DEPRECATED_SPECIAL_TOKENS = [
@@ -124,14 +126,12 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     """``Tokenizer.load(path, format="tekken")``: a byte model with
     mistral_common's ids (see the module's description). ``pattern`` and
     ``special_tokens`` override the file's."""
-    from bytepair.tokenizer import Tokenizer
-
     path = os.fspath(path)
     text = decode_utf8(read_model_bytes(path), path)
     info = parse(parse_json(text, path, "not a valid tekken.json: "), path)
     specials = dict(special_tokens) if special_tokens is not None else info["special_tokens"]
     try:
-        return Tokenizer._from_byte_vocab(info["tokens"], pattern or info["pattern"], specials)
+        return checked(from_byte_vocab(info["tokens"], pattern or info["pattern"], specials))
     except FormatError:
         raise
     except BytepairError as e:

@@ -11,7 +11,7 @@ there are no special tokens unless given.
 >>> tok = bytepair.Tokenizer.train("hello hello world", vocab_size=260, pattern="gpt2")
 >>> path = os.path.join(tempfile.mkdtemp(), "tok.tiktoken")
 >>> save(tok, path)
->>> load(path, pattern="gpt2").encode("hello world") == tok.encode("hello world")
+>>> bytepair.Tokenizer.from_spec(load(path, pattern="gpt2")).encode("hello world") == tok.encode("hello world")
 True
 """
 
@@ -25,6 +25,8 @@ from typing import Any, Dict, Mapping, NamedTuple, Optional
 from bytepair._io import atomic_write_bytes, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import require_byte_model, unique_vocab
+from bytepair.limits import MAX_UNUSED_IDS
+from bytepair.spec import checked, from_byte_vocab
 
 MAX_RANK = 2**32 - 2
 
@@ -82,8 +84,6 @@ def parse(data: bytes, path: str) -> Dict[int, bytes]:
     ...
     bytepair.errors.FormatError: f: line 2: not a valid .tiktoken file: expected 'base64 rank', got 'Yg=='
     """
-    from bytepair.tokenizer import MAX_UNUSED_IDS
-
     ranks = _parse_fast(data)
     if ranks is None:
         ranks = _parse_checked(data, path)
@@ -175,16 +175,14 @@ def from_tiktoken(
     pattern: Optional[str] = None,
     special_tokens: Optional[Mapping[str, int]] = None,
 ) -> Any:
-    """A byte-model ``Tokenizer`` from a ``.tiktoken`` file, with tiktoken's
-    ranks as ids.
+    """The byte-model description (:mod:`bytepair.spec`) of a ``.tiktoken``
+    file, with tiktoken's ranks as ids (``Tokenizer.from_tiktoken``).
 
     ``pattern``: a preset name or a regex; None takes the pattern tiktoken
     uses with this vocabulary when it is a well-known one (recognised by
     sha256), else ``"cl100k"``. ``special_tokens``: ``{text: id}``; None takes
     tiktoken's special tokens of a well-known vocabulary, else none.
     """
-    from bytepair.tokenizer import Tokenizer
-
     path = os.fspath(path)
     data = read_model_bytes(path)
     ranks = parse(data, path)
@@ -200,7 +198,7 @@ def from_tiktoken(
                 f"{path}: special token {text!r} has id {id_}, which is already the rank of token {ranks[id_]!r}"
             )
     try:
-        return Tokenizer._from_byte_vocab(ranks, pattern, special_tokens)
+        return checked(from_byte_vocab(ranks, pattern, special_tokens))
     except FormatError:
         raise
     except BytepairError as e:

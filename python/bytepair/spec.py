@@ -1,0 +1,401 @@
+"""The description a tokenizer is built from: one frozen value per tokenizer.
+
+Every way of making a :class:`~bytepair.Tokenizer` (training, a file of any
+format, merge rules) ends in one of these descriptions, and the tokenizer is
+built from it once: its core is compiled from it, and nothing changes either
+afterwards.
+
+- :class:`ModelSpec`: the byte model (GPT-2/tiktoken) or the char model
+  (Sennrich et al.), as the native file stores it (:func:`to_dict`).
+- :class:`PipelineSpec`: a Hugging Face pipeline (``tokenizer.json``
+  object, or a SentencePiece model as its stages), validated by the core's
+  own description reader when it is built.
+
+>>> spec = from_merges([("a", "b")], model="char", end_of_word=None)
+>>> spec.base, spec.merge_ids
+(('a', 'b'), ((0, 1),))
+>>> from_dict(to_dict(spec)) == spec
+True
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from bytepair import _core
+from bytepair.errors import BytepairError, FormatError, PatternError
+from bytepair.formats.regex_dialects import from_onig
+from bytepair.limits import SpecialTokens, check_text_limits, check_unused_ids, special_ids, special_names
+from bytepair.patterns import default_pattern, preset_name, resolve_pattern
+
+MODELS = ("byte", "char")
+MERGE_RULES = ("in-order", "lowest-rank")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A byte or char model. Ids: the byte model's 256 bytes, then its merges
+    (or ``tokens``, a table of ranks: ``tokens[id]`` the bytes of that id);
+    the char model's ``base`` symbols, 256 fallback bytes when
+    ``byte_fallback``, then its merges; special tokens anywhere above.
+
+    >>> ModelSpec("byte", resolve_pattern("gpt2"), merge_ids=((97, 98),)).n_fixed
+    257
+    """
+
+    model: str
+    pattern: Optional[str]
+    special_tokens: Mapping[str, int] = field(default_factory=dict)
+    merge_ids: Optional[Tuple[Tuple[int, int], ...]] = ()  # None: the vocabulary is the ranks table ``tokens``
+    merge_results: Optional[Tuple[int, ...]] = None  # the merges' ids when they are not consecutive
+    merge_counts: Tuple[Optional[int], ...] = ()
+    tokens: Tuple[Optional[bytes], ...] = ()  # byte model given as ranks
+    base: Tuple[str, ...] = ()  # char model: the base symbols
+    end_of_word: Optional[str] = None
+    end_of_word_fused: bool = False
+    byte_fallback: bool = False
+    unk_token: Optional[str] = None
+    add_prefix_space: bool = False  # Hugging Face's ByteLevel(add_prefix_space=True), byte model
+    merge_rule: str = "in-order"  # char model: or "lowest-rank" (subword-nmt's apply-bpe)
+    parity_stats: Optional[Mapping[str, Any]] = field(default=None, compare=False)  # train_parity's, not saved
+    # the core compiled from this description when a loader built it to check it (not part of the description)
+    built: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def n_fixed(self) -> int:
+        """Ids given one by one (bytes or base symbols, fallback bytes, merges)."""
+        merges = len(self.merge_ids or ())
+        if self.model == "byte":
+            return len(self.tokens) if self.merge_ids is None else 256 + merges
+        return len(self.base) + (256 if self.byte_fallback else 0) + merges
+
+    def merge_triples(self) -> List[Tuple[int, int, int]]:
+        """Every merge given as (left id, right id, id of the merged token);
+        a ranks table has none given (the core derives them).
+
+        >>> from_merges([("a", "b"), ("ab", "c")], model="char", end_of_word=None).merge_triples()
+        [(0, 1, 3), (3, 2, 4)]
+        """
+        if self.merge_ids is None:
+            return []
+        if self.merge_results is not None:
+            results: Sequence[int] = self.merge_results
+        else:
+            first = self.n_fixed - len(self.merge_ids)
+            results = range(first, first + len(self.merge_ids))
+        return [(l, r, i) for (l, r), i in zip(self.merge_ids, results)]
+
+
+@dataclass(frozen=True)
+class PipelineSpec:
+    """A Hugging Face pipeline: the ``tokenizer.json`` object (or a
+    SentencePiece model as its stages), with the path it came from for
+    messages. The core validates it when the tokenizer is built.
+
+    >>> PipelineSpec({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}).model
+    'pipeline'
+    """
+
+    description: Mapping[str, Any]
+    path: str = "<string>"
+    model: str = "pipeline"
+    pattern: Optional[str] = None
+    merge_counts: Tuple[Optional[int], ...] = ()
+    end_of_word: Optional[str] = None
+    end_of_word_fused: bool = False
+    byte_fallback: bool = False
+    unk_token: Optional[str] = None
+    add_prefix_space: bool = False
+    merge_rule: str = "in-order"
+    parity_stats: Optional[Mapping[str, Any]] = None
+    built: Any = field(default=None, compare=False, repr=False)  # as in ModelSpec
+
+
+# ---------------------------------------------------------------- building descriptions
+
+
+def from_merges(
+    merges: Sequence[Tuple[Any, Any]],
+    model: str = "char",
+    end_of_word: Optional[str] = "</w>",
+    end_of_word_fused: bool = False,
+    pattern: Optional[str] = "default",
+    alphabet: Optional[Iterable[str]] = None,
+    special_tokens: SpecialTokens = (),
+    byte_fallback: bool = False,
+    unk_token: Optional[str] = None,
+    merge_rule: str = "in-order",
+) -> ModelSpec:
+    """The description of ``Tokenizer.from_merges`` (see there): merge rules
+    as pairs of str (char model) or bytes (byte model, merge ``k`` is id
+    ``256 + k``).
+
+    >>> from_merges([(b"a", b"b")], model="byte").merge_ids
+    ((97, 98),)
+    """
+    if model not in MODELS:
+        raise BytepairError(f"unknown model {model!r}: use 'byte' or 'char'")
+    regex = default_pattern(pattern, model)
+    merges = [tuple(m) for m in merges]
+    kind = str if model == "char" else bytes
+    for k, m in enumerate(merges):
+        if len(m) != 2 or not all(isinstance(x, kind) and len(x) > 0 for x in m):
+            raise FormatError(f"merge {k + 1} ({m!r}) must be a pair of non-empty {kind.__name__} in the {model} model")
+    if model == "byte":
+        ids: Dict[Any, int] = {bytes([b]): b for b in range(256)}
+        base: List[str] = []
+        next_id, unknown = 256, "which no earlier merge produced"
+        end_of_word, end_of_word_fused, byte_fallback, unk_token = None, False, False, None
+    else:
+        end_of_word = end_of_word or None
+        if alphabet is None:
+            alphabet = {c for pair in merges for sym in pair for c in (sym.replace(end_of_word, "") if end_of_word
+                                                                       else sym)}
+        words = sorted(set(alphabet))
+        base = list(words)
+        if end_of_word_fused and end_of_word:
+            base = sorted(set(base) | {c + end_of_word for c in words})
+        elif end_of_word and end_of_word not in base:
+            base.append(end_of_word)
+        ids = {s: i for i, s in enumerate(base)}
+        next_id = len(base) + (256 if byte_fallback else 0)
+        unknown = "which is neither in the alphabet nor made by an earlier merge"
+    merge_ids = []
+    for k, (left, right) in enumerate(merges):
+        for sym in (left, right):
+            if sym not in ids:
+                raise FormatError(f"merge {k + 1} uses {sym!r}, {unknown}")
+        merge_ids.append((ids[left], ids[right]))
+        ids.setdefault(left + right, next_id + k)
+    names = special_names(special_tokens, unk_token if model == "char" else None, BytepairError)
+    specials = special_ids(special_tokens if isinstance(special_tokens, Mapping) else names, next_id + len(merges))
+    return ModelSpec(model, regex, specials, merge_ids=tuple(merge_ids), base=tuple(base), end_of_word=end_of_word,
+                     end_of_word_fused=end_of_word_fused, byte_fallback=byte_fallback, unk_token=unk_token,
+                     merge_rule=merge_rule)
+    return spec
+
+
+def from_byte_vocab(
+    tokens: Mapping[int, bytes],
+    pattern: Optional[str],
+    special_tokens: Optional[Mapping[str, int]] = None,
+    add_prefix_space: bool = False,
+) -> ModelSpec:
+    """A byte model from a vocabulary of ranks ``{id: bytes}`` (tiktoken's
+    ``mergeable_ranks`` inverted); ids are kept as they are and the merges
+    are derived by the core. ``add_prefix_space``: Hugging Face's option of
+    that name (see the ``hf`` format).
+
+    >>> spec = from_byte_vocab({i: bytes([i]) for i in range(256)} | {256: b"ab"}, "gpt2")
+    >>> len(spec.tokens), spec.merge_ids is None
+    (257, True)
+    """
+    regex = resolve_pattern(pattern)
+    if regex is None:
+        raise BytepairError("a byte-level vocabulary needs a pattern (a preset name or a regex)")
+    specials = dict(special_tokens or {})
+    check_unused_ids(len(tokens) + len(specials), max([*tokens, *specials.values()], default=-1))
+    table: List[Optional[bytes]] = [None] * (max(tokens, default=-1) + 1)
+    for id_, b in tokens.items():
+        table[id_] = bytes(b)
+    return ModelSpec("byte", regex, specials, merge_ids=None, tokens=tuple(table), add_prefix_space=add_prefix_space)
+
+
+# ---------------------------------------------------------------- the core
+
+
+def checked(spec: Any) -> Any:
+    """``spec`` with its core built (every check made now, where a loader
+    can name the file), so that the tokenizer does not build it again.
+
+    >>> checked(from_merges([("a", "b")], end_of_word=None)).built.n_vocab
+    3
+    """
+    return replace(spec, built=build_core(spec))
+
+
+def build_core(spec: Any) -> Any:
+    """The core of ``spec`` (a ``CoreTokenizer`` or a ``CorePipeline``);
+    every check of the description is made here (or by the core), once.
+
+    >>> build_core(from_merges([("a", "b")], end_of_word=None)).n_vocab
+    3
+    """
+    if spec.built is not None:
+        return spec.built
+    if isinstance(spec, PipelineSpec):
+        return _pipeline_core(spec)
+    if spec.model not in MODELS:
+        raise BytepairError(f"unknown model {spec.model!r}: use 'byte' or 'char'")
+    if spec.model == "byte" and spec.pattern is None:  # str.split() would drop the whitespace bytes
+        raise BytepairError("the byte model needs a pattern (a preset name or a regex)")
+    specials = sorted(spec.special_tokens.items(), key=lambda kv: kv[1])
+    # the ids given one by one, then the largest id, which merge ids and special tokens may put far above them
+    given = spec.n_fixed
+    check_unused_ids(given + len(specials), max([given - 1, *(spec.merge_results or ()), *spec.special_tokens.values()]))
+    check_text_limits(spec.pattern, spec.special_tokens)
+    if spec.model == "byte":
+        table = list(spec.tokens) if spec.merge_ids is None else _byte_table(spec)
+        return _core.CoreTokenizer.byte(table, spec.pattern, specials, add_prefix_space=spec.add_prefix_space)
+    unk_id = spec.special_tokens.get(spec.unk_token) if spec.unk_token is not None else None
+    return _core.CoreTokenizer.char(
+        list(spec.base), list(spec.merge_ids or ()), end_of_word=spec.end_of_word,
+        end_of_word_fused=spec.end_of_word_fused, byte_fallback_start=len(spec.base) if spec.byte_fallback else None,
+        unk_id=unk_id, pattern=spec.pattern, special_tokens=specials,
+        merge_ids=None if spec.merge_results is None else list(spec.merge_results),
+        lowest_rank=spec.merge_rule == "lowest-rank",
+    )
+
+
+def _pipeline_core(spec: PipelineSpec) -> Any:
+    desc = spec.description
+    if not isinstance(desc, Mapping):
+        raise FormatError(f"{spec.path}: a Hugging Face tokenizer.json must be a JSON object")
+    regexes: Dict[str, str] = {}
+    _regexes(desc, regexes)
+    try:
+        return _core.CorePipeline(json.dumps(desc, ensure_ascii=False), regexes)
+    except (FormatError, PatternError) as e:  # a regex refused at load names the file too
+        raise type(e)(f"{spec.path}: {e}") from None
+
+
+def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
+    """Every Oniguruma ``{"Regex": ...}`` pattern of the description, written
+    for fancy-regex (:func:`bytepair.formats.regex_dialects.from_onig`)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in ("vocab", "merges") and where in ("model", ""):
+                continue  # tokens, never patterns (a walk over millions of them took most of a big file's load)
+            if k == "Regex" and isinstance(v, str):
+                if v not in out:
+                    try:
+                        out[v] = from_onig(v)
+                    except ValueError as e:
+                        raise FormatError(f"{where or 'tokenizer.json'}: the regex {v!r} cannot be run exactly: {e}") from None
+            else:
+                _regexes(v, out, f"{where}.{k}" if where else k)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _regexes(v, out, f"{where}[{i}]")
+
+
+def _byte_table(spec: ModelSpec) -> List[Optional[bytes]]:
+    """The bytes of every id of a byte model given by its merges."""
+    table: List[Optional[bytes]] = [bytes([b]) for b in range(256)]
+    results = spec.merge_results
+    assert spec.merge_ids is not None
+    if results is not None and len(results) != len(spec.merge_ids):
+        raise BytepairError("merge_ids must give one id per merge")
+    for k, (l, r) in enumerate(spec.merge_ids):
+        if l >= len(table) or r >= len(table) or table[l] is None or table[r] is None:
+            raise BytepairError(f"merge {k + 1} refers to an unknown id ({l}, {r})")
+        id_ = len(table) if results is None else results[k]
+        if id_ < len(table) or id_ >= 2**32 - 1:
+            raise BytepairError(f"merge {k + 1} has id {id_}, which is already taken")
+        table.extend([None] * (id_ - len(table)))
+        table.append(table[l] + table[r])  # type: ignore[operator]
+    return table
+
+
+def merge_triples(spec: ModelSpec, core: Any) -> List[Tuple[int, int, int]]:
+    """Every merge as (left id, right id, id of the merged token): as given,
+    or, for a table of ranks, as the core derives them (each multi-byte
+    token split in two by BPE over its bytes with the lower ranks only).
+
+    >>> spec = from_byte_vocab({i: bytes([i]) for i in range(256)} | {256: b"ab"}, "gpt2")
+    >>> merge_triples(spec, build_core(spec))
+    [(97, 98, 256)]
+    """
+    if spec.merge_ids is not None:
+        return spec.merge_triples()
+    ranks = {b: i for i, b in enumerate(spec.tokens) if b is not None}
+    out = []
+    for rank, token in enumerate(spec.tokens):
+        if token is None or len(token) < 2:
+            continue
+        parts = [token[i : i + 1] for i in range(len(token))]
+        while len(parts) > 2:
+            best = None
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and r < rank and (best is None or r < best[0]):
+                    best = (r, i)
+            if best is None:
+                break
+            i = best[1]
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        if len(parts) == 2 and parts[0] in ranks and parts[1] in ranks:
+            out.append((ranks[parts[0]], ranks[parts[1]], rank))
+    return out
+
+
+# ---------------------------------------------------------------- the native description
+
+
+def to_dict(spec: Any) -> Dict[str, Any]:
+    """The native description of ``spec`` (what ``Tokenizer.save`` writes as JSON).
+
+    >>> sorted(to_dict(from_merges([(b"a", b"b")], model="byte")))
+    ['bytepair', 'merge_counts', 'merges', 'model', 'pattern', 'pattern_preset', 'special_tokens']
+    """
+    if isinstance(spec, PipelineSpec):
+        return {"bytepair": 1, "model": "pipeline", "pipeline": _json_copy(spec.description)}
+    d: Dict[str, Any] = {"bytepair": 1, "model": spec.model, "pattern": spec.pattern,
+                         "pattern_preset": preset_name(spec.pattern)}
+    if spec.model == "char":
+        d.update(end_of_word=spec.end_of_word, end_of_word_fused=spec.end_of_word_fused,
+                 byte_fallback=spec.byte_fallback, unk_token=spec.unk_token, base=list(spec.base))
+    if spec.merge_ids is not None:
+        d["merges"] = [list(m) for m in spec.merge_ids]
+        d["merge_counts"] = list(spec.merge_counts)
+        if spec.merge_results is not None:
+            d["merge_ids"] = list(spec.merge_results)
+    else:
+        d["tokens_base64"] = [None if t is None else base64.b64encode(t).decode("ascii") for t in spec.tokens]
+    d["special_tokens"] = dict(spec.special_tokens)
+    if spec.add_prefix_space:
+        d["add_prefix_space"] = True
+    if spec.merge_rule != "in-order":
+        d["merge_rule"] = spec.merge_rule
+    return d
+
+
+def from_dict(d: Mapping[str, Any], path: str = "<string>") -> Any:
+    """The description that :func:`to_dict` gave (checked by the native
+    format's reader); a pipeline's gives a :class:`PipelineSpec`.
+
+    >>> from_dict({"model": "pipeline", "pipeline": {"model": {"type": "BPE"}}}).model
+    'pipeline'
+    """
+    if d.get("model") == "pipeline":
+        return PipelineSpec(d["pipeline"], path)
+    model = d["model"]
+    char = model == "char"
+    if "merges" in d:
+        merge_ids: Optional[Tuple[Tuple[int, int], ...]] = tuple((int(l), int(r)) for l, r in d["merges"])
+        tokens: Tuple[Optional[bytes], ...] = ()
+    else:
+        merge_ids = None
+        tokens = tuple(None if t is None else base64.b64decode(t) for t in d["tokens_base64"])
+    return ModelSpec(
+        model, d["pattern"], dict(d.get("special_tokens") or {}), merge_ids=merge_ids,
+        merge_results=tuple(d["merge_ids"]) if merge_ids is not None and d.get("merge_ids") is not None else None,
+        merge_counts=tuple(d.get("merge_counts") or ()) if merge_ids is not None else (), tokens=tokens,
+        base=tuple(d["base"]) if char else (), end_of_word=d.get("end_of_word") if char else None,
+        end_of_word_fused=bool(d.get("end_of_word_fused", False)) if char else False,
+        byte_fallback=bool(d.get("byte_fallback", False)) if char else False,
+        unk_token=d.get("unk_token") if char else None, add_prefix_space=bool(d.get("add_prefix_space", False)),
+        merge_rule=d.get("merge_rule", "in-order"),
+    )
+
+
+def _json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (so that no caller shares the description)."""
+    if isinstance(value, Mapping):
+        return {k: _json_copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_copy(v) for v in value]
+    return value
