@@ -129,12 +129,16 @@ def from_merges(
     unk_token: Optional[str] = None,
     merge_rule: str = "in-order",
 ) -> ModelSpec:
-    """The description of ``Tokenizer.from_merges`` (see there): merge rules
-    as pairs of str (char model) or bytes (byte model, merge ``k`` is id
-    ``256 + k``).
+    """The description of a tokenizer from merge rules: ``(str, str)`` pairs
+    for the char model, ``(bytes, bytes)`` for the byte model (merge ``k``
+    is id ``256 + k``). The char model's base alphabet is ``alphabet`` or
+    else the characters found in the merges.
 
-    >>> from_merges([(b"a", b"b")], model="byte").merge_ids
-    ((97, 98),)
+    >>> from bytepair import Tokenizer
+    >>> rules = [("t", "h"), ("th", "e"), ("the", "<w>")]
+    >>> tok = Tokenizer.from_merges(rules, model="char", end_of_word="<w>")
+    >>> tok.tokenize("the")
+    ['the<w>']
     """
     if model not in MODELS:
         raise BytepairError(f"unknown model {model!r}: use 'byte' or 'char'")

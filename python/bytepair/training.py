@@ -250,11 +250,49 @@ def train(
     superword: bool = False,
     transition: Optional[int] = None,
 ) -> Any:
-    """Train a tokenizer on ``corpus`` and return its description; see
-    ``Tokenizer.train``, which builds the tokenizer from it.
+    """The description of a tokenizer trained on ``corpus`` (``Tokenizer.train``
+    builds the tokenizer from it): a str, an iterable of documents (str), a mapping of word counts (each key one word, in its order), or
+    a path (``os.PathLike``; a ``str`` is text) to a UTF-8 file whose
+    lines are the documents, read and cut by the core.
 
-    >>> train("ab ab ab", num_merges=1).merge_ids
-    ((97, 98),)
+    ``pattern`` defaults to ``"cl100k"`` for the byte model and to
+    ``str.split()`` (``None``) for the char model. Training stops after
+    ``num_merges`` merges, at ``vocab_size`` tokens (everything counted),
+    or when no pair occurs ``min_frequency`` times. ``max_token_length``
+    bars merges whose token would be longer (characters in the char model,
+    marker included; bytes in the byte model), as in HF and sentencepiece.
+    ``progress``: ``True``/``"bar"``, ``"json"``, ``"auto"`` or a callable
+    ``(stage, done, total)`` (see :mod:`bytepair.progress`). Ctrl-C stops
+    training promptly with ``KeyboardInterrupt``.
+
+    ``init=tok`` continues training ``tok``: every id and merge of ``tok``
+    is kept, and so are its settings (model, marker, special tokens, and
+    its pattern unless ``pattern=`` gives a new one, which the result
+    keeps; a ``model`` or marker setting other than ``tok``'s is an
+    error); new merges take the ids after ``tok``'s last id.
+    ``vocab_size`` counts ``tok``'s ids too; ``num_merges`` counts new
+    merges. Characters outside ``tok``'s vocabulary never merge.
+
+    ``max_memory`` (bytes, or a size such as ``"8G"``; ``"none"``: no
+    check) bounds the whole process: a ``ResourceError`` says how much
+    training needs, before merging, when it would not fit
+    (:mod:`bytepair.limits`).
+
+    ``word_start="▁"`` (char model): the SentencePiece-style layout of
+    Llama 2 / Mistral, with byte fallback (see :mod:`bytepair.word_start`);
+    the result is a pipeline tokenizer that HF runs with the same ids.
+    ``superword=True`` (SuperBPE, arXiv 2503.13423; byte model): stage 1
+    trains up to ``transition`` tokens, stage 2 continues it with the
+    ``"superbpe"`` pattern, whose pieces may hold several words, up to
+    ``vocab_size`` (see docs/decisions.md).
+
+    >>> from bytepair import Tokenizer
+    >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
+    ...                       model="char", end_of_word=None, num_merges=5)
+    >>> tok.merges
+    [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w'), ('n', 'e')]
+    >>> Tokenizer.train("low lower lowest", model="char", word_start="\u2581", num_merges=5).tokenize("lower")
+    ['▁lower']
     """
     if word_start is not None:
         if model != "char" or init is not None or unk_token is not None or pattern != "default" \
@@ -394,10 +432,28 @@ def train_parity(
     max_token_length: Optional[int] = None,
     progress: Union[None, bool, str, Reporter] = None,
 ) -> ModelSpec:
-    """Parity-aware BPE's description; see ``Tokenizer.train_parity``.
+    """The description of a parity-aware BPE tokenizer (``Tokenizer.train_parity``):
+    parity-aware BPE (arXiv 2508.04796; Hugging Face's ``ParityBpeTrainer``):
+    one corpus per language (``{language: corpus}`` or a list), and each
+    merge goes to the language compressed worst so far: the longest
+    ``dev`` text in tokens (one corpus per language, ideally parallel),
+    else the lowest ``(initial / current length) / ratio[language]`` of
+    the training text, else the longest training text. The first
+    ``global_merges`` merges are plain BPE over all languages together.
+    ``variant="window"``: a language that took more than ``alpha /
+    languages`` of the last ``window_size`` merges gives way to the next.
+    The default ``tie_break="max-string"`` is HF's and the paper's. A
+    corpus may also be a word-count table of
+    :func:`bytepair.counts.count_words`. ``tok.parity_stats`` gives, per
+    language, its tokens before and after training and its merges.
 
-    >>> train_parity({"en": ["aabb"] * 10, "de": ["ccdd"] * 10}, model="char", num_merges=2).parity_stats["de"]
-    {'train': (50, 40), 'merges': 1}
+    >>> from bytepair import Tokenizer
+    >>> tok = Tokenizer.train_parity({"en": ["aabb"] * 10, "de": ["ccdd"] * 10},
+    ...                              model="char", end_of_word=None, num_merges=6)
+    >>> tok.merges
+    [('b', 'b'), ('d', 'd'), ('a', 'bb'), ('c', 'dd'), ('a', 'abb'), ('c', 'cdd')]
+    >>> tok.parity_stats["de"]["merges"]
+    3
     """
     s = resolve(model, vocab_size, num_merges, min_frequency, pattern, end_of_word, end_of_word_fused, tie_break,
                 special_tokens, max_token_length=max_token_length)
@@ -442,6 +498,24 @@ def train_parity(
     return spec
 
 
+def trace(merges: Sequence[Tuple[Any, Any]], merge_counts: Sequence[Optional[int]]) -> List[str]:
+    """Seed 000's trace lines, one per merge (with its count when known);
+    bytes print as UTF-8 with invalid bytes as ``\\xNN``.
+
+    >>> trace([(b"a", b"\\xff")], [3])
+    ['merge 1: a + \\\\xff -> a\\\\xff  (count 3)']
+    """
+    def text(token: Union[str, bytes]) -> str:
+        return token.decode("utf-8", "backslashreplace") if isinstance(token, bytes) else token
+
+    lines = []
+    for k, (left, right) in enumerate(merges, 1):
+        line = f"merge {k}: {text(left)} + {text(right)} -> {text(left + right)}"
+        count = merge_counts[k - 1] if k <= len(merge_counts) else None
+        lines.append(line if count is None else f"{line}  (count {count})")
+    return lines
+
+
 # ---------------------------------------------------------------- from files
 
 
@@ -449,14 +523,21 @@ def train_from_files(paths: Iterable[Any], model: str = "byte", *, pattern: Opti
                      special_tokens: Any = (), unk_token: Optional[str] = None, init: Any = None, client: Any = None,
                      field: Optional[str] = None, column: Optional[str] = None, max_bytes: Optional[int] = None,
                      errors: str = "strict", workdir: Any = None, progress: Any = None, **options: Any) -> ModelSpec:
-    """:func:`train` on files read in blocks (never held whole): exactly the
-    description :func:`train` gives on the files' texts as documents; see
-    ``Tokenizer.train_from_files``.
+    """:func:`train` on files read a block at a time, so memory grows with
+    the number of distinct words, not with the corpus: exactly what
+    :func:`train` gives on the files' texts as documents. Plain text files
+    are one document each; JSONL (``field``, default ``"text"``), Parquet
+    (``column``), gzip/zstd and ``-`` (stdin) are read as
+    :mod:`bytepair.corpus` says; ``max_bytes`` keeps the first N bytes of
+    text. ``client`` (a ``dask.distributed.Client``) counts the files on
+    its workers, with the same result. Every other option is :func:`train`'s.
 
     >>> import os, tempfile
+    >>> from bytepair import Tokenizer
     >>> path = os.path.join(tempfile.mkdtemp(), "c.txt")
-    >>> _ = open(path, "w").write("ab ab")
-    >>> train_from_files([path], num_merges=1) == train(["ab ab"], num_merges=1)
+    >>> _ = open(path, "w").write("low lower lowest " * 20)
+    >>> tok = Tokenizer.train_from_files([path], vocab_size=260)
+    >>> tok.merges == Tokenizer.train(["low lower lowest " * 20], vocab_size=260).merges
     True
     """
     report = make_reporter(progress)
@@ -489,10 +570,13 @@ def train_from_counts(paths: Any, model: str = "byte", *, pattern: Optional[str]
     otherwise), since words cannot be split again.
 
     >>> import os, tempfile
+    >>> from bytepair import Tokenizer
+    >>> from bytepair.counts import count_words, save_counts
     >>> path = os.path.join(tempfile.mkdtemp(), "c.counts")
-    >>> counts_file.save_counts(path, counts_file.count_words([], "gpt2"), "gpt2")
-    >>> train_from_counts(path).merge_ids
-    ()
+    >>> counts = count_words([], "gpt2"); counts.add_word("ab", 3)
+    >>> save_counts(path, counts, "gpt2")
+    >>> Tokenizer.train_from_counts(path, num_merges=1).tokenize("ab")
+    [b'ab']
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]

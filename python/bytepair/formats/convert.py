@@ -85,7 +85,7 @@ def unique_vocab(tok: Any, what: str) -> Dict[int, Any]:
 
 def merges_as_ids(tok: Any) -> List[Tuple[int, int]]:
     """The merges as pairs of ids (derived for vocabularies loaded as ranks)."""
-    return [(l, r) for l, r, _ in tok._merge_triples()]
+    return [(l, r) for l, r, _ in tok._triples]
 
 
 def byte_ranks(
