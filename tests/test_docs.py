@@ -9,7 +9,9 @@ examples run without editing this file. ``__main__`` is left out, as
 import doctest
 import importlib
 import inspect
+import pathlib
 import pkgutil
+import re
 
 import pytest
 
@@ -44,3 +46,33 @@ def test_docstring_examples(name):
         if not key.startswith("_") and inspect.isfunction(value) and value.__module__ == name
     ]
     assert result.attempted > 0 or not public, f"{name} has public functions {public} but no docstring example"
+
+
+# ---------------------------------------------------------------- citations stand on their own
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CITING = ["tests", "python", "benches", "scripts", "docs", "README.md", "ARCHITECTURE.md"]
+
+
+def _texts():
+    for top in CITING:
+        path = ROOT / top
+        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.suffix in {".py", ".md", ".sh", ".pyi"})
+        for f in files:
+            if "data" not in f.relative_to(ROOT).parts:
+                yield f, f.read_text(encoding="utf-8", errors="replace")
+
+
+def test_spec_citations_point_into_the_repository():
+    """A section of the contract that is cited is in docs/spec.md under its
+    number; nothing cites the copy outside the repository."""
+    sections = set(re.findall(r"^## (\d+)\. ", (ROOT / "docs" / "spec.md").read_text(encoding="utf-8"), re.M))
+    cited, outside = [], []
+    for f, text in _texts():
+        where = f.relative_to(ROOT)
+        cited += [(where, n) for n in re.findall(r"docs/spec\.md §(\d+)", text)]
+        if where != pathlib.Path("docs/spec.md"):  # which says where it was copied from
+            outside += [(where, m) for m in re.findall(r"SPEC(?:\.md)? §\d+|(?:\.\./|/work/)shared/\S*", text)]
+    assert cited, "no test cites docs/spec.md any more: drop the copy or this check"
+    assert [(w, n) for w, n in cited if n not in sections] == []
+    assert outside == []
