@@ -76,3 +76,13 @@ def test_spec_citations_point_into_the_repository():
     assert cited, "no test cites docs/spec.md any more: drop the copy or this check"
     assert [(w, n) for w, n in cited if n not in sections] == []
     assert outside == []
+
+
+def test_docs_name_no_issue_numbers():
+    """A reader of the docs has the repository, not the issue tracker:
+    measurements name the command and date, decisions say what was chosen."""
+    found = []
+    for f in sorted((ROOT / "docs").glob("*.md")) + [ROOT / "benches" / "README.md"]:
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            found += [f"{f.relative_to(ROOT)}:{i}: {m}" for m in re.findall(r"\b[Ii]ssues? ?#?\d+", line)]
+    assert found == []
