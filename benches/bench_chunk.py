@@ -1,4 +1,4 @@
-"""Token-aware chunking, truncation and limited counting (issue 16, item 5):
+"""Token-aware chunking, truncation and limited counting:
 is it linear in the text, and how does it compare with semchunk?
 
 Text: Python's reference documentation (``pydoc_data.topics``, English prose

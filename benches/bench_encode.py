@@ -196,7 +196,7 @@ def main(argv=None):
                     median(single_t[(c, "hf")]) / b1, median(batch_t[(c, "hf")]) / b2)
             summary.append(s)
     if summary:
-        lines.append("Against the goals of issue 4 (ratios of medians, > 1 means bytepair is faster):")
+        lines.append("Against the goals (the target after each ratio; ratios of medians, > 1 means bytepair is faster):")
         lines.append("")
         lines += ["- " + s for s in summary]
         lines.append("")

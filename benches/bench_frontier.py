@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Encoding at the frontier (issue 13): bytepair against gigatoken, fastokens
-and toktok-rs (and tiktoken, the reference for ids) with cl100k_base, one
-process per tool and stage, on the workloads of the issue.
+"""Encoding at the frontier: bytepair against gigatoken, fastokens and
+toktok-rs (and tiktoken, the reference for ids) with cl100k_base, one
+process per tool and stage, on the workloads below.
 
     python benches/bench_frontier.py --quick   # 1 MB slices, 1 repetition
     python benches/bench_frontier.py           # 10 MB slices, 3 repetitions
@@ -467,7 +467,7 @@ def main(argv=None):
     if not a.no_doc:
         name = os.path.basename(os.path.dirname(vocab)) if a.tokenizer else ""
         common.update_doc("frontier" + ("-" + name if name else ""), [
-            "## Encoding at the frontier (issue 13)" + (": pipelines on %s" % name if name else ""), ""] + lines)
+            "## Encoding at the frontier" + (": pipelines on %s" % name if name else ""), ""] + lines)
         print("wrote the frontier section of %s" % os.path.relpath(common.DOC, common.ROOT))
     return 0
 

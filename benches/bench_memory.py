@@ -488,7 +488,7 @@ def limits_parts(args, parts, t_start, argv) -> str:
 
 DOC_HEAD = """# Scale: streaming training and dataset encoding
 
-Written by `benches/bench_memory.py` (issue 5); see `docs/cluster.md` for
+Written by `python benches/bench_memory.py` (each section gives its date and full command); see `docs/cluster.md` for
 running on a real cluster. Numbers come from one run on the machine named
 below; other processes on it inflate times (see the load averages).
 """

@@ -231,7 +231,7 @@ def main(argv=None):
                 s += "; char / byte = %.2fx (goal <= 1x)" % (char / base)
             summary.append(s)
     if summary:
-        lines.append("Against the goals of issue 4 (ratios of medians):")
+        lines.append("Against the goals (the target after each ratio; ratios of medians):")
         lines.append("")
         lines += ["- " + s for s in summary]
         lines.append("")

@@ -1,6 +1,6 @@
 """The pure-Python reference (bytepair.reference) against the three seed texts.
 
-The expected outputs below are copied verbatim from /work/shared/seeds/: they
+The expected outputs below are copied verbatim from tests/data/seeds/: they
 are the independent source of truth. The unit tests after them check the
 reference's own rules (tie-breaks, byte round trip, errors, special tokens)
 on corpora small enough to work out by hand.

@@ -333,12 +333,3 @@ def test_empty_corpus_is_an_error(tmp_path):
     p.write_bytes(b"")
     with pytest.raises(Exception, match="empty"):
         Tokenizer.train_from_files([p], vocab_size=300)
-
-
-@pytest.mark.parametrize("name", ["bytepair.corpus", "bytepair.counts", "bytepair.distributed", "bytepair.commands.data"])
-def test_docstring_examples(name):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted > 0

@@ -6,9 +6,7 @@ run of ``serve``; no network but loopback."""
 
 from __future__ import annotations
 
-import doctest
 import html.parser
-import importlib
 import io
 import json
 import re
@@ -92,19 +90,6 @@ MINE = ["bytepair.commands.show", "bytepair.commands.inspect", "bytepair.command
 
 def test_commands_are_registered():
     assert set(MINE) <= set(COMMANDS)
-
-
-@pytest.mark.parametrize("name", MINE)
-def test_docstring_examples(name):
-    module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0 and result.attempted > 0
-
-
-@pytest.mark.parametrize("module", ["bytepair.commands._pieces", "bytepair.commands._common"])
-def test_helper_docstring_examples(module):
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.failed == 0 and result.attempted > 0
 
 
 @pytest.mark.parametrize("command", ["show", "serve", "compare", "inspect"])
