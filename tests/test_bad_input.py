@@ -1,4 +1,4 @@
-"""The bad-input battery (docs/spec.md §5): every way to give bytepair bad input, on
+"""The bad-input battery: every way to give bytepair bad input, on
 the command line and through the API, as one table.
 
 Each case is a record: the command line (run for real, ``python -m bytepair``
@@ -11,7 +11,7 @@ message words. Every failing case also checks: stderr is one line (argparse
 may print its usage lines first), no traceback, no Rust panic, nothing on
 stdout, and no output or temporary file left anywhere (the output folder
 stays empty; the inputs folder is unchanged). Cases that must succeed do so
-with the warning docs/spec.md §5 asks for (how many merges, and why) or go on past
+with a warning that says how many merges were made and why it stopped or go on past
 invalid UTF-8 with ``--errors replace``; their CLI result equals the API's.
 
 Inputs live in one read-only folder built once for the module; each case
