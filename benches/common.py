@@ -204,15 +204,15 @@ def cl100k_ranks(path: str) -> Dict[bytes, int]:
 
 def load_bytepair_cl100k(bytepair, path: str):
     """cl100k_base in bytepair: ``Tokenizer.from_tiktoken`` if the API has it,
-    else the private ``_from_byte_vocab``."""
+    else ``Tokenizer.from_spec(bytepair.spec.from_byte_vocab(...))``."""
     if hasattr(bytepair.Tokenizer, "from_tiktoken"):
         try:
             return bytepair.Tokenizer.from_tiktoken(path, pattern="cl100k", special_tokens=CL100K_SPECIALS)
         except TypeError:
             pass
     ranks = cl100k_ranks(path)
-    return bytepair.Tokenizer._from_byte_vocab({r: b for b, r in ranks.items()}, pattern="cl100k",
-                                               special_tokens=CL100K_SPECIALS)
+    return bytepair.Tokenizer.from_spec(bytepair.spec.from_byte_vocab(
+        {r: b for b, r in ranks.items()}, pattern="cl100k", special_tokens=CL100K_SPECIALS))
 
 
 def load_tiktoken_cl100k(path: str):

@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
+from bytepair.spec import from_byte_vocab
 from bytepair import FormatError, Tokenizer, TrainingError
 from bytepair.formats import hf
 from bytepair.formats.convert import unicode_to_bytes
@@ -356,9 +357,9 @@ def test_add_prefix_space_is_kept(imported, tmp_path, real_texts):
     bp, theirs = imported["bytelevel-default"]
     assert bp.add_prefix_space
     specials = set(bp.special_tokens.values())
-    plain = Tokenizer._from_byte_vocab(
+    plain = Tokenizer.from_spec(from_byte_vocab(
         {i: t for i, t in bp.vocab().items() if i not in specials}, bp.pattern, bp.special_tokens
-    )
+    ))
     assert plain.encode("hello") != bp.encode("hello") == theirs.encode("hello").ids  # the difference is real
     native = tmp_path / "native.json"
     bp.save(str(native))

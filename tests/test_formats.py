@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from bytepair.spec import from_byte_vocab
 from bytepair import FormatError, InputError, Tokenizer
 from bytepair.formats import detect, gpt2, hf, regex_dialects, subword_nmt
 from bytepair.formats import tiktoken as tiktoken_format
@@ -157,7 +158,7 @@ def test_special_token_written_like_a_token_is_refused(tmp_path):
 
 
 def test_to_tiktoken_needs_every_byte():
-    tok = Tokenizer._from_byte_vocab({i: bytes([i]) for i in range(256) if i != 65}, "gpt2")
+    tok = Tokenizer.from_spec(from_byte_vocab({i: bytes([i]) for i in range(256) if i != 65}, "gpt2"))
     with pytest.raises(ValueError, match="0x41"):
         tiktoken_format.to_tiktoken(tok)
 

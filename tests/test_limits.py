@@ -16,6 +16,7 @@ are measured by ``benches/bench_memory.py``, not here.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import random
@@ -61,8 +62,8 @@ def toks():
                 from bytepair.formats.hf import HF_GPT2_PATTERN as pattern
             out[name] = Tokenizer.train(TRAIN_TEXT, model=model, pattern=pattern, num_merges=60,
                                         special_tokens=SPECIALS, **extra)
-    out["byte-hf-prefix-space"].add_prefix_space = True
-    out["byte-hf-prefix-space"]._build()
+    out["byte-hf-prefix-space"] = Tokenizer.from_spec(
+        dataclasses.replace(out["byte-hf-prefix-space"].spec, add_prefix_space=True))
     return out
 
 

@@ -98,7 +98,7 @@ def byte_ranks(
 ) -> Dict[int, bytes]:
     """The ``{id: bytes}`` of a byte-level vocabulary with merges (Hugging
     Face's ``model.vocab`` + ``model.merges``, GPT-2's ``vocab.json`` +
-    ``merges.txt``), for ``Tokenizer._from_byte_vocab``, after checking that
+    ``merges.txt``), for :func:`bytepair.spec.from_byte_vocab`, after checking that
     bytepair's rule (tiktoken's: merge the pair making the token with the
     lowest id) gives the same ids as the merge list's rule (merge the pair
     listed first):
