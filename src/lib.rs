@@ -18,6 +18,7 @@ pub mod piece_cache;
 pub mod pretokenize;
 pub mod regex_guard;
 pub mod special;
+pub mod stream;
 pub mod superword;
 pub mod tokenizer;
 pub mod train;

@@ -535,7 +535,7 @@ impl CoreTokenizer {
 #[pyclass(module = "bytepair._core")]
 pub struct EncodeStream {
     tok: Py<CoreTokenizer>,
-    state: crate::tokenizer::EncodeStream,
+    state: crate::stream::EncodeStream,
 }
 
 #[pymethods]

@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
+use crate::stream::{settled_prefix, Settled};
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
@@ -263,78 +264,6 @@ pub fn python_lines(text: &str) -> Vec<&str> {
         lines.push(&text[start..]);
     }
     lines
-}
-
-/// A part of a stream block that more text can no longer change.
-pub enum Settled<'t, 'w> {
-    /// Plain text that a special token ends: its words are those of the
-    /// text alone.
-    Plain(&'t str),
-    /// A special token's text: its byte range in the block.
-    Special(usize, usize),
-    /// Words of the text after the last special token, as the pre-tokenizer
-    /// split that text (the first field); never all of them.
-    Words(&'t str, &'w [&'t str]),
-}
-
-/// Walks the start of a block of a document that goes on after `text`,
-/// handing `f` the parts that more text cannot change, in order: plain
-/// text cut by a special token accepted by `keep`, that token, then the
-/// words after it. The last two words, and text where a special token may
-/// be cut off, can change with more text, so they are left out. Returns the
-/// byte length of the settled prefix (the rest starts at a word, or holds
-/// no word); the caller puts the rest in front of the next block and
-/// handles the last block whole. Exact for patterns whose matches depend on
-/// at most the text up to the next word's end, as the presets' do. Used by
-/// streaming word counting and streaming encoding alike.
-pub fn settled_prefix<'t>(
-    pre: &Pretokenizer,
-    specials: &SpecialTokens,
-    keep: impl Fn(&str) -> bool,
-    text: &'t str,
-    mut f: impl FnMut(Settled<'t, '_>) -> Result<()>,
-) -> Result<usize> {
-    let longest = specials.iter().map(|(t, _)| t.len()).max().unwrap_or(1);
-    let mut limit = text.len().saturating_sub(longest.saturating_sub(1));
-    while !text.is_char_boundary(limit) {
-        limit -= 1;
-    }
-    let mut last = 0;
-    let mut cut = text.len();
-    for (start, end, _) in specials.find_all(text, keep) {
-        if end > limit {
-            // not sure yet (a longer special token may start here): stop before it
-            cut = start;
-            break;
-        }
-        f(Settled::Plain(&text[last..start]))?;
-        f(Settled::Special(start, end))?;
-        last = end;
-    }
-    // a special token may start anywhere from `limit` on, cutting the text
-    // there: words are only decided up to that point
-    let tail = &text[last..cut.min(limit).max(last)];
-    let mut words: Vec<&str> = Vec::new();
-    pre.for_each_word(tail, |w| words.push(w))?;
-    let keep = words.len().saturating_sub(2);
-    let mut consumed = last;
-    let mut settled = 0;
-    for w in &words[..keep] {
-        let end = last + (w.as_ptr() as usize - tail.as_ptr() as usize) + w.len();
-        if end > limit {
-            break;
-        }
-        settled += 1;
-        consumed = end;
-    }
-    if settled > 0 {
-        f(Settled::Words(tail, &words[..settled]))?;
-    }
-    // the next block starts where the first unsettled word starts
-    if let Some(next) = words.iter().map(|w| last + (w.as_ptr() as usize - tail.as_ptr() as usize)).find(|&s| s >= consumed) {
-        consumed = next;
-    }
-    Ok(consumed)
 }
 
 #[cfg(test)]
