@@ -22,6 +22,7 @@ pub mod stream;
 pub mod superword;
 pub mod tokenizer;
 pub mod train;
+pub mod training;
 pub mod vocab;
 pub mod words;
 

@@ -7,7 +7,8 @@ use crate::special::SpecialTokens;
 use crate::encode::Dropout;
 use crate::tokenizer::{char_spans, CharOptions, SpecialSet, Tokenizer};
 use crate::train::{StopReason, TieBreak};
-use crate::vocab::{self, CharSpec, Init, ModelKind, TrainOutput, TrainRequest};
+use crate::training::{self, Init, TrainOutput, TrainRequest};
+use crate::vocab::{CharSpec, ModelKind};
 use crate::words;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -196,8 +197,8 @@ fn train<'py>(
                 })
             };
             match owned {
-                Some(table) => vocab::train_consuming(table, &request, on_merge),
-                None => vocab::train(kept_table, &request, on_merge),
+                Some(table) => training::train_consuming(table, &request, on_merge),
+                None => training::train(kept_table, &request, on_merge),
             }
         })
         .py()?;

@@ -138,7 +138,7 @@ type Pair = (u32, u32);
 /// vocabulary in continued training): pairs with it are never counted.
 pub const BARRIER: u32 = u32::MAX;
 /// A position whose symbol was absorbed by its left neighbour. Merge ids
-/// stay below it (`vocab::run_trainer` caps them at `u32::MAX - 2`).
+/// stay below it (`training::run_trainer` caps them at `u32::MAX - 2`).
 const DEAD: u32 = u32::MAX - 1;
 /// No neighbour: the start or end of a word.
 const NONE: u32 = u32::MAX;
