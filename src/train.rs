@@ -271,14 +271,14 @@ impl PosArena {
 /// (stable while the pair lives, so a merge can keep slots at hand and hash
 /// each neighbouring pair once per merge rather than once per occurrence).
 #[derive(Default)]
-struct PairTable {
+struct LivePairs {
     index: FxHashMap<Pair, u32>,
     infos: Vec<PairInfo>,
     /// Slots of removed pairs, reused first.
     free: Vec<u32>,
 }
 
-impl PairTable {
+impl LivePairs {
     #[inline]
     fn get(&self, pair: Pair) -> Option<u32> {
         self.index.get(&pair).copied()
@@ -470,7 +470,7 @@ pub struct Trainer {
     /// Text to its smallest id: a merge whose text already exists yields
     /// that symbol (the reference works on strings, where they are one).
     text_ids: FxHashMap<Vec<u8>, u32>,
-    pairs: PairTable,
+    pairs: LivePairs,
     arena: PosArena,
     /// `NeighbourSlots` by symbol id, for left and right neighbours, and
     /// the current merge's number.
@@ -542,7 +542,7 @@ impl Trainer {
             symbol_text,
             units,
             text_ids,
-            pairs: PairTable::default(),
+            pairs: LivePairs::default(),
             left_slots: Vec::new(),
             right_slots: Vec::new(),
             epoch: 0,
