@@ -10,13 +10,13 @@
 pub mod batch;
 pub mod encode;
 pub mod error;
-pub mod lexer;
+pub(crate) mod lexer;
 pub mod parallel;
 pub mod parity;
 pub mod pipeline;
 pub mod piece_cache;
 pub mod pretokenize;
-pub mod regex_guard;
+pub(crate) mod regex_guard;
 pub mod special;
 pub mod stream;
 pub mod superword;

@@ -11,7 +11,7 @@ use crate::special::SpecialTokens;
 use crate::tokenizer::{offset_in, Model, Sink, SpecialSet, Tokenizer};
 
 /// A part of a stream block that more text can no longer change.
-pub enum Settled<'t, 'w> {
+pub(crate) enum Settled<'t, 'w> {
     /// Plain text that a special token ends: its words are those of the
     /// text alone.
     Plain(&'t str),
@@ -32,7 +32,7 @@ pub enum Settled<'t, 'w> {
 /// handles the last block whole. Exact for patterns whose matches depend on
 /// at most the text up to the next word's end, as the presets' do. Used by
 /// streaming word counting and streaming encoding alike.
-pub fn settled_prefix<'t>(
+pub(crate) fn settled_prefix<'t>(
     pre: &Pretokenizer,
     specials: &SpecialTokens,
     keep: impl Fn(&str) -> bool,

@@ -575,7 +575,7 @@ impl Sink {
 
 /// Ids index dense tables: at most this many may be left unused, so that
 /// ids declared far above the tokens a file holds cannot ask for memory.
-pub const MAX_UNUSED_IDS: usize = 1 << 20;
+pub(crate) const MAX_UNUSED_IDS: usize = 1 << 20;
 
 fn check_unused(unused: usize) -> Result<()> {
     if unused > MAX_UNUSED_IDS {

@@ -85,7 +85,7 @@ impl Words {
     }
 
     /// Appends the words of `other` after these.
-    pub fn extend(&mut self, other: &Words) {
+    pub(crate) fn extend(&mut self, other: &Words) {
         let offset = self.symbols.len();
         self.starts.extend(other.starts.iter().map(|&s| s + offset));
         self.counts.extend_from_slice(&other.counts);
@@ -94,7 +94,7 @@ impl Words {
 
     /// Symbols of all words, each word counted `count` times: the corpus's
     /// length in initial symbols.
-    pub fn weighted_len(&self) -> u128 {
+    pub(crate) fn weighted_len(&self) -> u128 {
         let mut ends = self.starts.iter().skip(1).copied().chain(std::iter::once(self.symbols.len()));
         self.starts
             .iter()
@@ -126,7 +126,7 @@ pub enum StopReason {
 pub struct TrainConfig {
     pub tie_break: TieBreak,
     pub min_frequency: u64,
-    pub max_merges: usize,
+    pub(crate) max_merges: usize,
     /// Pairs whose merged token would be longer than this are never merged
     /// (length in `Trainer::new`'s units: bytes or characters).
     pub max_token_length: Option<u32>,
@@ -136,7 +136,7 @@ type Pair = (u32, u32);
 
 /// A symbol that never takes part in a pair (a character outside the
 /// vocabulary in continued training): pairs with it are never counted.
-pub const BARRIER: u32 = u32::MAX;
+pub(crate) const BARRIER: u32 = u32::MAX;
 /// A position whose symbol was absorbed by its left neighbour. Merge ids
 /// stay below it (`training::run_trainer` caps them at `u32::MAX - 2`).
 const DEAD: u32 = u32::MAX - 1;
@@ -502,7 +502,7 @@ impl Trainer {
 
     /// `new`, where the max-string rule compares texts with byte `b` ranked
     /// `order[b]` (None: byte value order, which is code point order for UTF-8).
-    pub fn with_order(
+    pub(crate) fn with_order(
         words: Words,
         symbol_text: Vec<Vec<u8>>,
         rule: TieBreak,
@@ -850,7 +850,7 @@ impl Trainer {
     /// The best pair and its count, taken off the queue (None: no pair left).
     /// Pairs whose token would be longer than `max_len` are never offered.
     /// Merge it with `merge`, or not at all: this trainer does not offer it again.
-    pub fn best_pair(&mut self, max_len: Option<u32>) -> Option<((u32, u32), u64)> {
+    pub(crate) fn best_pair(&mut self, max_len: Option<u32>) -> Option<((u32, u32), u64)> {
         self.best(max_len)
     }
 
@@ -870,7 +870,7 @@ impl Trainer {
     /// Runs up to `config.max_merges` merges; `on_merge(k, merge)` is
     /// called after each and stops training by returning false. Returns
     /// the merges and why training stopped.
-    pub fn run(
+    pub(crate) fn run(
         mut self,
         config: &TrainConfig,
         mut on_merge: impl FnMut(usize, &Merge) -> bool,

@@ -207,7 +207,7 @@ pub(crate) fn text_order(req: &TrainRequest) -> Option<[u8; 256]> {
 /// Rank of each byte value when bytes are compared as GPT-2's
 /// byte-to-unicode characters: printable bytes (`!`-`~`, `¡`-`¬`, `®`-`ÿ`)
 /// are themselves, the others come after them as U+0100 + k, in byte order.
-pub fn gpt2_order() -> [u8; 256] {
+pub(crate) fn gpt2_order() -> [u8; 256] {
     let printable = |b: u8| (b'!'..=b'~').contains(&b) || (0xA1..=0xAC).contains(&b) || (0xAE..=0xFF).contains(&b);
     let mut order = [0u8; 256];
     let mut rank = 0u16;

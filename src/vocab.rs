@@ -28,7 +28,7 @@ pub struct CharSpec {
 }
 
 /// The initial symbols of a char-model word.
-pub fn char_symbols(word: &str, spec: &CharSpec) -> Vec<String> {
+pub(crate) fn char_symbols(word: &str, spec: &CharSpec) -> Vec<String> {
     let mut out: Vec<String> = word.chars().map(String::from).collect();
     if let Some(m) = &spec.end_of_word {
         if spec.fused {
@@ -46,7 +46,7 @@ pub fn char_symbols(word: &str, spec: &CharSpec) -> Vec<String> {
 /// the sorted alphabet and then the separate marker (unless the marker is
 /// one of the alphabet's characters), or, with a fused marker, the sorted
 /// distinct initial symbols.
-pub fn char_base<'a>(words: impl IntoIterator<Item = &'a str>, spec: &CharSpec) -> Vec<String> {
+pub(crate) fn char_base<'a>(words: impl IntoIterator<Item = &'a str>, spec: &CharSpec) -> Vec<String> {
     let fused_marker = spec.end_of_word.as_deref().filter(|_| spec.fused);
     let mut plain: FxHashSet<char> = FxHashSet::default();
     let mut finals: FxHashSet<char> = FxHashSet::default();
@@ -73,7 +73,7 @@ pub fn char_base<'a>(words: impl IntoIterator<Item = &'a str>, spec: &CharSpec) 
 /// Ids of the char model's initial symbols, looked up per character
 /// without building strings.
 #[derive(Debug, Clone, Default)]
-pub struct SymbolIds {
+pub(crate) struct SymbolIds {
     plain: FxHashMap<char, u32>,
     /// Last character + fused marker.
     fused: FxHashMap<char, u32>,
@@ -83,7 +83,7 @@ pub struct SymbolIds {
 
 impl SymbolIds {
     /// From the base symbols in id order (`char_base`'s output).
-    pub fn new(base: &[String], spec: &CharSpec) -> Self {
+    pub(crate) fn new(base: &[String], spec: &CharSpec) -> Self {
         let mut ids = SymbolIds::default();
         let marker = spec.end_of_word.as_deref();
         for (id, s) in base.iter().enumerate() {
@@ -108,7 +108,7 @@ impl SymbolIds {
     /// with the fused marker (a merge made it, the marker being text too,
     /// as `x` + `_` with marker `_`) stands for that initial symbol as well,
     /// as the reference looks every piece up by its text.
-    pub fn alias(&mut self, text: &[u8], id: u32, spec: &CharSpec) {
+    pub(crate) fn alias(&mut self, text: &[u8], id: u32, spec: &CharSpec) {
         let Some(marker) = spec.end_of_word.as_deref().filter(|_| spec.fused) else { return };
         let Some(rest) = std::str::from_utf8(text).ok().and_then(|t| t.strip_suffix(marker)) else { return };
         let mut chars = rest.chars();
@@ -118,7 +118,7 @@ impl SymbolIds {
     }
 
     /// The initial symbols of `word`: calls `f(symbol)` for each, in order.
-    pub fn each(&self, word: &str, spec: &CharSpec, mut f: impl FnMut(InitialSymbol)) {
+    pub(crate) fn each(&self, word: &str, spec: &CharSpec, mut f: impl FnMut(InitialSymbol)) {
         let fused = spec.fused && spec.end_of_word.is_some();
         let n = word.chars().count();
         for (i, c) in word.chars().enumerate() {
@@ -134,22 +134,22 @@ impl SymbolIds {
 
 /// One initial symbol of a char-model word.
 #[derive(Debug, Clone, Copy)]
-pub struct InitialSymbol {
+pub(crate) struct InitialSymbol {
     /// None when the symbol is not in the vocabulary.
-    pub id: Option<u32>,
+    pub(crate) id: Option<u32>,
     /// Its character (None for the separate end-of-word marker).
-    pub ch: Option<char>,
+    pub(crate) ch: Option<char>,
     /// The character carries the fused end-of-word marker.
-    pub fused: bool,
+    pub(crate) fused: bool,
     /// Index of the character in the word.
-    pub index: usize,
+    pub(crate) index: usize,
     /// Bytes of text it stands for (0 for the marker).
-    pub len: usize,
+    pub(crate) len: usize,
 }
 
 impl InitialSymbol {
     /// The symbol's text (for pieces outside the vocabulary).
-    pub fn text(&self, spec: &CharSpec) -> String {
+    pub(crate) fn text(&self, spec: &CharSpec) -> String {
         let marker = spec.end_of_word.as_deref().unwrap_or("");
         match self.ch {
             Some(c) if self.fused => format!("{c}{marker}"),

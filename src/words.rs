@@ -8,7 +8,7 @@ use crate::stream::{settled_prefix, Settled};
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
-pub type WordMap = IndexMap<String, u64, FxBuildHasher>;
+pub(crate) type WordMap = IndexMap<String, u64, FxBuildHasher>;
 /// Counts of one block of documents, the words borrowed from them.
 type BlockCounts<'t> = IndexMap<&'t str, u64, FxBuildHasher>;
 
@@ -51,7 +51,7 @@ impl WordCounts {
     }
 
     /// Counts the words of one document; special-token text cuts it first.
-    pub fn add_text(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<()> {
+    pub(crate) fn add_text(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<()> {
         for segment in specials.segments(text) {
             self.add_segment(pre, segment)?;
         }
@@ -220,7 +220,7 @@ fn count_block<'t>(
 
 /// `text` as Python's text mode reads it (`newline=None`): `\r\n` and a
 /// lone `\r` become `\n`.
-pub fn universal_newlines(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn universal_newlines(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('\r') {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -241,7 +241,7 @@ pub fn universal_newlines(text: &str) -> std::borrow::Cow<'_, str> {
 /// The lines of `text` with their ends, as Python's `str.splitlines(keepends=True)`
 /// cuts them: after `\n`, `\r` (`\r\n` is one end), `\x0b`, `\x0c`,
 /// `\x1c`-`\x1e`, U+0085, U+2028 and U+2029.
-pub fn python_lines(text: &str) -> Vec<&str> {
+pub(crate) fn python_lines(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut lines = Vec::new();
     let (mut start, mut i) = (0, 0);

@@ -17,7 +17,7 @@ use std::collections::BinaryHeap;
 /// Token bytes to id, for the byte model. When two ids share the same
 /// bytes, the smaller id is the rank.
 #[derive(Debug, Clone)]
-pub struct ByteRanks {
+pub(crate) struct ByteRanks {
     /// Tokens of up to `PACKED` bytes, keyed by `pack` (the most common
     /// lookups: one multiply to hash, one comparison, no memcmp).
     short: FxHashMap<u128, u32>,
@@ -174,7 +174,7 @@ const SHORT_PIECE: usize = 128;
 
 impl ByteRanks {
     /// From (token bytes, id) pairs; bytes given twice keep the smaller id.
-    pub fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
+    pub(crate) fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
         let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
         for (bytes, id) in tokens {
             ranks.entry(bytes).and_modify(|r| *r = (*r).min(id)).or_insert(id);
@@ -207,7 +207,7 @@ impl ByteRanks {
 
     /// The id (rank) of these bytes, if they are a token.
     #[inline]
-    pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
+    pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
         if bytes.len() == 2 {
             let r = self.pair_ranks[(bytes[0] as usize) << 8 | bytes[1] as usize];
             return (r != u32::MAX).then_some(r);
@@ -228,7 +228,7 @@ impl ByteRanks {
     /// `piece_cache::MAX_PIECE` bytes go through this thread's piece cache
     /// (words recur: a hit costs one probe instead of the merges).
     #[inline]
-    pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         if let Some(id) = self.rank(piece) {
             out.push(id);
             return Ok(());
@@ -255,7 +255,7 @@ impl ByteRanks {
     }
 
     /// `encode_piece` without the cache.
-    pub fn encode_piece_uncached(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode_piece_uncached(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         if piece.is_empty() {
             return Ok(());
         }
@@ -289,7 +289,7 @@ impl ByteRanks {
     /// adjacent pair that is a token is dropped with probability p (draws
     /// left to right); the lowest-ranked pair left (leftmost on ties) merges.
     /// No whole-piece shortcut. Appends ids to `out`.
-    pub fn encode_piece_dropout(&self, piece: &[u8], rng: &mut Dropout, out: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode_piece_dropout(&self, piece: &[u8], rng: &mut Dropout, out: &mut Vec<u32>) -> Result<()> {
         let mut bounds: Vec<usize> = (0..=piece.len()).collect();
         loop {
             let mut best: Option<(u32, usize)> = None;

@@ -14,7 +14,7 @@ use std::collections::BinaryHeap;
 /// ascending (a pair can recur when a later merge recreates one of its
 /// symbols from other parts).
 #[derive(Debug, Clone, Default)]
-pub struct CharMerges {
+pub(crate) struct CharMerges {
     rules: FxHashMap<(u32, u32), Vec<(u32, u32)>>,
     /// subword-nmt's rule instead of the sequential one: merge the pair of
     /// lowest rank again and again, earlier ranks included.
@@ -25,7 +25,7 @@ pub struct CharMerges {
 
 impl CharMerges {
     /// From the merges (left id, right id, new id) in training order.
-    pub fn new(merges: &[(u32, u32, u32)]) -> Self {
+    pub(crate) fn new(merges: &[(u32, u32, u32)]) -> Self {
         let mut rules: FxHashMap<(u32, u32), Vec<(u32, u32)>> = FxHashMap::default();
         for (rank, &(l, r, id)) in merges.iter().enumerate() {
             rules.entry((l, r)).or_default().push((rank as u32, id));
@@ -37,7 +37,7 @@ impl CharMerges {
     /// pair of lowest rank (its first rank) is merged at all its
     /// non-overlapping occurrences, left to right. It differs from the
     /// sequential rule only when a merge makes a symbol an earlier merge uses.
-    pub fn with_lowest_rank(mut self, on: bool) -> Self {
+    pub(crate) fn with_lowest_rank(mut self, on: bool) -> Self {
         self.lowest_rank = on;
         self
     }
@@ -61,7 +61,7 @@ impl CharMerges {
     /// again, even if a new occurrence of their pair appears. Each symbol
     /// carries the length of the text it came from (summed on merging).
     /// With `dropout`, each occurrence is skipped with its probability.
-    pub fn apply(&self, symbols: &mut Vec<Sym>, dropout: Option<&mut Dropout>) {
+    pub(crate) fn apply(&self, symbols: &mut Vec<Sym>, dropout: Option<&mut Dropout>) {
         match dropout {
             Some(rng) if self.lowest_rank => self.apply_lowest_rank_dropout(symbols, rng),
             dropout if symbols.len() > LONG_WORD => self.apply_long(symbols, dropout),
@@ -319,9 +319,9 @@ impl CharMerges {
 /// A char-model symbol during segmentation: its id and the number of bytes
 /// of the input text it stands for (the end-of-word marker stands for none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Sym {
-    pub id: u32,
-    pub len: u32,
+pub(crate) struct Sym {
+    pub(crate) id: u32,
+    pub(crate) len: u32,
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ impl Dropout {
     }
 
     /// True when this candidate merge is dropped.
-    pub fn drop_merge(&mut self) -> bool {
+    pub(crate) fn drop_merge(&mut self) -> bool {
         ((self.next_u64() >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < self.p
     }
 }

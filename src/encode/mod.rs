@@ -13,9 +13,9 @@ mod char;
 mod dropout;
 mod queue;
 
-pub use byte::ByteRanks;
+pub(crate) use byte::ByteRanks;
 pub use cache::clear_piece_caches;
-pub use char::{CharMerges, Sym};
+pub(crate) use char::{CharMerges, Sym};
 pub use dropout::Dropout;
 
 /// "None" in the tables of ids, ranks and positions.
