@@ -1,7 +1,7 @@
 //! A ready tokenizer: pre-tokenizer, special tokens and one of the two
 //! models, with encode, tokenize and decode.
 
-use crate::encode::{ByteRanks, CharMerges, Dropout, Sym};
+use crate::encode::{derive_merges, ByteRanks, CharMerges, Dropout, Sym};
 use crate::error::{Error, Result};
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
@@ -67,6 +67,10 @@ pub struct Tokenizer {
     /// stretch of text between special tokens that does not start with a
     /// space is encoded as if it did (byte model only).
     pub(crate) add_prefix_space: bool,
+    /// The merges the model was given, as (left id, right id, merged id)
+    /// in rank order; None for a byte model given only its ranks (its
+    /// merges are derived when asked for: `merge_triples`).
+    merges: Option<Vec<(u32, u32, u32)>>,
 }
 
 impl Tokenizer {
@@ -76,7 +80,55 @@ impl Tokenizer {
         let ranks = ByteRanks::new(
             tokens.iter().enumerate().filter_map(|(id, t)| t.clone().map(|t| (t, id as u32))),
         );
-        Self::assemble(Model::Byte(ranks), tokens, pattern, specials)
+        Self::assemble(Model::Byte(ranks), tokens, pattern, specials, None)
+    }
+
+    /// Gives a byte model the merges it was built from: (left id, right
+    /// id) in rank order, the merged tokens at `merge_ids` (default: 256,
+    /// 257, ...). Each merged token must be its two tokens joined. Only
+    /// `merge_triples` reads them: encoding goes by the ranks.
+    pub fn with_byte_merges(mut self, merges: &[(u32, u32)], merge_ids: Option<&[u32]>) -> Result<Self> {
+        if !matches!(self.model, Model::Byte(_)) {
+            return Err(Error::Format("merges of a char model are given to Tokenizer::char".into()));
+        }
+        if merge_ids.is_some_and(|ids| ids.len() != merges.len()) {
+            return Err(Error::Format("merge_ids must give one id per merge".into()));
+        }
+        let specials: FxHashSet<u32> = self.specials.iter().map(|&(_, id)| id).collect();
+        let token = |id: u32| self.tokens.get(id as usize).and_then(Option::as_deref).filter(|_| !specials.contains(&id));
+        let mut triples = Vec::with_capacity(merges.len());
+        for (k, &(l, r)) in merges.iter().enumerate() {
+            let id = merge_ids.map_or(256 + k as u64, |ids| ids[k] as u64);
+            let (Some(a), Some(b)) = (token(l), token(r)) else {
+                return Err(Error::Format(format!("merge {} refers to an unknown id ({l}, {r})", k + 1)));
+            };
+            let joined = u32::try_from(id).ok().and_then(token).is_some_and(|t| t.len() == a.len() + b.len() && t.starts_with(a) && t.ends_with(b));
+            if !joined {
+                return Err(Error::Format(format!("merge {} ({l}, {r}) -> {id}: token {id} is not the two tokens joined", k + 1)));
+            }
+            triples.push((l, r, id as u32));
+        }
+        self.merges = Some(triples);
+        Ok(self)
+    }
+
+    /// Every merge as (left id, right id, merged id) in rank order: the
+    /// merges the model was given (char model; byte model built from
+    /// merges), or, for a byte model given as ranks, each token of two or
+    /// more bytes split in two by BPE with the lower ranks only
+    /// (`encode::derive_merges`).
+    pub fn merge_triples(&self) -> Vec<(u32, u32, u32)> {
+        if let Some(merges) = &self.merges {
+            return merges.clone();
+        }
+        let specials: FxHashSet<u32> = self.specials.iter().map(|&(_, id)| id).collect();
+        let tokens: Vec<Option<&[u8]>> = self
+            .tokens
+            .iter()
+            .enumerate()
+            .map(|(id, t)| t.as_deref().filter(|_| !specials.contains(&(id as u32))))
+            .collect();
+        derive_merges(&tokens)
     }
 
     /// A char-model tokenizer: `base` symbols take ids 0.., byte-fallback
@@ -111,6 +163,7 @@ impl Tokenizer {
             text_ids.entry(s.clone().into_bytes()).or_insert(id as u32);
         }
         let mut rules = Vec::with_capacity(merges.len());
+        let mut triples = Vec::with_capacity(merges.len());
         let mut unused = 0usize;
         if merge_ids.is_some_and(|ids| ids.len() != merges.len()) {
             return Err(Error::Format("merge_ids must give one id per merge".into()));
@@ -131,13 +184,14 @@ impl Tokenizer {
             let canonical = *text_ids.entry(t.clone()).or_insert(id);
             tokens.push(Some(t));
             rules.push((l, r, canonical));
+            triples.push((l, r, id));
         }
         for (text, &id) in &text_ids {
             symbol_ids.alias(text, id, &spec);
         }
         let lowest_rank = options.lowest_rank;
         let model = Model::Char { options, symbol_ids, spec, merges: CharMerges::new(&rules).with_lowest_rank(lowest_rank) };
-        Self::assemble(model, tokens, pattern, specials)
+        Self::assemble(model, tokens, pattern, specials, Some(triples))
     }
 
     fn assemble(
@@ -145,6 +199,7 @@ impl Tokenizer {
         mut tokens: Vec<Option<Vec<u8>>>,
         pattern: Option<&str>,
         specials: Vec<(String, u32)>,
+        merges: Option<Vec<(u32, u32, u32)>>,
     ) -> Result<Self> {
         let largest = specials.iter().map(|&(_, id)| id as usize + 1).max().unwrap_or(0).max(tokens.len());
         let used = tokens.iter().filter(|t| t.is_some()).count() + specials.len();
@@ -165,6 +220,7 @@ impl Tokenizer {
             specials: SpecialTokens::new(specials)?,
             tokens,
             add_prefix_space: false,
+            merges,
         })
     }
 

@@ -571,6 +571,52 @@ impl ByteRanks {
     }
 }
 
+/// The merges of a byte vocabulary given as ranks (tiktoken's files hold
+/// no merges), as (left id, right id, merged id) in id order: each token of
+/// two or more bytes split in two by BPE on its bytes with the lower ranks
+/// only (the lowest-ranked adjacent pair merged first, leftmost on ties).
+/// A token that this does not split into two tokens is left out.
+/// `tokens[id]`: the bytes of token `id`, None for no token. Bytes given
+/// twice rank as their larger id here (not the smaller, as in encoding), as
+/// `Tokenizer._derive_merges` in python/bytepair/tokenizer.py has it.
+pub(crate) fn derive_merges(tokens: &[Option<&[u8]>]) -> Vec<(u32, u32, u32)> {
+    let mut ranks: FxHashMap<&[u8], u32> = FxHashMap::default();
+    for (id, t) in tokens.iter().enumerate() {
+        if let Some(t) = t {
+            ranks.insert(t, id as u32);
+        }
+    }
+    let mut out = Vec::new();
+    let mut bounds: Vec<usize> = Vec::new();
+    for (id, t) in tokens.iter().enumerate() {
+        let (Some(t), rank) = (t, id as u32) else { continue };
+        if t.len() < 2 {
+            continue;
+        }
+        bounds.clear();
+        bounds.extend(0..=t.len());
+        // parts are t[bounds[i]..bounds[i + 1]]
+        while bounds.len() > 3 {
+            let mut best: Option<(u32, usize)> = None;
+            for i in 0..bounds.len() - 2 {
+                if let Some(&r) = ranks.get(&t[bounds[i]..bounds[i + 2]]) {
+                    if r < rank && best.is_none_or(|(b, _)| r < b) {
+                        best = Some((r, i));
+                    }
+                }
+            }
+            let Some((_, i)) = best else { break };
+            bounds.remove(i + 1);
+        }
+        if bounds.len() == 3 {
+            if let (Some(&l), Some(&r)) = (ranks.get(&t[..bounds[1]]), ranks.get(&t[bounds[1]..])) {
+                out.push((l, r, rank));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -803,5 +849,29 @@ mod tests {
         let mut out = Vec::new();
         v.encode_piece(b"aaa", &mut out).unwrap();
         assert_eq!(out, [256, b'a' as u32]);
+    }
+
+    #[test]
+    fn derived_merges_split_tokens_by_lower_ranks() {
+        // ids 0-255 are the bytes; then "ab", "abc", "bc", "xyz" (no part a
+        // token), "bca" (its pair "ca" is not a token, "bc" ranks below it)
+        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        for t in ["ab", "abc", "bc", "xyz", "bca", "cab"] {
+            tokens.push(t.as_bytes().to_vec());
+        }
+        let table: Vec<Option<&[u8]>> = tokens.iter().map(|t| Some(t.as_slice())).collect();
+        let (a, b, c) = (b'a' as u32, b'b' as u32, b'c' as u32);
+        // "abc": "ab" (256) before "bc" (258, not below 257); "cab": c + ab
+        assert_eq!(derive_merges(&table), [(a, b, 256), (256, c, 257), (b, c, 258), (258, a, 260), (c, 256, 261)]);
+        // without the token of "c": "bc" has no split, but "bca" still
+        // splits into "bc" + "a" (lookups go by the joined bytes)
+        let mut holes = table.clone();
+        holes[b'c' as usize] = None;
+        assert_eq!(derive_merges(&holes), [(a, b, 256), (258, a, 260)]);
+        // bytes given twice rank as their larger id: "ab" again at 262,
+        // so "abc" (257) finds no pair below it and is left out
+        let mut twice = table.clone();
+        twice.push(Some(b"ab"));
+        assert_eq!(derive_merges(&twice), [(a, b, 256), (b, c, 258), (258, a, 260), (a, b, 262)]);
     }
 }
