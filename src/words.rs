@@ -59,7 +59,7 @@ impl WordCounts {
     }
 
     /// Counts the start of a document that goes on after `text` (one block
-    /// of a stream): everything [`settled_prefix`] says is settled. Returns
+    /// of a stream): everything `settled_prefix` (crate::stream) says is settled. Returns
     /// the byte length of the counted prefix; the caller puts the rest in
     /// front of the next block (the last block goes to `add_text`).
     pub fn add_text_prefix(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<usize> {
@@ -139,7 +139,7 @@ impl WordCounts {
     /// Counts each line of `data` (a UTF-8 file's bytes) as a document,
     /// the lines being those of Python's `open(path,
     /// encoding="utf-8").read().splitlines(keepends=True)` (see
-    /// [`universal_newlines`], [`python_lines`]): the file route of
+    /// `universal_newlines`, `python_lines`): the file route of
     /// training, with no Python string per line. Blocks of whole lines are
     /// checked, cut and counted in parallel. Returns the byte offset of
     /// the first invalid UTF-8 sequence (nothing is counted then).
