@@ -163,3 +163,13 @@ def test_byte_merges_are_checked():
     # a special token is not a merge's part or result
     with pytest.raises(FormatError, match="merge 1"):
         _core.CoreTokenizer.byte(tokens[:256], "cl100k", [("ab", 256)], merges=[(97, 98)])
+
+
+def test_continued_char_training():
+    text = open(os.path.join(os.path.dirname(__file__), "data", "multilingual.txt"), encoding="utf-8").read()
+    half = len(text) // 2
+    first = Tokenizer.train(text[:half], model="char", num_merges=200, special_tokens=["<s>"])
+    more = Tokenizer.train(text[half:], num_merges=50, init=first)
+    assert more.model == "char" and more._merge_results is not None
+    assert more._core.merge_triples() == more._merge_triples()
+    assert len(more._merge_triples()) > len(first._merge_triples())
