@@ -19,7 +19,7 @@ const MIN_RUN_BYTES: usize = 16 * 1024;
 
 /// Runs of consecutive documents, as index ranges, of about
 /// `total / (threads * 8)` bytes each (at least `MIN_RUN_BYTES`).
-pub fn runs<T: AsRef<str>>(docs: &[T]) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn runs<T: AsRef<str>>(docs: &[T]) -> Vec<std::ops::Range<usize>> {
     let total: usize = docs.iter().map(|d| d.as_ref().len() + 1).sum();
     let target = (total / (parallel::threads() * 8).max(1)).max(MIN_RUN_BYTES);
     let mut out = Vec::new();

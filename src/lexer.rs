@@ -174,7 +174,7 @@ fn whitespace(s: &str, i: usize, c: char, newline_rule: bool) -> usize {
 }
 
 /// End of the cl100k word that starts at byte `i` (< `s.len()`).
-pub fn next_cl100k(s: &str, i: usize) -> usize {
+pub(crate) fn next_cl100k(s: &str, i: usize) -> usize {
     let c = at(s, i).expect("i is inside the text");
     let n = c.len_utf8();
     if c == '\'' {
@@ -214,7 +214,7 @@ pub fn next_cl100k(s: &str, i: usize) -> usize {
 }
 
 /// End of the gpt2 (r50k) word that starts at byte `i` (< `s.len()`).
-pub fn next_gpt2(s: &str, i: usize) -> usize {
+pub(crate) fn next_gpt2(s: &str, i: usize) -> usize {
     let c = at(s, i).expect("i is inside the text");
     if c == '\'' {
         if let Some(k) = contraction(s, i + 1, false) {
@@ -250,7 +250,7 @@ pub enum Preset {
 
 impl Preset {
     /// Calls `f` on every word of `text`, in order.
-    pub fn for_each_word<'t>(self, text: &'t str, mut f: impl FnMut(&'t str)) {
+    pub(crate) fn for_each_word<'t>(self, text: &'t str, mut f: impl FnMut(&'t str)) {
         let next = match self {
             Preset::Gpt2 => next_gpt2,
             Preset::Cl100k => next_cl100k,

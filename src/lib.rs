@@ -2,25 +2,29 @@
 //!
 //! Layout: `pretokenize` (text to words; `lexer` has hand-written
 //! matchers for the gpt2 and cl100k presets), `special` (special tokens),
-//! `words` (word counting), `train` (the incremental trainer), `vocab`
-//! (initial symbols and ids of both models), `encode` (segmenting one word),
-//! `tokenizer` (a ready tokenizer), `py` (the Python bindings, only with the
-//! `python` feature).
+//! `words` (word counting), `stream` (where a stream block can be cut, the
+//! streaming encoder), `train` (the incremental trainer's merge loop),
+//! `training` (corpus counts to a trained model), `vocab` (initial symbols
+//! and ids of both models), `encode` (segmenting one word), `tokenizer` (a
+//! ready tokenizer), `py` (the Python bindings, only with the `python`
+//! feature).
 
 pub mod batch;
 pub mod encode;
 pub mod error;
-pub mod lexer;
+pub(crate) mod lexer;
 pub mod parallel;
 pub mod parity;
 pub mod pipeline;
 pub mod piece_cache;
 pub mod pretokenize;
-pub mod regex_guard;
+pub(crate) mod regex_guard;
 pub mod special;
+pub mod stream;
 pub mod superword;
 pub mod tokenizer;
 pub mod train;
+pub mod training;
 pub mod vocab;
 pub mod words;
 

@@ -24,16 +24,16 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Longest piece cached, in bytes.
-pub const MAX_PIECE: usize = 24;
+pub(crate) const MAX_PIECE: usize = 24;
 /// Most ids a cached piece may have.
-pub const MAX_IDS: usize = 7;
+pub(crate) const MAX_IDS: usize = 7;
 /// Default budget per thread: 4 MB (65,536 pieces).
-pub const DEFAULT_CACHE_BYTES: usize = 4 << 20;
+pub(crate) const DEFAULT_CACHE_BYTES: usize = 4 << 20;
 /// Largest budget accepted per thread (1 GB).
-pub const MAX_CACHE_BYTES: usize = 1 << 30;
+pub(crate) const MAX_CACHE_BYTES: usize = 1 << 30;
 
 /// Bytes of one slot.
-pub const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
@@ -118,7 +118,7 @@ pub struct PieceCache {
 impl PieceCache {
     /// A cache of at most `bytes` bytes of slots (rounded down to a power
     /// of two slots; under two slots' worth: a cache that holds nothing).
-    pub fn with_bytes(bytes: usize) -> Self {
+    pub(crate) fn with_bytes(bytes: usize) -> Self {
         let slots = bytes.min(MAX_CACHE_BYTES) / SLOT_BYTES;
         let (count, set_bits) = if slots < 2 {
             (0, 0)
@@ -189,7 +189,7 @@ impl PieceCache {
     /// Remembers that `key`'s piece encodes to `ids` (ignored when there are
     /// more than `MAX_IDS`).
     #[inline]
-    pub fn insert(&mut self, key: &Key, ids: &[u32]) {
+    pub(crate) fn insert(&mut self, key: &Key, ids: &[u32]) {
         if self.slots.is_empty() || ids.len() > MAX_IDS {
             return;
         }
@@ -239,7 +239,7 @@ thread_local! {
 
 /// A fresh owner number for a vocabulary (wraps after 2^32 vocabularies;
 /// `clear_all` is called then, so old entries cannot be mistaken).
-pub fn new_owner() -> u32 {
+pub(crate) fn new_owner() -> u32 {
     let owner = NEXT_OWNER.fetch_add(1, Ordering::Relaxed);
     if owner == 0 {
         clear_all();
@@ -265,7 +265,7 @@ pub fn allocated_bytes() -> usize {
 
 /// Empties every thread's cache (lazily, at its next use), so that a
 /// benchmark can time encoding from a cold start.
-pub fn clear_all() {
+pub(crate) fn clear_all() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
 }
 
@@ -273,7 +273,7 @@ pub fn clear_all() {
 /// a change of budget) as needed. None when caching is off or the cache is
 /// already in use on this thread (a re-entrant call).
 #[inline]
-pub fn with_thread_cache<R>(f: impl FnOnce(&mut PieceCache) -> R) -> Option<R> {
+pub(crate) fn with_thread_cache<R>(f: impl FnOnce(&mut PieceCache) -> R) -> Option<R> {
     THREAD_CACHE
         .try_with(|cell| {
             let mut guard = cell.try_borrow_mut().ok()?;

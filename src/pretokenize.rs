@@ -6,15 +6,15 @@ use crate::lexer::Preset;
 use crate::regex_guard::GuardedRegex;
 
 /// tiktoken's patterns that have a hand-written lexer (see `lexer.rs`).
-pub const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
-pub const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+pub(crate) const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+pub(crate) const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
 
 /// SuperBPE's stage-2 split (`bytepair.patterns.SUPERBPE`), with the lexer of `superword.rs`.
-pub const SUPERBPE: &str = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)|(?:(?!\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S))[\s\S])+";
+pub(crate) const SUPERBPE: &str = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)|(?:(?!\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S))[\s\S])+";
 
 /// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
 /// separators U+001C..U+001F that Python also treats as whitespace.
-pub fn is_python_whitespace(c: char) -> bool {
+pub(crate) fn is_python_whitespace(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
@@ -28,7 +28,7 @@ pub enum Pretokenizer {
 }
 
 /// Longest regex pattern accepted (bytes).
-pub const MAX_PATTERN_BYTES: usize = 1 << 18;
+pub(crate) const MAX_PATTERN_BYTES: usize = 1 << 18;
 
 impl Pretokenizer {
     /// `None` is the whitespace split; a preset's exact pattern uses its
@@ -56,7 +56,7 @@ impl Pretokenizer {
     }
 
     /// Calls `f` on every non-empty word of `text`, in text order.
-    pub fn for_each_word<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) -> Result<()> {
+    pub(crate) fn for_each_word<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) -> Result<()> {
         match self {
             Pretokenizer::Whitespace => {
                 text.split(is_python_whitespace).filter(|w| !w.is_empty()).for_each(f);

@@ -7,7 +7,8 @@ use crate::special::SpecialTokens;
 use crate::encode::Dropout;
 use crate::tokenizer::{char_spans, CharOptions, SpecialSet, Tokenizer};
 use crate::train::{StopReason, TieBreak};
-use crate::vocab::{self, CharSpec, Init, ModelKind, TrainOutput, TrainRequest};
+use crate::training::{self, Init, TrainOutput, TrainRequest};
+use crate::vocab::{CharSpec, ModelKind};
 use crate::words;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -196,8 +197,8 @@ fn train<'py>(
                 })
             };
             match owned {
-                Some(table) => vocab::train_consuming(table, &request, on_merge),
-                None => vocab::train(kept_table, &request, on_merge),
+                Some(table) => training::train_consuming(table, &request, on_merge),
+                None => training::train(kept_table, &request, on_merge),
             }
         })
         .py()?;
@@ -318,16 +319,26 @@ pub struct CoreTokenizer {
 #[pymethods]
 impl CoreTokenizer {
     /// Byte model from `tokens[id]` (bytes, or None for an unused id).
+    /// `merges` (pairs of ids, with their results at `merge_ids`, default
+    /// 256, 257, ...): the merges it was built from, if any (see
+    /// `merge_triples`).
     #[staticmethod]
-    #[pyo3(signature = (tokens, pattern, special_tokens, *, add_prefix_space=false))]
+    #[pyo3(signature = (tokens, pattern, special_tokens, *, add_prefix_space=false, merges=None, merge_ids=None))]
     fn byte(
         tokens: Vec<Option<Vec<u8>>>,
         pattern: Option<&str>,
         special_tokens: Vec<(String, u32)>,
         add_prefix_space: bool,
+        merges: Option<Vec<(u32, u32)>>,
+        merge_ids: Option<Vec<u32>>,
     ) -> PyResult<Self> {
         let mut inner = Tokenizer::byte(tokens, pattern, special_tokens).py()?;
         inner.set_add_prefix_space(add_prefix_space).py()?;
+        if let Some(merges) = merges {
+            inner = inner.with_byte_merges(&merges, merge_ids.as_deref()).py()?;
+        } else if merge_ids.is_some() {
+            return Err(to_py(Error::Format("merge_ids is given without merges".into())));
+        }
         Ok(CoreTokenizer { inner })
     }
 
@@ -359,6 +370,12 @@ impl CoreTokenizer {
 
     fn token_bytes<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyBytes>> {
         self.inner.token_bytes(id).map(|b| PyBytes::new(py, b))
+    }
+
+    /// Every merge as (left id, right id, merged id) in rank order (see
+    /// `Tokenizer::merge_triples`); derived for a byte model given as ranks.
+    fn merge_triples(&self, py: Python<'_>) -> Vec<(u32, u32, u32)> {
+        py.detach(|| self.inner.merge_triples())
     }
 
     fn encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<u32>> {
@@ -535,7 +552,7 @@ impl CoreTokenizer {
 #[pyclass(module = "bytepair._core")]
 pub struct EncodeStream {
     tok: Py<CoreTokenizer>,
-    state: crate::tokenizer::EncodeStream,
+    state: crate::stream::EncodeStream,
 }
 
 #[pymethods]

@@ -19,7 +19,7 @@ use fancy_regex::{Expr, Regex, RegexBuilder};
 
 /// Backtracking steps one search may take (fancy-regex's limit), the last
 /// of the tiers below.
-pub const BACKTRACK_LIMIT: usize = 1_000_000;
+pub(crate) const BACKTRACK_LIMIT: usize = 1_000_000;
 /// A backtracking pattern searches with these limits in turn: a search that
 /// fails at one limit is run again at the next (their sum is at most twice
 /// the last), and each limit tried is charged to the text's budget.
@@ -27,7 +27,7 @@ const TIERS: [usize; 4] = [64, 4_096, 131_072, BACKTRACK_LIMIT];
 /// The budget of backtracking steps for a text: this many per byte, plus
 /// one search at the full limit. Every text costs at most this (x2 for the
 /// retries), so encoding stays linear in the text whatever the pattern.
-pub const BUDGET_PER_BYTE: usize = 256;
+pub(crate) const BUDGET_PER_BYTE: usize = 256;
 
 /// A regex whose matching over a text is bounded: a pattern the `regex`
 /// crate can run (linear time) is used as it is; a backtracking one is
@@ -57,13 +57,13 @@ impl GuardedRegex {
         Ok(GuardedRegex { tiers })
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         self.tiers[0].as_str()
     }
 
     /// Calls `f(start, end)` on every match in `text`, as fancy-regex's
     /// `find_iter` (an empty match right after a match is skipped).
-    pub fn for_each_match(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
+    pub(crate) fn for_each_match(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
         let too_much = |why: &str| {
             Error::Pattern(format!(
                 "the regex {:?} backtracks too much on a text of {} bytes ({why}); it is refused rather than \
@@ -164,7 +164,7 @@ fn nested_repetition(e: &Expr) -> bool {
 /// `Err(Error::Pattern)` for a pattern that may backtrack catastrophically
 /// (`what` says where it comes from). Patterns that do not parse are left to
 /// the compiler, which gives the syntax error.
-pub fn check(pattern: &str, what: &str) -> Result<()> {
+pub(crate) fn check(pattern: &str, what: &str) -> Result<()> {
     let Ok(tree) = Expr::parse_tree(pattern) else { return Ok(()) };
     if needs_backtracking(&tree.expr) && nested_repetition(&tree.expr) {
         return Err(Error::Pattern(format!(

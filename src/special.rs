@@ -51,7 +51,7 @@ impl SpecialTokens {
     /// (start, end, token), left to right without overlap: the leftmost
     /// accepted token wins, the longest at one position. Tokens that `keep`
     /// rejects are not searched for at all.
-    pub fn find_all<'a>(
+    pub(crate) fn find_all<'a>(
         &'a self,
         text: &str,
         keep: impl Fn(&str) -> bool,
@@ -77,7 +77,7 @@ impl SpecialTokens {
 
     /// The first occurrence (the one that ends first) of any token
     /// accepted by `keep`: (start, token).
-    pub fn find_first(&self, text: &str, keep: impl Fn(&str) -> bool) -> Option<(usize, &str)> {
+    pub(crate) fn find_first(&self, text: &str, keep: impl Fn(&str) -> bool) -> Option<(usize, &str)> {
         let ac = self.any_matcher.as_ref()?;
         ac.find_overlapping_iter(text)
             .map(|m| (m.start(), self.tokens[m.pattern().as_usize()].0.as_str()))
@@ -85,12 +85,12 @@ impl SpecialTokens {
     }
 
     /// Byte length of the longest token (0 without tokens).
-    pub fn longest(&self) -> usize {
+    pub(crate) fn longest(&self) -> usize {
         self.tokens.iter().map(|(t, _)| t.len()).max().unwrap_or(0)
     }
 
     /// Cuts `text` at every special token: the plain segments in order.
-    pub fn segments<'t>(&self, text: &'t str) -> Vec<&'t str> {
+    pub(crate) fn segments<'t>(&self, text: &'t str) -> Vec<&'t str> {
         let mut out = Vec::new();
         let mut last = 0;
         for (start, end, _) in self.find_all(text, |_| true) {

@@ -57,7 +57,7 @@ fn match_at(text: &str, i: usize) -> Option<usize> {
 }
 
 /// The end of the piece that starts at byte `i` (below `text.len()`).
-pub fn next_piece(text: &str, i: usize) -> usize {
+pub(crate) fn next_piece(text: &str, i: usize) -> usize {
     if let Some(end) = match_at(text, i) {
         return end;
     }

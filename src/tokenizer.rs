@@ -1,12 +1,11 @@
 //! A ready tokenizer: pre-tokenizer, special tokens and one of the two
 //! models, with encode, tokenize and decode.
 
-use crate::encode::{ByteRanks, CharMerges, Dropout, Sym};
+use crate::encode::{derive_merges, ByteRanks, CharMerges, Dropout, Sym};
 use crate::error::{Error, Result};
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
 use crate::vocab::{CharSpec, SymbolIds};
-use crate::words::{settled_prefix, Settled};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Settings of the char model.
@@ -22,7 +21,7 @@ pub struct CharOptions {
 }
 
 #[derive(Debug, Clone)]
-enum Model {
+pub(crate) enum Model {
     Byte(ByteRanks),
     Char {
         options: CharOptions,
@@ -41,7 +40,7 @@ pub enum SpecialSet {
 }
 
 impl SpecialSet {
-    fn contains(&self, token: &str) -> bool {
+    pub(crate) fn contains(&self, token: &str) -> bool {
         match self {
             SpecialSet::All => true,
             SpecialSet::Some(s) => s.contains(token),
@@ -59,15 +58,19 @@ enum CharPiece {
 
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
-    model: Model,
-    pre: Pretokenizer,
-    specials: SpecialTokens,
+    pub(crate) model: Model,
+    pub(crate) pre: Pretokenizer,
+    pub(crate) specials: SpecialTokens,
     /// Token text by id, specials included; None for unused ids.
     tokens: Vec<Option<Vec<u8>>>,
     /// Hugging Face's `ByteLevel(add_prefix_space=true)`: every non-empty
     /// stretch of text between special tokens that does not start with a
     /// space is encoded as if it did (byte model only).
-    add_prefix_space: bool,
+    pub(crate) add_prefix_space: bool,
+    /// The merges the model was given, as (left id, right id, merged id)
+    /// in rank order; None for a byte model given only its ranks (its
+    /// merges are derived when asked for: `merge_triples`).
+    merges: Option<Vec<(u32, u32, u32)>>,
 }
 
 impl Tokenizer {
@@ -77,7 +80,55 @@ impl Tokenizer {
         let ranks = ByteRanks::new(
             tokens.iter().enumerate().filter_map(|(id, t)| t.clone().map(|t| (t, id as u32))),
         );
-        Self::assemble(Model::Byte(ranks), tokens, pattern, specials)
+        Self::assemble(Model::Byte(ranks), tokens, pattern, specials, None)
+    }
+
+    /// Gives a byte model the merges it was built from: (left id, right
+    /// id) in rank order, the merged tokens at `merge_ids` (default: 256,
+    /// 257, ...). Each merged token must be its two tokens joined. Only
+    /// `merge_triples` reads them: encoding goes by the ranks.
+    pub fn with_byte_merges(mut self, merges: &[(u32, u32)], merge_ids: Option<&[u32]>) -> Result<Self> {
+        if !matches!(self.model, Model::Byte(_)) {
+            return Err(Error::Format("merges of a char model are given to Tokenizer::char".into()));
+        }
+        if merge_ids.is_some_and(|ids| ids.len() != merges.len()) {
+            return Err(Error::Format("merge_ids must give one id per merge".into()));
+        }
+        let specials: FxHashSet<u32> = self.specials.iter().map(|&(_, id)| id).collect();
+        let token = |id: u32| self.tokens.get(id as usize).and_then(Option::as_deref).filter(|_| !specials.contains(&id));
+        let mut triples = Vec::with_capacity(merges.len());
+        for (k, &(l, r)) in merges.iter().enumerate() {
+            let id = merge_ids.map_or(256 + k as u64, |ids| ids[k] as u64);
+            let (Some(a), Some(b)) = (token(l), token(r)) else {
+                return Err(Error::Format(format!("merge {} refers to an unknown id ({l}, {r})", k + 1)));
+            };
+            let joined = u32::try_from(id).ok().and_then(token).is_some_and(|t| t.len() == a.len() + b.len() && t.starts_with(a) && t.ends_with(b));
+            if !joined {
+                return Err(Error::Format(format!("merge {} ({l}, {r}) -> {id}: token {id} is not the two tokens joined", k + 1)));
+            }
+            triples.push((l, r, id as u32));
+        }
+        self.merges = Some(triples);
+        Ok(self)
+    }
+
+    /// Every merge as (left id, right id, merged id) in rank order: the
+    /// merges the model was given (char model; byte model built from
+    /// merges), or, for a byte model given as ranks, each token of two or
+    /// more bytes split in two by BPE with the lower ranks only
+    /// (`encode::derive_merges`).
+    pub fn merge_triples(&self) -> Vec<(u32, u32, u32)> {
+        if let Some(merges) = &self.merges {
+            return merges.clone();
+        }
+        let specials: FxHashSet<u32> = self.specials.iter().map(|&(_, id)| id).collect();
+        let tokens: Vec<Option<&[u8]>> = self
+            .tokens
+            .iter()
+            .enumerate()
+            .map(|(id, t)| t.as_deref().filter(|_| !specials.contains(&(id as u32))))
+            .collect();
+        derive_merges(&tokens)
     }
 
     /// A char-model tokenizer: `base` symbols take ids 0.., byte-fallback
@@ -112,6 +163,7 @@ impl Tokenizer {
             text_ids.entry(s.clone().into_bytes()).or_insert(id as u32);
         }
         let mut rules = Vec::with_capacity(merges.len());
+        let mut triples = Vec::with_capacity(merges.len());
         let mut unused = 0usize;
         if merge_ids.is_some_and(|ids| ids.len() != merges.len()) {
             return Err(Error::Format("merge_ids must give one id per merge".into()));
@@ -132,13 +184,14 @@ impl Tokenizer {
             let canonical = *text_ids.entry(t.clone()).or_insert(id);
             tokens.push(Some(t));
             rules.push((l, r, canonical));
+            triples.push((l, r, id));
         }
         for (text, &id) in &text_ids {
             symbol_ids.alias(text, id, &spec);
         }
         let lowest_rank = options.lowest_rank;
         let model = Model::Char { options, symbol_ids, spec, merges: CharMerges::new(&rules).with_lowest_rank(lowest_rank) };
-        Self::assemble(model, tokens, pattern, specials)
+        Self::assemble(model, tokens, pattern, specials, Some(triples))
     }
 
     fn assemble(
@@ -146,6 +199,7 @@ impl Tokenizer {
         mut tokens: Vec<Option<Vec<u8>>>,
         pattern: Option<&str>,
         specials: Vec<(String, u32)>,
+        merges: Option<Vec<(u32, u32, u32)>>,
     ) -> Result<Self> {
         let largest = specials.iter().map(|&(_, id)| id as usize + 1).max().unwrap_or(0).max(tokens.len());
         let used = tokens.iter().filter(|t| t.is_some()).count() + specials.len();
@@ -166,6 +220,7 @@ impl Tokenizer {
             specials: SpecialTokens::new(specials)?,
             tokens,
             add_prefix_space: false,
+            merges,
         })
     }
 
@@ -253,7 +308,7 @@ impl Tokenizer {
     /// tiktoken's rules: "all" means every special token not allowed (the
     /// occurrence that ends first); an explicit set is checked as given, even
     /// its strings that are not special tokens (the one that starts first).
-    fn first_disallowed(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet, settled: usize) -> Option<(usize, String)> {
+    pub(crate) fn first_disallowed(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet, settled: usize) -> Option<(usize, String)> {
         match disallowed {
             SpecialSet::All => {
                 self.specials.find_first(text, |t| !allowed.contains(t)).map(|(i, t)| (i, t.to_owned()))
@@ -270,7 +325,7 @@ impl Tokenizer {
 
     /// Encodes `text` whose disallowed special tokens were checked: the
     /// allowed ones become their ids, the rest is plain text.
-    fn encode_allowed(&self, text: &str, allowed: &SpecialSet, sink: &mut Sink, dropout: &mut Option<Dropout>) -> Result<()> {
+    pub(crate) fn encode_allowed(&self, text: &str, allowed: &SpecialSet, sink: &mut Sink, dropout: &mut Option<Dropout>) -> Result<()> {
         let mut last = 0;
         for (start, end, token) in self.specials.find_all(text, |t| allowed.contains(t)) {
             self.encode_plain(&text[last..start], None, last, text, sink, dropout)?;
@@ -280,122 +335,11 @@ impl Tokenizer {
         self.encode_plain(&text[last..], None, last, text, sink, dropout)
     }
 
-    /// A stream that encodes one long text given block by block, with
-    /// memory bounded by the block size (and the longest word): see
-    /// [`EncodeStream`].
-    pub fn stream(&self, allowed: SpecialSet, disallowed: SpecialSet, dropout: Option<Dropout>) -> EncodeStream {
-        let context = match &disallowed {
-            SpecialSet::All if matches!(allowed, SpecialSet::All) => 0,
-            SpecialSet::All => self.specials.longest(),
-            SpecialSet::Some(set) => set.iter().map(String::len).max().unwrap_or(0),
-        };
-        EncodeStream {
-            allowed,
-            disallowed,
-            dropout,
-            pending: String::new(),
-            chars_before: 0,
-            checked: String::new(),
-            context,
-            failed: None,
-            next_try: 0,
-        }
-    }
-
-    /// Adds `block` to the stream's text; appends to `out` the ids of the
-    /// text that more text can no longer change. Disallowed special-token
-    /// text raises as soon as it is seen; any other error when the stream
-    /// ends (`stream_finish`), as `encode` of the whole text would report it.
-    pub fn stream_feed(&self, s: &mut EncodeStream, block: &str, out: &mut Vec<u32>) -> Result<()> {
-        // disallowed special tokens, searched in the new block with the end
-        // of the text before it (an occurrence may straddle the two)
-        if s.context > 0 {
-            s.checked.push_str(block);
-            let settled = s.checked.len().saturating_sub(s.context);
-            if let Some((_, token)) = self.first_disallowed(&s.checked, &s.allowed, &s.disallowed, settled) {
-                return Err(Error::DisallowedSpecial(token));
-            }
-            let mut keep_from = s.checked.len().saturating_sub(s.context);
-            while !s.checked.is_char_boundary(keep_from) {
-                keep_from -= 1;
-            }
-            s.checked.drain(..keep_from);
-        }
-        if s.failed.is_some() {
-            return Ok(());
-        }
-        s.pending.push_str(block);
-        if self.add_prefix_space {
-            // the prefix space changes how a segment's first words split, so a
-            // segment cannot be cut: the text is encoded whole at the end
-            return Ok(());
-        }
-        if s.pending.len() < s.next_try {
-            return Ok(());
-        }
-        let EncodeStream { allowed, dropout, pending, chars_before, .. } = s;
-        let mut sink = Sink::new(pending.len(), false);
-        sink.char_base = *chars_before;
-        let text: &str = pending;
-        let settled = settled_prefix(&self.pre, &self.specials, |t| allowed.contains(t), text, |part| match part {
-            Settled::Plain(segment) => {
-                self.encode_plain(segment, None, offset_in(text, segment), text, &mut sink, dropout)
-            }
-            Settled::Special(start, end) => {
-                let id = self.specials.id(&text[start..end]).expect("found special tokens have ids");
-                sink.push(id, start, end);
-                Ok(())
-            }
-            Settled::Words(tail, words) => {
-                self.encode_plain(tail, Some(words), offset_in(text, tail), text, &mut sink, dropout)
-            }
-        });
-        let used = match settled {
-            Ok(used) => used,
-            Err(e) => {
-                s.failed = Some(e);
-                s.pending = String::new();
-                return Ok(());
-            }
-        };
-        out.extend_from_slice(&sink.ids);
-        if matches!(self.model, Model::Char { .. }) {
-            s.chars_before += s.pending[..used].chars().count();
-        }
-        s.pending.drain(..used);
-        // little was settled (one long word): wait until the text has doubled,
-        // so that a word of n bytes costs O(n) in all, not O(n^2)
-        s.next_try = if s.pending.len() * 2 > used + s.pending.len() { 2 * s.pending.len() } else { 0 };
-        if s.pending.capacity() > 4 * s.pending.len().max(1 << 16) {
-            s.pending.shrink_to(2 * s.pending.len());
-        }
-        Ok(())
-    }
-
-    /// Ends the stream: appends the ids of the rest of the text, or returns
-    /// the error that `encode` of the whole text would have returned.
-    pub fn stream_finish(&self, s: &mut EncodeStream, out: &mut Vec<u32>) -> Result<()> {
-        if s.context > 0 {
-            if let Some((_, token)) = self.first_disallowed(&s.checked, &s.allowed, &s.disallowed, usize::MAX) {
-                return Err(Error::DisallowedSpecial(token));
-            }
-        }
-        if let Some(e) = s.failed.take() {
-            return Err(e);
-        }
-        let text = std::mem::take(&mut s.pending);
-        let mut sink = Sink::new(text.len(), false);
-        sink.char_base = s.chars_before;
-        self.encode_allowed(&text, &s.allowed, &mut sink, &mut s.dropout)?;
-        out.extend_from_slice(&sink.ids);
-        Ok(())
-    }
-
     /// Encodes text without special tokens; `text` starts at byte `base` of
     /// `full`, the caller's whole text (spans and error positions count
     /// from there).
     /// `words`, when given, are the words of `text` already split.
-    fn encode_plain<'t>(
+    pub(crate) fn encode_plain<'t>(
         &self,
         text: &'t str,
         words: Option<&[&'t str]>,
@@ -662,22 +606,22 @@ impl Tokenizer {
 }
 
 /// Ids being encoded, with each token's byte span when asked for.
-struct Sink {
-    ids: Vec<u32>,
+pub(crate) struct Sink {
+    pub(crate) ids: Vec<u32>,
     spans: Vec<(usize, usize)>,
     want_spans: bool,
     /// Characters of the caller's text before the text being encoded (a
     /// stream's earlier blocks): error positions count from the start.
-    char_base: usize,
+    pub(crate) char_base: usize,
 }
 
 impl Sink {
-    fn new(text_len: usize, want_spans: bool) -> Self {
+    pub(crate) fn new(text_len: usize, want_spans: bool) -> Self {
         Sink { ids: Vec::with_capacity(text_len / 4), spans: Vec::new(), want_spans, char_base: 0 }
     }
 
     #[inline]
-    fn push(&mut self, id: u32, start: usize, end: usize) {
+    pub(crate) fn push(&mut self, id: u32, start: usize, end: usize) {
         self.ids.push(id);
         if self.want_spans {
             self.spans.push((start, end));
@@ -685,33 +629,9 @@ impl Sink {
     }
 }
 
-/// The state of [`Tokenizer::stream`]: one long text encoded block by
-/// block, with the same ids (and errors) as `encode_full` of the whole text.
-/// Held text: the unsettled end of the text (the last two words, or one
-/// long word) and the longest special token's length of context.
-#[derive(Debug)]
-pub struct EncodeStream {
-    allowed: SpecialSet,
-    disallowed: SpecialSet,
-    dropout: Option<Dropout>,
-    /// Text not encoded yet; it starts where a word starts.
-    pending: String,
-    /// Characters of the text before `pending` (char model error positions).
-    chars_before: usize,
-    /// The end of the text searched for disallowed special tokens.
-    checked: String,
-    /// Bytes of context the search keeps: the longest disallowed string.
-    context: usize,
-    /// An encoding error, returned at the end unless disallowed special
-    /// text comes first (whole-text `encode` checks for that first).
-    failed: Option<Error>,
-    /// Length `pending` must reach before settling is tried again.
-    next_try: usize,
-}
-
 /// Ids index dense tables: at most this many may be left unused, so that
 /// ids declared far above the tokens a file holds cannot ask for memory.
-pub const MAX_UNUSED_IDS: usize = 1 << 20;
+pub(crate) const MAX_UNUSED_IDS: usize = 1 << 20;
 
 fn check_unused(unused: usize) -> Result<()> {
     if unused > MAX_UNUSED_IDS {
@@ -723,7 +643,7 @@ fn check_unused(unused: usize) -> Result<()> {
 }
 
 /// Byte offset of `part` (a slice of `whole`) in `whole`.
-fn offset_in(whole: &str, part: &str) -> usize {
+pub(crate) fn offset_in(whole: &str, part: &str) -> usize {
     part.as_ptr() as usize - whole.as_ptr() as usize
 }
 
@@ -774,52 +694,6 @@ fn split_bytes<'a>(hay: &'a [u8], sep: &'a [u8]) -> impl Iterator<Item = &'a [u8
             }
         }
     })
-}
-
-#[cfg(test)]
-mod stream_tests {
-    use super::*;
-    use crate::pretokenize::CL100K;
-
-    fn byte_tokenizer(pattern: Option<&str>) -> Tokenizer {
-        let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
-        for t in ["ab", "abab", " a", "e|", "你"] {
-            tokens.push(Some(t.as_bytes().to_vec()));
-        }
-        Tokenizer::byte(tokens, pattern, vec![("<|eot|>".into(), 300), ("<|e".into(), 301)]).unwrap()
-    }
-
-    fn streamed(tok: &Tokenizer, text: &str, block: usize, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<Vec<u32>> {
-        let mut s = tok.stream(allowed.clone(), disallowed.clone(), None);
-        let mut out = Vec::new();
-        let chars: Vec<char> = text.chars().collect();
-        for chunk in chars.chunks(block) {
-            tok.stream_feed(&mut s, &chunk.iter().collect::<String>(), &mut out)?;
-        }
-        tok.stream_finish(&mut s, &mut out)?;
-        Ok(out)
-    }
-
-    #[test]
-    fn streams_encode_like_the_whole_text() {
-        let pieces = ["a", "b", "ab", " ", "  ", "\n", "1", "234", "é", "你", "<|", "<|eot|>", "|>", "<|e", "🙂"];
-        let none = SpecialSet::Some(FxHashSet::default());
-        let options = [(SpecialSet::All, SpecialSet::All), (none.clone(), none.clone()), (none.clone(), SpecialSet::All)];
-        let mut rng = crate::testing::Rng(0x2545F4914F6CDD1Du64);
-        let mut next = move || rng.next();
-        for pattern in [None, Some(CL100K), Some(r"\S+|\s+")] {
-            let tok = byte_tokenizer(pattern);
-            for _ in 0..500 {
-                let n = (next() % 40) as usize;
-                let text: String = (0..n).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
-                let block = 1 + (next() % 8) as usize;
-                for (allowed, disallowed) in &options {
-                    let whole = tok.encode(&text, allowed, disallowed);
-                    assert_eq!(whole, streamed(&tok, &text, block, allowed, disallowed), "{pattern:?} {block} {text:?}");
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ impl Words {
     }
 
     /// Appends the words of `other` after these.
-    pub fn extend(&mut self, other: &Words) {
+    pub(crate) fn extend(&mut self, other: &Words) {
         let offset = self.symbols.len();
         self.starts.extend(other.starts.iter().map(|&s| s + offset));
         self.counts.extend_from_slice(&other.counts);
@@ -94,7 +94,7 @@ impl Words {
 
     /// Symbols of all words, each word counted `count` times: the corpus's
     /// length in initial symbols.
-    pub fn weighted_len(&self) -> u128 {
+    pub(crate) fn weighted_len(&self) -> u128 {
         let mut ends = self.starts.iter().skip(1).copied().chain(std::iter::once(self.symbols.len()));
         self.starts
             .iter()
@@ -126,7 +126,7 @@ pub enum StopReason {
 pub struct TrainConfig {
     pub tie_break: TieBreak,
     pub min_frequency: u64,
-    pub max_merges: usize,
+    pub(crate) max_merges: usize,
     /// Pairs whose merged token would be longer than this are never merged
     /// (length in `Trainer::new`'s units: bytes or characters).
     pub max_token_length: Option<u32>,
@@ -136,9 +136,9 @@ type Pair = (u32, u32);
 
 /// A symbol that never takes part in a pair (a character outside the
 /// vocabulary in continued training): pairs with it are never counted.
-pub const BARRIER: u32 = u32::MAX;
+pub(crate) const BARRIER: u32 = u32::MAX;
 /// A position whose symbol was absorbed by its left neighbour. Merge ids
-/// stay below it (`vocab::run_trainer` caps them at `u32::MAX - 2`).
+/// stay below it (`training::run_trainer` caps them at `u32::MAX - 2`).
 const DEAD: u32 = u32::MAX - 1;
 /// No neighbour: the start or end of a word.
 const NONE: u32 = u32::MAX;
@@ -271,14 +271,14 @@ impl PosArena {
 /// (stable while the pair lives, so a merge can keep slots at hand and hash
 /// each neighbouring pair once per merge rather than once per occurrence).
 #[derive(Default)]
-struct PairTable {
+struct LivePairs {
     index: FxHashMap<Pair, u32>,
     infos: Vec<PairInfo>,
     /// Slots of removed pairs, reused first.
     free: Vec<u32>,
 }
 
-impl PairTable {
+impl LivePairs {
     #[inline]
     fn get(&self, pair: Pair) -> Option<u32> {
         self.index.get(&pair).copied()
@@ -470,7 +470,7 @@ pub struct Trainer {
     /// Text to its smallest id: a merge whose text already exists yields
     /// that symbol (the reference works on strings, where they are one).
     text_ids: FxHashMap<Vec<u8>, u32>,
-    pairs: PairTable,
+    pairs: LivePairs,
     arena: PosArena,
     /// `NeighbourSlots` by symbol id, for left and right neighbours, and
     /// the current merge's number.
@@ -502,7 +502,7 @@ impl Trainer {
 
     /// `new`, where the max-string rule compares texts with byte `b` ranked
     /// `order[b]` (None: byte value order, which is code point order for UTF-8).
-    pub fn with_order(
+    pub(crate) fn with_order(
         words: Words,
         symbol_text: Vec<Vec<u8>>,
         rule: TieBreak,
@@ -542,7 +542,7 @@ impl Trainer {
             symbol_text,
             units,
             text_ids,
-            pairs: PairTable::default(),
+            pairs: LivePairs::default(),
             left_slots: Vec::new(),
             right_slots: Vec::new(),
             epoch: 0,
@@ -850,7 +850,7 @@ impl Trainer {
     /// The best pair and its count, taken off the queue (None: no pair left).
     /// Pairs whose token would be longer than `max_len` are never offered.
     /// Merge it with `merge`, or not at all: this trainer does not offer it again.
-    pub fn best_pair(&mut self, max_len: Option<u32>) -> Option<((u32, u32), u64)> {
+    pub(crate) fn best_pair(&mut self, max_len: Option<u32>) -> Option<((u32, u32), u64)> {
         self.best(max_len)
     }
 
@@ -870,7 +870,7 @@ impl Trainer {
     /// Runs up to `config.max_merges` merges; `on_merge(k, merge)` is
     /// called after each and stops training by returning false. Returns
     /// the merges and why training stopped.
-    pub fn run(
+    pub(crate) fn run(
         mut self,
         config: &TrainConfig,
         mut on_merge: impl FnMut(usize, &Merge) -> bool,

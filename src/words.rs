@@ -4,10 +4,11 @@
 use crate::error::{Error, Result};
 use crate::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
+use crate::stream::{settled_prefix, Settled};
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
-pub type WordMap = IndexMap<String, u64, FxBuildHasher>;
+pub(crate) type WordMap = IndexMap<String, u64, FxBuildHasher>;
 /// Counts of one block of documents, the words borrowed from them.
 type BlockCounts<'t> = IndexMap<&'t str, u64, FxBuildHasher>;
 
@@ -50,7 +51,7 @@ impl WordCounts {
     }
 
     /// Counts the words of one document; special-token text cuts it first.
-    pub fn add_text(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<()> {
+    pub(crate) fn add_text(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<()> {
         for segment in specials.segments(text) {
             self.add_segment(pre, segment)?;
         }
@@ -58,7 +59,7 @@ impl WordCounts {
     }
 
     /// Counts the start of a document that goes on after `text` (one block
-    /// of a stream): everything [`settled_prefix`] says is settled. Returns
+    /// of a stream): everything `settled_prefix` (crate::stream) says is settled. Returns
     /// the byte length of the counted prefix; the caller puts the rest in
     /// front of the next block (the last block goes to `add_text`).
     pub fn add_text_prefix(&mut self, pre: &Pretokenizer, specials: &SpecialTokens, text: &str) -> Result<usize> {
@@ -138,7 +139,7 @@ impl WordCounts {
     /// Counts each line of `data` (a UTF-8 file's bytes) as a document,
     /// the lines being those of Python's `open(path,
     /// encoding="utf-8").read().splitlines(keepends=True)` (see
-    /// [`universal_newlines`], [`python_lines`]): the file route of
+    /// `universal_newlines`, `python_lines`): the file route of
     /// training, with no Python string per line. Blocks of whole lines are
     /// checked, cut and counted in parallel. Returns the byte offset of
     /// the first invalid UTF-8 sequence (nothing is counted then).
@@ -219,7 +220,7 @@ fn count_block<'t>(
 
 /// `text` as Python's text mode reads it (`newline=None`): `\r\n` and a
 /// lone `\r` become `\n`.
-pub fn universal_newlines(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn universal_newlines(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('\r') {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -240,7 +241,7 @@ pub fn universal_newlines(text: &str) -> std::borrow::Cow<'_, str> {
 /// The lines of `text` with their ends, as Python's `str.splitlines(keepends=True)`
 /// cuts them: after `\n`, `\r` (`\r\n` is one end), `\x0b`, `\x0c`,
 /// `\x1c`-`\x1e`, U+0085, U+2028 and U+2029.
-pub fn python_lines(text: &str) -> Vec<&str> {
+pub(crate) fn python_lines(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     let mut lines = Vec::new();
     let (mut start, mut i) = (0, 0);
@@ -263,78 +264,6 @@ pub fn python_lines(text: &str) -> Vec<&str> {
         lines.push(&text[start..]);
     }
     lines
-}
-
-/// A part of a stream block that more text can no longer change.
-pub enum Settled<'t, 'w> {
-    /// Plain text that a special token ends: its words are those of the
-    /// text alone.
-    Plain(&'t str),
-    /// A special token's text: its byte range in the block.
-    Special(usize, usize),
-    /// Words of the text after the last special token, as the pre-tokenizer
-    /// split that text (the first field); never all of them.
-    Words(&'t str, &'w [&'t str]),
-}
-
-/// Walks the start of a block of a document that goes on after `text`,
-/// handing `f` the parts that more text cannot change, in order: plain
-/// text cut by a special token accepted by `keep`, that token, then the
-/// words after it. The last two words, and text where a special token may
-/// be cut off, can change with more text, so they are left out. Returns the
-/// byte length of the settled prefix (the rest starts at a word, or holds
-/// no word); the caller puts the rest in front of the next block and
-/// handles the last block whole. Exact for patterns whose matches depend on
-/// at most the text up to the next word's end, as the presets' do. Used by
-/// streaming word counting and streaming encoding alike.
-pub fn settled_prefix<'t>(
-    pre: &Pretokenizer,
-    specials: &SpecialTokens,
-    keep: impl Fn(&str) -> bool,
-    text: &'t str,
-    mut f: impl FnMut(Settled<'t, '_>) -> Result<()>,
-) -> Result<usize> {
-    let longest = specials.iter().map(|(t, _)| t.len()).max().unwrap_or(1);
-    let mut limit = text.len().saturating_sub(longest.saturating_sub(1));
-    while !text.is_char_boundary(limit) {
-        limit -= 1;
-    }
-    let mut last = 0;
-    let mut cut = text.len();
-    for (start, end, _) in specials.find_all(text, keep) {
-        if end > limit {
-            // not sure yet (a longer special token may start here): stop before it
-            cut = start;
-            break;
-        }
-        f(Settled::Plain(&text[last..start]))?;
-        f(Settled::Special(start, end))?;
-        last = end;
-    }
-    // a special token may start anywhere from `limit` on, cutting the text
-    // there: words are only decided up to that point
-    let tail = &text[last..cut.min(limit).max(last)];
-    let mut words: Vec<&str> = Vec::new();
-    pre.for_each_word(tail, |w| words.push(w))?;
-    let keep = words.len().saturating_sub(2);
-    let mut consumed = last;
-    let mut settled = 0;
-    for w in &words[..keep] {
-        let end = last + (w.as_ptr() as usize - tail.as_ptr() as usize) + w.len();
-        if end > limit {
-            break;
-        }
-        settled += 1;
-        consumed = end;
-    }
-    if settled > 0 {
-        f(Settled::Words(tail, &words[..settled]))?;
-    }
-    // the next block starts where the first unsettled word starts
-    if let Some(next) = words.iter().map(|w| last + (w.as_ptr() as usize - tail.as_ptr() as usize)).find(|&s| s >= consumed) {
-        consumed = next;
-    }
-    Ok(consumed)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 #[derive(Debug, Clone)]
 pub struct AddedToken {
-    pub spec: AddedTokenSpec,
+    pub(crate) spec: AddedTokenSpec,
     pub id: u32,
 }
 
@@ -24,7 +24,7 @@ pub struct AddedToken {
 pub struct AddedTokens {
     pub tokens: Vec<AddedToken>,
     /// id -> (content used for decoding, special)
-    pub by_id: FxHashMap<u32, (String, bool)>,
+    pub(crate) by_id: FxHashMap<u32, (String, bool)>,
     pub by_content: FxHashMap<String, u32>,
     pub special: FxHashSet<String>,
     raw: Option<(AhoCorasick, Vec<usize>)>,
@@ -47,7 +47,7 @@ fn build(patterns: &[(String, usize)]) -> Result<Option<(AhoCorasick, Vec<usize>
     Ok(Some((ac, patterns.iter().map(|(_, i)| *i).collect())))
 }
 
-pub enum Segment {
+pub(crate) enum Segment {
     /// An added token: id, original byte span, and the spaces at the ends of
     /// the matched text (what HF's ByteLevel offset trimming counts).
     Token(u32, usize, usize, (usize, usize)),
@@ -56,7 +56,7 @@ pub enum Segment {
 
 /// The leading and trailing characters of `s` that HF's ByteLevel offset
 /// trimming counts as spaces ('Ġ' or whitespace).
-pub fn edge_spaces(s: &str) -> (usize, usize) {
+pub(crate) fn edge_spaces(s: &str) -> (usize, usize) {
     let is_space = |c: &char| *c == '\u{120}' || c.is_whitespace();
     (s.chars().take_while(is_space).count(), s.chars().rev().take_while(is_space).count())
 }
@@ -198,7 +198,7 @@ impl AddedTokens {
     }
 
     /// Split `text` around added tokens and normalize the rest.
-    pub fn extract_and_normalize(
+    pub(crate) fn extract_and_normalize(
         &self,
         text: &str,
         normalizer: Option<&Normalizer>,

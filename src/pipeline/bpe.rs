@@ -33,7 +33,7 @@ pub fn clear_caches() {
 #[derive(Debug)]
 pub struct Bpe {
     pub vocab: FxHashMap<String, u32>,
-    pub vocab_r: FxHashMap<u32, String>,
+    pub(crate) vocab_r: FxHashMap<u32, String>,
     merges: FxHashMap<(u32, u32), (u32, u32)>,
     unk_token: Option<String>,
     fuse_unk: bool,
@@ -300,7 +300,7 @@ impl Bpe {
     /// `tokenize` of the byte-level chars of `raw` (a byte-level pipeline's
     /// piece before its byte-to-char mapping), no offsets: the piece cache is
     /// keyed on the raw bytes, so a hit maps nothing.
-    pub fn tokenize_raw(&self, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn tokenize_raw(&self, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
         let key = if self.dropout.is_none() { crate::piece_cache::Key::new(self.raw_owner, raw) } else { None };
         if let Some(key) = &key {
             let hit = crate::piece_cache::with_thread_cache(|c| match c.get(key) {
@@ -396,7 +396,7 @@ fn next_f32() -> f32 {
 /// Merges a short word of (id, length) symbols in place: the lowest-ranked
 /// adjacent pair first, the leftmost on ties, until none is left; `pair(a, b)`
 /// gives (rank, merged id). Quadratic, for the short words the callers send.
-pub fn merge_lowest_rank(word: &mut Vec<(u32, u32)>, pair: impl Fn(u32, u32) -> Option<(u32, u32)>) {
+pub(crate) fn merge_lowest_rank(word: &mut Vec<(u32, u32)>, pair: impl Fn(u32, u32) -> Option<(u32, u32)>) {
     loop {
         let mut best: Option<(u32, usize, u32)> = None;
         for i in 0..word.len().saturating_sub(1) {

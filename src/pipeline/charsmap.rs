@@ -80,7 +80,7 @@ impl CharsMap {
     /// SentencePiece's `NormalizePrefix` rule lookup: the longest key that
     /// prefixes `key` (darts-clone's `commonPrefixSearch` over raw bytes) as
     /// (its length, its replacement).
-    pub fn longest_prefix(&self, key: &[u8]) -> Option<(usize, &str)> {
+    pub(crate) fn longest_prefix(&self, key: &[u8]) -> Option<(usize, &str)> {
         let a = &self.array;
         let mut pos = offset(*a.first()?);
         let mut best = None;
@@ -106,7 +106,7 @@ impl CharsMap {
 
     /// The replacement of `chunk` (Hugging Face / spm_precompiled: the value
     /// of the shortest key that prefixes it).
-    pub fn transform(&self, chunk: &str) -> Option<&str> {
+    pub(crate) fn transform(&self, chunk: &str) -> Option<&str> {
         let index = self.first_prefix_value(chunk.as_bytes())?;
         if index > self.normalized.len() {
             return None;
@@ -115,7 +115,7 @@ impl CharsMap {
         std::str::from_utf8(&self.normalized[index..end]).ok()
     }
 
-    pub fn normalize(&self, n: &mut NStr) {
+    pub(crate) fn normalize(&self, n: &mut NStr) {
         if self.array.is_empty() {
             return;
         }

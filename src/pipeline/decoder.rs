@@ -28,7 +28,7 @@ fn char_bytes() -> &'static FxHashMap<char, u8> {
 
 /// The bytes a byte-level token stands for (a token with a char outside the
 /// byte map: its own UTF-8, as Hugging Face does).
-pub fn byte_level_bytes(token: &str, out: &mut Vec<u8>) {
+pub(crate) fn byte_level_bytes(token: &str, out: &mut Vec<u8>) {
     let m = char_bytes();
     let start = out.len();
     for c in token.chars() {
@@ -58,7 +58,7 @@ fn wordpiece_cleanup(s: &str) -> String {
 }
 
 impl Decoder {
-    pub fn new(spec: &DecoderSpec, regexes: &super::RegexMap) -> Result<Decoder> {
+    pub(crate) fn new(spec: &DecoderSpec, regexes: &super::RegexMap) -> Result<Decoder> {
         Ok(match spec {
             DecoderSpec::ByteLevel => Decoder::ByteLevel,
             DecoderSpec::Metaspace { replacement, prepend_scheme } => {
@@ -79,7 +79,7 @@ impl Decoder {
         })
     }
 
-    pub fn decode_chain(&self, tokens: Vec<String>) -> Result<Vec<String>> {
+    pub(crate) fn decode_chain(&self, tokens: Vec<String>) -> Result<Vec<String>> {
         Ok(match self {
             Decoder::ByteLevel => {
                 let mut bytes = Vec::new();

@@ -15,13 +15,13 @@ use super::spec::Behavior;
 use crate::error::Result;
 
 #[derive(Debug, Clone)]
-pub struct ByteLevelSplit {
+pub(crate) struct ByteLevelSplit {
     pattern: CompiledPattern,
 }
 
 impl ByteLevelSplit {
     /// The route, when the pipeline has this shape.
-    pub fn of(normalizer: Option<&Normalizer>, pre: Option<&PreTokenizer>) -> Option<ByteLevelSplit> {
+    pub(crate) fn of(normalizer: Option<&Normalizer>, pre: Option<&PreTokenizer>) -> Option<ByteLevelSplit> {
         if normalizer.is_some() {
             return None;
         }
@@ -37,7 +37,7 @@ impl ByteLevelSplit {
     }
 
     /// Appends the ids of one text segment (no added tokens in it).
-    pub fn encode(&self, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode(&self, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
         if text.is_empty() {
             return Ok(());
         }

@@ -76,7 +76,7 @@ impl Pipeline {
         Pipeline::from_spec(&spec, text.to_string(), regexes)
     }
 
-    pub fn from_spec(spec: &Spec, description: String, regexes: &RegexMap) -> Result<Pipeline> {
+    pub(crate) fn from_spec(spec: &Spec, description: String, regexes: &RegexMap) -> Result<Pipeline> {
         let normalizer = spec.normalizer.as_ref().map(|n| Normalizer::new(n, regexes)).transpose()?;
         let pre_tokenizer = spec.pre_tokenizer.as_ref().map(|p| PreTokenizer::new(p, regexes)).transpose()?;
         let model = Bpe::new(&spec.model)?;

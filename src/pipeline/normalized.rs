@@ -3,16 +3,16 @@
 //! into the original text whatever the normalizers did. Alignment tracking
 //! is optional (`track`): plain encoding skips it.
 
-pub type Align = (usize, usize);
+pub(crate) type Align = (usize, usize);
 
 #[derive(Debug, Clone)]
 pub struct NStr {
     pub s: String,
     /// per byte of `s`: the original byte range it comes from (empty when not tracking)
-    pub align: Vec<Align>,
-    pub track: bool,
+    pub(crate) align: Vec<Align>,
+    pub(crate) track: bool,
     /// original byte offset of this piece's start (for text inserted at its very start)
-    pub shift: usize,
+    pub(crate) shift: usize,
 }
 
 impl NStr {
@@ -28,12 +28,12 @@ impl NStr {
         NStr { s: s.to_string(), align, track, shift }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.s.is_empty()
     }
 
     /// The original range of the bytes `start..end` of `s`.
-    pub fn original(&self, start: usize, end: usize) -> Align {
+    pub(crate) fn original(&self, start: usize, end: usize) -> Align {
         if !self.track || self.align.is_empty() {
             return (self.shift, self.shift);
         }
@@ -44,12 +44,12 @@ impl NStr {
         (self.align[start].0, self.align[end - 1].1)
     }
 
-    pub fn original_start(&self) -> usize {
+    pub(crate) fn original_start(&self) -> usize {
         if self.track && !self.align.is_empty() { self.align[0].0 } else { self.shift }
     }
 
     /// The piece `start..end` (byte range of `s`, on char boundaries).
-    pub fn slice(&self, start: usize, end: usize) -> NStr {
+    pub(crate) fn slice(&self, start: usize, end: usize) -> NStr {
         let shift = if self.track && start < self.align.len() {
             self.align[start].0
         } else if start == 0 {
@@ -68,11 +68,11 @@ impl NStr {
     /// Hugging Face's `transform_range` over the whole string: `dest` gives each
     /// new char with its change (0 replaces a char, +1 inserts one, -n replaces
     /// a char and removes the n following), after `initial_offset` chars removed.
-    pub fn transform<I: IntoIterator<Item = (char, isize)>>(&mut self, dest: I, initial_offset: usize) {
+    pub(crate) fn transform<I: IntoIterator<Item = (char, isize)>>(&mut self, dest: I, initial_offset: usize) {
         self.transform_range(0, self.s.len(), dest, initial_offset)
     }
 
-    pub fn transform_range<I: IntoIterator<Item = (char, isize)>>(
+    pub(crate) fn transform_range<I: IntoIterator<Item = (char, isize)>>(
         &mut self,
         start: usize,
         end: usize,
@@ -117,7 +117,7 @@ impl NStr {
         self.s = new;
     }
 
-    pub fn prepend(&mut self, p: &str) {
+    pub(crate) fn prepend(&mut self, p: &str) {
         if let Some(first) = self.s.chars().next() {
             let dest: Vec<(char, isize)> = p
                 .chars()
@@ -132,7 +132,7 @@ impl NStr {
     /// Replace the given (sorted, disjoint) byte ranges by `content`, as
     /// Hugging Face's `replace` does: the new chars take the alignment of the
     /// last byte of the replaced range (or the byte before an empty one).
-    pub fn replace_ranges(&mut self, ranges: &[(usize, usize)], content: &str) {
+    pub(crate) fn replace_ranges(&mut self, ranges: &[(usize, usize)], content: &str) {
         if ranges.is_empty() {
             return;
         }
@@ -158,7 +158,7 @@ impl NStr {
     }
 
     /// Keep the chars for which `keep` holds (Hugging Face's `filter`).
-    pub fn filter(&mut self, keep: impl Fn(char) -> bool) {
+    pub(crate) fn filter(&mut self, keep: impl Fn(char) -> bool) {
         let mut removed: isize = 0;
         let mut removed_start = 0usize;
         let mut transforms = Vec::with_capacity(self.s.len());
@@ -183,7 +183,7 @@ impl NStr {
 
     /// Map each char to several (Hugging Face's `map`/`lowercase` shape: the
     /// first new char replaces, the others are inserted).
-    pub fn flat_map_chars<F, I>(&mut self, f: F)
+    pub(crate) fn flat_map_chars<F, I>(&mut self, f: F)
     where
         F: Fn(char) -> I,
         I: Iterator<Item = char>,

@@ -47,7 +47,7 @@ impl Normalizer {
         })
     }
 
-    pub fn normalize(&self, n: &mut NStr) -> Result<()> {
+    pub(crate) fn normalize(&self, n: &mut NStr) -> Result<()> {
         match self {
             Normalizer::Nfc => unicode_form(n, |s| s.nfc().collect()),
             Normalizer::Nfd => unicode_form(n, |s| s.nfd().collect()),

@@ -6,16 +6,16 @@
 use super::spec::{PostSpec, TemplatePiece};
 
 #[derive(Debug, Clone)]
-pub struct PostProcessor(pub PostSpec);
+pub(crate) struct PostProcessor(pub PostSpec);
 
 /// Trims the offsets of whitespace at a token's ends, given the ids, their
 /// offsets and `add_prefix_space` (HF's `process_offsets` of ByteLevel).
-pub type TrimOffsets<'a> = &'a dyn Fn(&[u32], &mut [(usize, usize)], bool);
+pub(crate) type TrimOffsets<'a> = &'a dyn Fn(&[u32], &mut [(usize, usize)], bool);
 
 impl PostProcessor {
     /// Apply to `(ids, offsets)` of one sequence (special tokens get (0, 0)):
     /// offsets are trimmed when `track`, special tokens added when `add_special_tokens`.
-    pub fn process(
+    pub(crate) fn process(
         &self,
         ids: Vec<u32>,
         offsets: Vec<(usize, usize)>,

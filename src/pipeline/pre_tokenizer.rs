@@ -9,7 +9,7 @@ use crate::regex_guard::GuardedRegex;
 use std::sync::OnceLock;
 
 /// Hugging Face's `ByteLevel(use_regex=true)` pattern.
-pub const HF_BYTE_LEVEL_REGEX: &str =
+pub(crate) const HF_BYTE_LEVEL_REGEX: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 /// Backtracking steps a split regex may take for one match before it fails
 /// with a `PatternError` (fancy-regex's limit; see docs/decisions.md), within
@@ -44,7 +44,7 @@ impl CompiledPattern {
 
     /// Hugging Face's `Pattern::find_matches`: ranges covering `s`, each
     /// flagged as a match or not.
-    pub fn find_matches(&self, s: &str) -> Result<Vec<((usize, usize), bool)>> {
+    pub(crate) fn find_matches(&self, s: &str) -> Result<Vec<((usize, usize), bool)>> {
         if s.is_empty() {
             return Ok(vec![((0, 0), false)]);
         }
@@ -176,7 +176,7 @@ pub fn split(n: &NStr, pattern: &CompiledPattern, behavior: Behavior, invert: bo
     Ok(())
 }
 
-pub fn bytes_char() -> &'static [char; 256] {
+pub(crate) fn bytes_char() -> &'static [char; 256] {
     static T: OnceLock<[char; 256]> = OnceLock::new();
     T.get_or_init(|| {
         let mut t = ['\0'; 256];
@@ -197,7 +197,7 @@ pub fn bytes_char() -> &'static [char; 256] {
 }
 
 /// Every char becomes the byte-level chars of its UTF-8 bytes.
-pub fn byte_level_transform(n: &mut NStr) {
+pub(crate) fn byte_level_transform(n: &mut NStr) {
     let t = bytes_char();
     if !n.track {
         let mut s = String::with_capacity(n.s.len() * 2);
@@ -223,7 +223,7 @@ fn is_punc(c: char) -> bool {
 }
 
 #[derive(Debug, Clone)]
-pub enum PreTokenizer {
+pub(crate) enum PreTokenizer {
     ByteLevel { add_prefix_space: bool, regex: Option<CompiledPattern> },
     Split { pattern: CompiledPattern, behavior: Behavior, invert: bool },
     Metaspace { replacement: char, rep: String, prepend_scheme: PrependScheme, split: bool },
@@ -241,7 +241,7 @@ fn byte_level_regex() -> Result<CompiledPattern> {
 }
 
 impl PreTokenizer {
-    pub fn new(spec: &PreTokenizerSpec, regexes: &super::RegexMap) -> Result<PreTokenizer> {
+    pub(crate) fn new(spec: &PreTokenizerSpec, regexes: &super::RegexMap) -> Result<PreTokenizer> {
         Ok(match spec {
             PreTokenizerSpec::ByteLevel { add_prefix_space, use_regex } => PreTokenizer::ByteLevel {
                 add_prefix_space: *add_prefix_space,
@@ -297,7 +297,7 @@ impl PreTokenizer {
     }
 
     /// Whether the pipeline ends in byte-level chars (the model then sees bytes).
-    pub fn is_byte_level(&self) -> bool {
+    pub(crate) fn is_byte_level(&self) -> bool {
         match self {
             PreTokenizer::ByteLevel { .. } => true,
             PreTokenizer::Sequence(items) => items.iter().any(|p| p.is_byte_level()),
@@ -307,7 +307,7 @@ impl PreTokenizer {
 
     /// Whether a stage asks where a piece starts in the original text
     /// (Metaspace "first"): alignments are then tracked even without offsets.
-    pub fn needs_alignments(&self) -> bool {
+    pub(crate) fn needs_alignments(&self) -> bool {
         match self {
             PreTokenizer::Metaspace { prepend_scheme, .. } => *prepend_scheme == PrependScheme::First,
             PreTokenizer::Sequence(items) => items.iter().any(|p| p.needs_alignments()),
@@ -315,7 +315,7 @@ impl PreTokenizer {
         }
     }
 
-    pub fn pre_tokenize(&self, pieces: Vec<NStr>) -> Result<Vec<NStr>> {
+    pub(crate) fn pre_tokenize(&self, pieces: Vec<NStr>) -> Result<Vec<NStr>> {
         match self {
             PreTokenizer::Sequence(items) => {
                 let mut p = pieces;

@@ -34,12 +34,12 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub const NORMAL: u8 = 1;
-pub const UNKNOWN: u8 = 2;
-pub const CONTROL: u8 = 3;
-pub const USER_DEFINED: u8 = 4;
-pub const UNUSED: u8 = 5;
-pub const BYTE: u8 = 6;
+pub(crate) const NORMAL: u8 = 1;
+pub(crate) const UNKNOWN: u8 = 2;
+pub(crate) const CONTROL: u8 = 3;
+pub(crate) const USER_DEFINED: u8 = 4;
+pub(crate) const UNUSED: u8 = 5;
+pub(crate) const BYTE: u8 = 6;
 
 const NONE: u32 = u32::MAX;
 const SPACE: &str = "\u{2581}";
@@ -62,20 +62,20 @@ fn fail(msg: impl Into<String>) -> Error {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct NormSpec {
-    pub charsmap: Vec<u8>,
-    pub add_dummy_prefix: bool,
-    pub remove_extra_whitespaces: bool,
-    pub escape_whitespaces: bool,
-    pub treat_whitespace_as_suffix: bool,
+pub(crate) struct NormSpec {
+    pub(crate) charsmap: Vec<u8>,
+    pub(crate) add_dummy_prefix: bool,
+    pub(crate) remove_extra_whitespaces: bool,
+    pub(crate) escape_whitespaces: bool,
+    pub(crate) treat_whitespace_as_suffix: bool,
 }
 
 #[derive(Debug, Clone)]
 pub struct SpSpec {
     pub pieces: Vec<(String, f32, u8)>,
     pub byte_fallback: bool,
-    pub unk_surface: String,
-    pub normalizer: NormSpec,
+    pub(crate) unk_surface: String,
+    pub(crate) normalizer: NormSpec,
 }
 
 fn flag(m: &Map<String, Value>, key: &str, default: bool, at: &str) -> Result<bool> {
@@ -204,7 +204,7 @@ fn user_matcher(symbols: &[&str]) -> Result<Option<Matcher>> {
 /// The user-defined symbols (sentencepiece's `PrefixMatcher`): the longest
 /// one starting at a position; the first-byte table skips most positions.
 #[derive(Debug)]
-pub struct Matcher {
+pub(crate) struct Matcher {
     ac: AhoCorasick,
     first: [bool; 256],
 }
@@ -913,7 +913,7 @@ impl SentencePiece {
 /// token, no byte token and no unk: its neighbours then merge across it and
 /// the offsets after it shift), and no option looks at word ends (prefix,
 /// suffix, ignore_merges, dropout).
-pub fn hf_cut_marker(spec: &super::spec::BpeSpec) -> Option<char> {
+pub(crate) fn hf_cut_marker(spec: &super::spec::BpeSpec) -> Option<char> {
     const M: char = '\u{2581}';
     let tokens: std::collections::HashSet<&str> = spec.vocab.iter().map(|(t, _)| t.as_str()).collect();
     let every_byte = || (0..=255u8).all(|b| tokens.contains(format!("<0x{b:02X}>").as_str()));
@@ -937,7 +937,7 @@ pub fn hf_cut_marker(spec: &super::spec::BpeSpec) -> Option<char> {
 }
 
 /// Byte ranges of `s` cut before each `m` that follows another character.
-pub fn cut_before(s: &str, m: char) -> Vec<(usize, usize)> {
+pub(crate) fn cut_before(s: &str, m: char) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut prev_m = true;

@@ -7,12 +7,12 @@
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 
-pub const MAX_FILE_BYTES: usize = 1 << 30;
-pub const MAX_VOCAB: usize = 1 << 24;
-pub const MAX_MERGES: usize = 1 << 24;
-pub const MAX_TOKEN_BYTES: usize = 1 << 16;
-pub const MAX_DEPTH: usize = 16;
-pub const MAX_ADDED: usize = 1 << 20;
+pub(crate) const MAX_FILE_BYTES: usize = 1 << 30;
+pub(crate) const MAX_VOCAB: usize = 1 << 24;
+pub(crate) const MAX_MERGES: usize = 1 << 24;
+pub(crate) const MAX_TOKEN_BYTES: usize = 1 << 16;
+pub(crate) const MAX_DEPTH: usize = 16;
+pub(crate) const MAX_ADDED: usize = 1 << 20;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Pattern {
@@ -53,7 +53,7 @@ pub enum NormalizerSpec {
 }
 
 #[derive(Debug, Clone)]
-pub enum PreTokenizerSpec {
+pub(crate) enum PreTokenizerSpec {
     ByteLevel { add_prefix_space: bool, use_regex: bool },
     Split { pattern: Pattern, behavior: Behavior, invert: bool },
     Metaspace { replacement: char, prepend_scheme: PrependScheme, split: bool },
@@ -71,21 +71,21 @@ pub struct BpeSpec {
     pub vocab: Vec<(String, u32)>,
     pub merges: Vec<(String, String)>,
     pub dropout: Option<f32>,
-    pub unk_token: Option<String>,
-    pub continuing_subword_prefix: Option<String>,
-    pub end_of_word_suffix: Option<String>,
-    pub fuse_unk: bool,
+    pub(crate) unk_token: Option<String>,
+    pub(crate) continuing_subword_prefix: Option<String>,
+    pub(crate) end_of_word_suffix: Option<String>,
+    pub(crate) fuse_unk: bool,
     pub byte_fallback: bool,
-    pub ignore_merges: bool,
+    pub(crate) ignore_merges: bool,
 }
 
 #[derive(Debug, Clone)]
 pub struct AddedTokenSpec {
     pub id: u32,
     pub content: String,
-    pub single_word: bool,
-    pub lstrip: bool,
-    pub rstrip: bool,
+    pub(crate) single_word: bool,
+    pub(crate) lstrip: bool,
+    pub(crate) rstrip: bool,
     pub normalized: bool,
     pub special: bool,
 }
@@ -97,7 +97,7 @@ pub enum TemplatePiece {
 }
 
 #[derive(Debug, Clone)]
-pub enum PostSpec {
+pub(crate) enum PostSpec {
     Template { single: Vec<TemplatePiece>, special: Vec<(String, Vec<u32>, Vec<String>)> },
     ByteLevel { trim_offsets: bool, add_prefix_space: bool },
     Roberta { cls: (String, u32), sep: (String, u32), trim_offsets: bool, add_prefix_space: bool },
@@ -106,7 +106,7 @@ pub enum PostSpec {
 }
 
 #[derive(Debug, Clone)]
-pub enum DecoderSpec {
+pub(crate) enum DecoderSpec {
     ByteLevel,
     Metaspace { replacement: char, prepend_scheme: PrependScheme },
     ByteFallback,
@@ -119,17 +119,17 @@ pub enum DecoderSpec {
 }
 
 #[derive(Debug, Clone)]
-pub struct Spec {
-    pub normalizer: Option<NormalizerSpec>,
-    pub pre_tokenizer: Option<PreTokenizerSpec>,
-    pub model: BpeSpec,
-    pub added_tokens: Vec<AddedTokenSpec>,
-    pub post_processor: Option<PostSpec>,
-    pub decoder: Option<DecoderSpec>,
+pub(crate) struct Spec {
+    pub(crate) normalizer: Option<NormalizerSpec>,
+    pub(crate) pre_tokenizer: Option<PreTokenizerSpec>,
+    pub(crate) model: BpeSpec,
+    pub(crate) added_tokens: Vec<AddedTokenSpec>,
+    pub(crate) post_processor: Option<PostSpec>,
+    pub(crate) decoder: Option<DecoderSpec>,
     /// a SentencePiece `.model` run as sentencepiece runs it (model type
     /// `SentencePieceBPE`; see `sentencepiece.rs`): normalizer, model and
     /// decoder are then its own, the fields above only list its vocabulary
-    pub sentencepiece: Option<super::sentencepiece::SpSpec>,
+    pub(crate) sentencepiece: Option<super::sentencepiece::SpSpec>,
 }
 
 fn fail(msg: impl Into<String>) -> Error {
@@ -237,7 +237,7 @@ fn seq_items<'a>(m: &'a Map<String, Value>, key: &str, at: &str, depth: usize) -
     m.get(key).and_then(Value::as_array).ok_or_else(|| fail(format!("{at}.{key}: expected a list")))
 }
 
-pub fn normalizer(v: &Value, at: &str, depth: usize) -> Result<Option<NormalizerSpec>> {
+pub(crate) fn normalizer(v: &Value, at: &str, depth: usize) -> Result<Option<NormalizerSpec>> {
     if v.is_null() {
         return Ok(None);
     }
@@ -286,7 +286,7 @@ pub fn normalizer(v: &Value, at: &str, depth: usize) -> Result<Option<Normalizer
     }))
 }
 
-pub fn pre_tokenizer(v: &Value, at: &str, depth: usize) -> Result<Option<PreTokenizerSpec>> {
+pub(crate) fn pre_tokenizer(v: &Value, at: &str, depth: usize) -> Result<Option<PreTokenizerSpec>> {
     if v.is_null() {
         return Ok(None);
     }
@@ -446,7 +446,7 @@ fn id_pair(v: Option<&Value>, at: &str) -> Result<(String, u32)> {
     }
 }
 
-pub fn post_processor(v: &Value, at: &str, depth: usize) -> Result<Option<PostSpec>> {
+pub(crate) fn post_processor(v: &Value, at: &str, depth: usize) -> Result<Option<PostSpec>> {
     if v.is_null() {
         return Ok(None);
     }
@@ -531,7 +531,7 @@ pub fn post_processor(v: &Value, at: &str, depth: usize) -> Result<Option<PostSp
     }))
 }
 
-pub fn decoder(v: &Value, at: &str, depth: usize) -> Result<Option<DecoderSpec>> {
+pub(crate) fn decoder(v: &Value, at: &str, depth: usize) -> Result<Option<DecoderSpec>> {
     if v.is_null() {
         return Ok(None);
     }
@@ -574,7 +574,7 @@ pub fn decoder(v: &Value, at: &str, depth: usize) -> Result<Option<DecoderSpec>>
 
 impl Spec {
     /// Parse and validate a `tokenizer.json` document.
-    pub fn from_json(text: &str) -> Result<Spec> {
+    pub(crate) fn from_json(text: &str) -> Result<Spec> {
         if text.len() > MAX_FILE_BYTES {
             return Err(fail(format!("the description is {} bytes; at most {MAX_FILE_BYTES} are allowed", text.len())));
         }
@@ -583,7 +583,7 @@ impl Spec {
         Spec::from_value(&v)
     }
 
-    pub fn from_value(v: &Value) -> Result<Spec> {
+    pub(crate) fn from_value(v: &Value) -> Result<Spec> {
         let m = obj(v, "tokenizer.json")?;
         if let Some(sp) = super::sentencepiece::parse(m)? {
             let vocab = sp.pieces.iter().enumerate().map(|(i, (p, _, _))| (p.clone(), i as u32)).collect();

@@ -1,52 +1,23 @@
-//! Segmenting one word (pre-tokenized piece) into token ids.
-//!
-//! Byte model: tiktoken's rule. A piece that is a token is that token;
-//! otherwise merge the adjacent pair whose concatenated bytes have the lowest
-//! id, leftmost on ties, until no concatenation is a token.
-//!
-//! Char model: the seeds' rule. Merges apply in training order, each over
-//! the whole word left to right without overlap.
+//! The byte model: tiktoken's rule on one piece, with the token lookup
+//! (`ByteRanks`), the table of token concatenations (`ConcatRanks`) and the
+//! merge strategies (stack loop for short pieces, quadratic scan, bucket
+//! queue and heap for long ones, dropout).
 
+use super::cache::{Scratch, SCRATCH, SCRATCH_KEEP};
+use super::dropout::Dropout;
+use super::queue::MAX_QUEUE_RANKS;
+use super::NONE;
 use crate::error::{Error, Result};
+use crate::piece_cache;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use crate::piece_cache;
 
-/// BPE-dropout (Provilkov et al.): each candidate merge is skipped with
-/// probability `p`. Draws come from splitmix64 seeded once per call, so a
-/// seed gives the same segmentation everywhere (the reference uses the
-/// same generator and draw order).
-#[derive(Debug, Clone)]
-pub struct Dropout {
-    p: f64,
-    state: u64,
-}
-
-impl Dropout {
-    /// Drops each candidate with probability `p`; draws seeded by `seed`.
-    pub fn new(p: f64, seed: u64) -> Self {
-        Dropout { p, state: seed }
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// True when this candidate merge is dropped.
-    pub fn drop_merge(&mut self) -> bool {
-        ((self.next_u64() >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < self.p
-    }
-}
 
 /// Token bytes to id, for the byte model. When two ids share the same
 /// bytes, the smaller id is the rank.
 #[derive(Debug, Clone)]
-pub struct ByteRanks {
+pub(crate) struct ByteRanks {
     /// Tokens of up to `PACKED` bytes, keyed by `pack` (the most common
     /// lookups: one multiply to hash, one comparison, no memcmp).
     short: FxHashMap<u128, u32>,
@@ -60,7 +31,7 @@ pub struct ByteRanks {
     /// (left rank, right rank) -> rank of the two tokens' concatenation:
     /// merging needs no bytes hashed. `None` when some byte has no token
     /// (parts are then not always tokens, so they are merged by bytes).
-    pairs: Option<PairTable>,
+    pairs: Option<ConcatRanks>,
     /// Names this vocabulary in the per-thread piece cache
     /// (`crate::piece_cache`; clones share it: same tokens, same
     /// segmentations).
@@ -104,7 +75,7 @@ fn pack(bytes: &[u8]) -> u128 {
 /// integers and one cache line (12-byte slots, linear probing, at most half
 /// full).
 #[derive(Debug, Clone)]
-struct PairTable {
+struct ConcatRanks {
     /// (left, right, merged); `left == NONE`: empty slot
     slots: Box<[[u32; 3]]>,
     shift: u32,
@@ -114,15 +85,15 @@ struct PairTable {
     filter: Box<[u64]>,
 }
 
-/// Longest token `PairTable` holds: merges into longer tokens (only in
+/// Longest token `ConcatRanks` holds: merges into longer tokens (only in
 /// pieces longer than `SHORT_PIECE`) are looked up by bytes. Bounds the
 /// work of building the table on vocabularies with huge tokens.
 const PAIR_MAX_LEN: usize = SHORT_PIECE;
 
-/// log2 of the bits in `PairTable::filter` (256 KB).
+/// log2 of the bits in `ConcatRanks::filter` (256 KB).
 const FILTER_BITS: u32 = 21;
 
-impl PairTable {
+impl ConcatRanks {
     /// Every split of every token of up to `PAIR_MAX_LEN` bytes into two
     /// tokens; `None` (merge by bytes) if a vocabulary has implausibly many
     /// such splits (real ones have about two per token).
@@ -142,12 +113,12 @@ impl PairTable {
                 return None;
             }
         }
-        Some(PairTable::new(&pairs))
+        Some(ConcatRanks::new(&pairs))
     }
 
     fn new(pairs: &[(u32, u32, u32)]) -> Self {
         let bits = (pairs.len().max(1) * 2).next_power_of_two().trailing_zeros().max(4);
-        let mut t = PairTable {
+        let mut t = ConcatRanks {
             slots: vec![[NONE; 3]; 1 << bits].into_boxed_slice(),
             shift: 64 - bits,
             filter: vec![0; 1 << (FILTER_BITS - 6)].into_boxed_slice(),
@@ -203,7 +174,7 @@ const SHORT_PIECE: usize = 128;
 
 impl ByteRanks {
     /// From (token bytes, id) pairs; bytes given twice keep the smaller id.
-    pub fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
+    pub(crate) fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
         let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
         for (bytes, id) in tokens {
             ranks.entry(bytes).and_modify(|r| *r = (*r).min(id)).or_insert(id);
@@ -218,7 +189,7 @@ impl ByteRanks {
                 pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
             }
         }
-        let pairs = if byte_ids.iter().all(Option::is_some) { PairTable::of_tokens(&ranks) } else { None };
+        let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&ranks) } else { None };
         let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
         let max_len = ranks.keys().map(Vec::len).max().unwrap_or(0);
         let mut short = FxHashMap::default();
@@ -236,7 +207,7 @@ impl ByteRanks {
 
     /// The id (rank) of these bytes, if they are a token.
     #[inline]
-    pub fn rank(&self, bytes: &[u8]) -> Option<u32> {
+    pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
         if bytes.len() == 2 {
             let r = self.pair_ranks[(bytes[0] as usize) << 8 | bytes[1] as usize];
             return (r != u32::MAX).then_some(r);
@@ -257,7 +228,7 @@ impl ByteRanks {
     /// `piece_cache::MAX_PIECE` bytes go through this thread's piece cache
     /// (words recur: a hit costs one probe instead of the merges).
     #[inline]
-    pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         if let Some(id) = self.rank(piece) {
             out.push(id);
             return Ok(());
@@ -284,7 +255,7 @@ impl ByteRanks {
     }
 
     /// `encode_piece` without the cache.
-    pub fn encode_piece_uncached(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode_piece_uncached(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         if piece.is_empty() {
             return Ok(());
         }
@@ -318,7 +289,7 @@ impl ByteRanks {
     /// adjacent pair that is a token is dropped with probability p (draws
     /// left to right); the lowest-ranked pair left (leftmost on ties) merges.
     /// No whole-piece shortcut. Appends ids to `out`.
-    pub fn encode_piece_dropout(&self, piece: &[u8], rng: &mut Dropout, out: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode_piece_dropout(&self, piece: &[u8], rng: &mut Dropout, out: &mut Vec<u32>) -> Result<()> {
         let mut bounds: Vec<usize> = (0..=piece.len()).collect();
         loop {
             let mut best: Option<(u32, usize)> = None;
@@ -345,10 +316,10 @@ impl ByteRanks {
     /// Appends the ids of a piece of 2 to `SHORT_PIECE` bytes: tiktoken's
     /// quadratic loop on stack arrays (no allocation). Every part is a
     /// token (all bytes are), so a pair's rank comes from the two parts'
-    /// ids through `PairTable`, with no bytes hashed; a merged part is
+    /// ids through `ConcatRanks`, with no bytes hashed; a merged part is
     /// unlinked rather than moved, and the scan for the lowest rank skips
     /// it because its rank is `NONE`.
-    fn encode_short(&self, piece: &[u8], pairs: &PairTable, out: &mut Vec<u32>) {
+    fn encode_short(&self, piece: &[u8], pairs: &ConcatRanks, out: &mut Vec<u32>) {
         let n = piece.len();
         debug_assert!((2..=SHORT_PIECE).contains(&n));
         // live parts k: id[k] its token, next[k] the next live part (n
@@ -600,488 +571,56 @@ impl ByteRanks {
     }
 }
 
-/// Empties every thread's piece cache (lazily, at its next use), so that
-/// a benchmark can time encoding from a cold start. Results never depend
-/// on the cache.
-pub fn clear_piece_caches() {
-    piece_cache::clear_all();
-}
-
-/// Largest rank bound for which long pieces use `RankQueue` (its tables
-/// take 4 bytes per rank and thread); real vocabularies have dense ids.
-const MAX_QUEUE_RANKS: usize = 1 << 22;
-
-/// Per-thread scratch of the long-piece merging (byte and char models).
-#[derive(Debug, Default)]
-struct Scratch {
-    queue: RankQueue,
-    next: Vec<u32>,
-    prev: Vec<u32>,
-    rank_at: Vec<u32>,
-    /// token of the part starting at each position (byte model)
-    ids: Vec<u32>,
-}
-
-/// Pieces longer than this many bytes (words, symbols) free their scratch
-/// tables afterwards rather than keep them for the thread's next piece.
-const SCRATCH_KEEP: usize = 1 << 20;
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
-}
-
-/// A priority queue of (rank, position) pairs popped in (rank, position)
-/// order: a bucket per rank (touched ranks only, through `slot`) and a
-/// two-level bitmap of the non-empty buckets. Each bucket is a list of
-/// positions, sorted lazily: only when a push arrived out of order since
-/// its last pop (the common pushes come left to right, so usually never).
-/// Finding the lowest bucket scans forward from a lower bound of it, so a
-/// sequence of pops costs about one step per entry, whatever the ranks; a
-/// push below the current minimum (allowed) just lowers the bound.
-///
-/// It is kept per thread (see `SCRATCH`) so the rank-sized tables are
-/// allocated once, not per piece; every call starts with `begin`.
-#[derive(Debug, Default)]
-struct RankQueue {
-    /// rank -> index into `buckets` for this call, `NONE` if untouched
-    slot: Vec<u32>,
-    buckets: Vec<Bucket>,
-    /// buckets in use this call; their ranks are in `touched`
-    used: usize,
-    touched: Vec<u32>,
-    /// bit r: bucket of rank r non-empty
-    bits0: Vec<u64>,
-    /// bit w: word w of bits0 non-zero
-    bits1: Vec<u64>,
-    /// no non-empty bucket has a lower rank
-    min: u32,
-}
-
-#[derive(Debug, Default)]
-struct Bucket {
-    pos: Vec<u32>,
-    /// entries before `head` were popped
-    head: usize,
-    /// pos[head..] is ascending
-    sorted: bool,
-}
-
-const NONE: u32 = u32::MAX;
-
-impl RankQueue {
-    /// Empties the queue and makes room for ranks below `ranks`.
-    fn begin(&mut self, ranks: usize) {
-        for &r in &self.touched {
-            self.slot[r as usize] = NONE;
-            self.bits0[r as usize >> 6] = 0;
-            self.bits1[r as usize >> 12] = 0;
-        }
-        self.touched.clear();
-        self.used = 0;
-        self.min = 0;
-        if self.slot.len() < ranks {
-            self.slot.resize(ranks, NONE);
-            self.bits0.resize(ranks.div_ceil(64), 0);
-            self.bits1.resize(ranks.div_ceil(64 * 64), 0);
+/// The merges of a byte vocabulary given as ranks (tiktoken's files hold
+/// no merges), as (left id, right id, merged id) in id order: each token of
+/// two or more bytes split in two by BPE on its bytes with the lower ranks
+/// only (the lowest-ranked adjacent pair merged first, leftmost on ties).
+/// A token that this does not split into two tokens is left out.
+/// `tokens[id]`: the bytes of token `id`, None for no token. Bytes given
+/// twice rank as their larger id here (not the smaller, as in encoding), as
+/// `Tokenizer._derive_merges` in python/bytepair/tokenizer.py has it.
+pub(crate) fn derive_merges(tokens: &[Option<&[u8]>]) -> Vec<(u32, u32, u32)> {
+    let mut ranks: FxHashMap<&[u8], u32> = FxHashMap::default();
+    for (id, t) in tokens.iter().enumerate() {
+        if let Some(t) = t {
+            ranks.insert(t, id as u32);
         }
     }
-
-    /// Adds (rank, pos); `rank` must be below the bound given to `begin`.
-    /// Any rank, even below the last one popped.
-    #[inline]
-    fn push(&mut self, rank: u32, pos: u32) {
-        let r = rank as usize;
-        let mut b = self.slot[r];
-        if b == NONE {
-            b = self.used as u32;
-            self.slot[r] = b;
-            self.touched.push(rank);
-            if self.used == self.buckets.len() {
-                self.buckets.push(Bucket::default());
-            }
-            self.used += 1;
-            let bucket = &mut self.buckets[b as usize];
-            bucket.pos.clear();
-            bucket.head = 0;
+    let mut out = Vec::new();
+    let mut bounds: Vec<usize> = Vec::new();
+    for (id, t) in tokens.iter().enumerate() {
+        let (Some(t), rank) = (t, id as u32) else { continue };
+        if t.len() < 2 {
+            continue;
         }
-        let bucket = &mut self.buckets[b as usize];
-        if bucket.head == bucket.pos.len() {
-            // empty: restart it, and mark its rank non-empty
-            bucket.pos.clear();
-            bucket.head = 0;
-            bucket.sorted = true;
-            self.bits0[r >> 6] |= 1 << (r & 63);
-            self.bits1[r >> 12] |= 1 << ((r >> 6) & 63);
-        } else if bucket.sorted && pos < *bucket.pos.last().unwrap() {
-            bucket.sorted = false;
-        }
-        bucket.pos.push(pos);
-        if rank < self.min {
-            self.min = rank;
-        }
-    }
-
-    /// The lowest non-empty rank at or above `from`.
-    #[inline]
-    fn next_rank(&self, from: u32) -> Option<u32> {
-        let w = from as usize >> 6;
-        let m = self.bits0.get(w)? & (!0u64 << (from & 63));
-        if m != 0 {
-            return Some((w << 6) as u32 + m.trailing_zeros());
-        }
-        let w = w + 1;
-        let mut i = w >> 6;
-        let mut m1 = *self.bits1.get(i)? & (!0u64 << (w & 63));
-        loop {
-            if m1 != 0 {
-                let w = (i << 6) + m1.trailing_zeros() as usize;
-                return Some(((w << 6) as u32) + self.bits0[w].trailing_zeros());
-            }
-            i += 1;
-            m1 = *self.bits1.get(i)?;
-        }
-    }
-
-    /// Removes and returns the entry of lowest rank, leftmost among them.
-    #[inline]
-    fn pop(&mut self) -> Option<(u32, u32)> {
-        let r = self.next_rank(self.min)?;
-        self.min = r;
-        let bucket = &mut self.buckets[self.slot[r as usize] as usize];
-        if !bucket.sorted {
-            bucket.pos[bucket.head..].sort_unstable();
-            bucket.sorted = true;
-        }
-        let p = bucket.pos[bucket.head];
-        bucket.head += 1;
-        if bucket.head == bucket.pos.len() {
-            let r = r as usize;
-            self.bits0[r >> 6] &= !(1 << (r & 63));
-            if self.bits0[r >> 6] == 0 {
-                self.bits1[r >> 12] &= !(1 << ((r >> 6) & 63));
-            }
-        }
-        Some((r, p))
-    }
-}
-
-/// Merge rules of the char model: (left, right) -> [(rank, new id)], ranks
-/// ascending (a pair can recur when a later merge recreates one of its
-/// symbols from other parts).
-#[derive(Debug, Clone, Default)]
-pub struct CharMerges {
-    rules: FxHashMap<(u32, u32), Vec<(u32, u32)>>,
-    /// subword-nmt's rule instead of the sequential one: merge the pair of
-    /// lowest rank again and again, earlier ranks included.
-    lowest_rank: bool,
-    /// Number of merges: ranks are below it.
-    rank_bound: usize,
-}
-
-impl CharMerges {
-    /// From the merges (left id, right id, new id) in training order.
-    pub fn new(merges: &[(u32, u32, u32)]) -> Self {
-        let mut rules: FxHashMap<(u32, u32), Vec<(u32, u32)>> = FxHashMap::default();
-        for (rank, &(l, r, id)) in merges.iter().enumerate() {
-            rules.entry((l, r)).or_default().push((rank as u32, id));
-        }
-        CharMerges { rules, lowest_rank: false, rank_bound: merges.len() }
-    }
-
-    /// Switches to subword-nmt's `apply-bpe` rule: at each step the adjacent
-    /// pair of lowest rank (its first rank) is merged at all its
-    /// non-overlapping occurrences, left to right. It differs from the
-    /// sequential rule only when a merge makes a symbol an earlier merge uses.
-    pub fn with_lowest_rank(mut self, on: bool) -> Self {
-        self.lowest_rank = on;
-        self
-    }
-
-    /// The lowest rank a pair formed by a merge of rank `rank` may take.
-    fn floor_after(&self, rank: u32) -> u32 {
-        if self.lowest_rank {
-            0
-        } else {
-            rank + 1
-        }
-    }
-
-    /// The first rule for this pair at or after `min_rank`.
-    fn rule(&self, pair: (u32, u32), min_rank: u32) -> Option<(u32, u32)> {
-        self.rules.get(&pair)?.iter().copied().find(|&(rank, _)| rank >= min_rank)
-    }
-
-    /// Applies the merges to `symbols` in place, with sequential semantics:
-    /// after merge `r` has been applied, merges of rank <= `r` never apply
-    /// again, even if a new occurrence of their pair appears. Each symbol
-    /// carries the length of the text it came from (summed on merging).
-    /// With `dropout`, each occurrence is skipped with its probability.
-    pub fn apply(&self, symbols: &mut Vec<Sym>, dropout: Option<&mut Dropout>) {
-        match dropout {
-            Some(rng) if self.lowest_rank => self.apply_lowest_rank_dropout(symbols, rng),
-            dropout if symbols.len() > LONG_WORD => self.apply_long(symbols, dropout),
-            dropout => self.apply_short(symbols, dropout),
-        }
-    }
-
-    /// `apply` by scanning the word once per merge that applies: fastest
-    /// for short words, O(length x merges) for long ones.
-    fn apply_short(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
-        let mut min_rank = 0u32;
-        let mut scratch: Vec<Sym> = Vec::with_capacity(symbols.len());
-        loop {
-            let mut best: Option<(u32, (u32, u32), u32)> = None;
-            for w in symbols.windows(2) {
-                if let Some((rank, id)) = self.rule((w[0].id, w[1].id), min_rank) {
-                    if best.is_none_or(|b| rank < b.0) {
-                        best = Some((rank, (w[0].id, w[1].id), id));
+        bounds.clear();
+        bounds.extend(0..=t.len());
+        // parts are t[bounds[i]..bounds[i + 1]]
+        while bounds.len() > 3 {
+            let mut best: Option<(u32, usize)> = None;
+            for i in 0..bounds.len() - 2 {
+                if let Some(&r) = ranks.get(&t[bounds[i]..bounds[i + 2]]) {
+                    if r < rank && best.is_none_or(|(b, _)| r < b) {
+                        best = Some((r, i));
                     }
                 }
             }
-            let Some((rank, (a, b), id)) = best else { break };
-            scratch.clear();
-            let mut i = 0;
-            while i < symbols.len() {
-                if i + 1 < symbols.len()
-                    && symbols[i].id == a
-                    && symbols[i + 1].id == b
-                    && !dropout.as_deref_mut().is_some_and(Dropout::drop_merge)
-                {
-                    scratch.push(Sym { id, len: symbols[i].len + symbols[i + 1].len });
-                    i += 2;
-                } else {
-                    scratch.push(symbols[i]);
-                    i += 1;
-                }
+            let Some((_, i)) = best else { break };
+            bounds.remove(i + 1);
+        }
+        if bounds.len() == 3 {
+            if let (Some(&l), Some(&r)) = (ranks.get(&t[..bounds[1]]), ranks.get(&t[bounds[1]..])) {
+                out.push((l, r, rank));
             }
-            std::mem::swap(symbols, &mut scratch);
-            min_rank = self.floor_after(rank);
         }
     }
-
-    /// subword-nmt's rule with BPE-dropout, as `apply-bpe --dropout` does
-    /// it: at each step every pair that has a rule is dropped or kept (left
-    /// to right); the kept pair of lowest rank is merged where it was kept;
-    /// when every pair is dropped, the word is done.
-    fn apply_lowest_rank_dropout(&self, symbols: &mut Vec<Sym>, rng: &mut Dropout) {
-        let mut kept: Vec<(u32, usize, u32)> = Vec::new();
-        let mut scratch: Vec<Sym> = Vec::with_capacity(symbols.len());
-        loop {
-            kept.clear();
-            for (i, w) in symbols.windows(2).enumerate() {
-                if let Some((rank, id)) = self.rule((w[0].id, w[1].id), 0) {
-                    if !rng.drop_merge() {
-                        kept.push((rank, i, id));
-                    }
-                }
-            }
-            let Some(&(best, _, id)) = kept.iter().min_by_key(|k| k.0) else { break };
-            scratch.clear();
-            let mut i = 0;
-            for &(_, j, _) in kept.iter().filter(|k| k.0 == best) {
-                if j < i {
-                    continue; // overlaps the occurrence just merged
-                }
-                scratch.extend_from_slice(&symbols[i..j]);
-                scratch.push(Sym { id, len: symbols[j].len + symbols[j + 1].len });
-                i = j + 2;
-            }
-            scratch.extend_from_slice(&symbols[i..]);
-            std::mem::swap(symbols, &mut scratch);
-        }
-    }
-}
-
-/// Words longer than this (in symbols) are merged with a bucket queue.
-const LONG_WORD: usize = 32;
-
-impl CharMerges {
-    /// `apply` for long words: a linked list of symbols and a bucket queue
-    /// of (rank, position) (`RankQueue`), popped in (rank, position) order,
-    /// which applies each merge to the whole word left to right before the
-    /// next one, as the sequential rule does; a pair formed by a merge of
-    /// rank r is only eligible for ranks after r. `rank_at[i]` is the rank
-    /// of the entry queued for position i (`NONE`: none), so a stale entry
-    /// is one whose rank differs. About linear in the word's length.
-    fn apply_long(&self, symbols: &mut Vec<Sym>, dropout: Option<&mut Dropout>) {
-        // subword-nmt's rule merges a rank's occurrences as one step, which the heap does
-        if self.lowest_rank || symbols.len() >= u32::MAX as usize - 1 || self.rank_bound > MAX_QUEUE_RANKS {
-            return self.apply_heap(symbols, dropout);
-        }
-        let n = symbols.len();
-        SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut s) => {
-                self.apply_linear(symbols, dropout, &mut s);
-                if n > SCRATCH_KEEP {
-                    *s = Scratch::default(); // give back what a huge word took
-                }
-            }
-            Err(_) => self.apply_linear(symbols, dropout, &mut Scratch::default()),
-        })
-    }
-
-    /// `apply_long` on the given scratch tables.
-    fn apply_linear(&self, syms: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>, s: &mut Scratch) {
-        let n = syms.len() as u32;
-        let Scratch { queue, next, prev, rank_at, .. } = s;
-        queue.begin(self.rank_bound);
-        // symbol i is followed by symbol next[i]; next[i] == n for the last one
-        next.clear();
-        next.extend(1..=n);
-        prev.clear();
-        prev.extend((0..n).map(|i| i.wrapping_sub(1)));
-        rank_at.clear();
-        rank_at.resize(n as usize, NONE);
-        // queues the first rule at or after min_rank for the pair starting at i
-        let push = |queue: &mut RankQueue, rank_at: &mut [u32], syms: &[Sym], next: &[u32], i: u32, min_rank: u32| {
-            let j = next[i as usize];
-            rank_at[i as usize] = NONE;
-            if j != n {
-                if let Some((rank, _)) = self.rule((syms[i as usize].id, syms[j as usize].id), min_rank) {
-                    rank_at[i as usize] = rank;
-                    queue.push(rank, i);
-                }
-            }
-        };
-        for i in 0..n {
-            push(queue, rank_at, syms, next, i, 0);
-        }
-        while let Some((rank, i)) = queue.pop() {
-            if rank_at[i as usize] != rank {
-                continue; // stale
-            }
-            let j = next[i as usize];
-            let id = match self.rule((syms[i as usize].id, syms[j as usize].id), rank) {
-                Some((r, id)) if r == rank => id,
-                _ => continue, // cannot happen: rank_at says this rule applies here
-            };
-            if dropout.as_deref_mut().is_some_and(Dropout::drop_merge) {
-                // skipped: the pair may still apply at a later rank of the same pair
-                push(queue, rank_at, syms, next, i, rank + 1);
-                continue;
-            }
-            syms[i as usize] = Sym { id, len: syms[i as usize].len + syms[j as usize].len };
-            rank_at[j as usize] = NONE;
-            let k = next[j as usize];
-            next[i as usize] = k;
-            if k != n {
-                prev[k as usize] = i;
-            }
-            push(queue, rank_at, syms, next, i, rank + 1);
-            let p = prev[i as usize];
-            if p != u32::MAX {
-                push(queue, rank_at, syms, next, p, rank + 1);
-            }
-        }
-        // keep the symbols still in the list, in order (in place: i >= out)
-        let mut out = 0;
-        let mut i = 0u32;
-        while i != n {
-            syms[out] = syms[i as usize];
-            out += 1;
-            i = next[i as usize];
-        }
-        syms.truncate(out);
-    }
-
-    /// `apply` with a heap of (rank, position) over a linked list, n log n
-    /// (the long-word path for subword-nmt's rule and when there are too
-    /// many merges for `RankQueue`'s rank-indexed tables, and the tests'
-    /// second oracle). The occurrences of the lowest rank are taken from
-    /// the heap together and merged left to right before any pair they
-    /// form is queued: that is one step of both rules (under the sequential
-    /// rule, a pair formed by a merge of rank r is only eligible for ranks
-    /// after r). Each position's version is bumped when the pair starting
-    /// there changes, which makes stale heap entries easy to skip.
-    fn apply_heap(&self, symbols: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>) {
-        const END: usize = usize::MAX;
-        let n = symbols.len();
-        let mut next: Vec<usize> = (1..=n).collect();
-        next[n - 1] = END;
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-        let mut version: Vec<u32> = vec![0; n];
-        let mut alive: Vec<bool> = vec![true; n];
-        let mut syms = symbols.clone();
-        let mut heap: BinaryHeap<Reverse<(u32, usize, u32)>> = BinaryHeap::new();
-        let push = |heap: &mut BinaryHeap<Reverse<(u32, usize, u32)>>, syms: &[Sym], next: &[usize], version: &[u32], i: usize, min_rank: u32| {
-            let j = next[i];
-            if j != END {
-                if let Some((rank, _)) = self.rule((syms[i].id, syms[j].id), min_rank) {
-                    heap.push(Reverse((rank, i, version[i])));
-                }
-            }
-        };
-        for i in 0..n {
-            push(&mut heap, &syms, &next, &version, i, 0);
-        }
-        let mut step: Vec<(usize, u32)> = Vec::new();
-        let mut touched: Vec<usize> = Vec::new();
-        while let Some(&Reverse((rank, _, _))) = heap.peek() {
-            step.clear();
-            while let Some(&Reverse((r, i, v))) = heap.peek() {
-                if r != rank {
-                    break;
-                }
-                heap.pop();
-                step.push((i, v));
-            }
-            touched.clear();
-            for &(i, v) in &step {
-                if version[i] != v {
-                    continue; // stale, or overlapping an occurrence merged in this step
-                }
-                let j = next[i];
-                let Some((r, id)) = self.rule((syms[i].id, syms[j].id), rank) else { continue };
-                debug_assert_eq!(r, rank);
-                version[i] = version[i].wrapping_add(1);
-                if dropout.as_deref_mut().is_some_and(Dropout::drop_merge) {
-                    // skipped: the pair may still apply at a later rank of the same pair
-                    push(&mut heap, &syms, &next, &version, i, rank + 1);
-                    continue;
-                }
-                syms[i] = Sym { id, len: syms[i].len + syms[j].len };
-                version[j] = version[j].wrapping_add(1);
-                alive[j] = false;
-                let k = next[j];
-                next[i] = k;
-                if k != END {
-                    prev[k] = i;
-                }
-                touched.push(i);
-                let p = prev[i];
-                if p != END {
-                    version[p] = version[p].wrapping_add(1);
-                    touched.push(p);
-                }
-            }
-            let floor = self.floor_after(rank);
-            for &i in &touched {
-                if alive[i] {
-                    version[i] = version[i].wrapping_add(1);
-                    push(&mut heap, &syms, &next, &version, i, floor);
-                }
-            }
-        }
-        symbols.clear();
-        let mut i = 0;
-        while i != END {
-            symbols.push(syms[i]);
-            i = next[i];
-        }
-    }
-}
-
-/// A char-model symbol during segmentation: its id and the number of bytes
-/// of the input text it stands for (the end-of-word marker stands for none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Sym {
-    pub id: u32,
-    pub len: u32,
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encode::clear_piece_caches;
 
     fn vocab(tokens: &[&[u8]]) -> ByteRanks {
         let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
@@ -1179,7 +718,7 @@ mod tests {
             };
             if round % 5 == 4 {
                 // a vocabulary without the token of one of the letters: parts
-                // are not all tokens, so merging goes by bytes (no PairTable)
+                // are not all tokens, so merging goes by bytes (no ConcatRanks)
                 let gone = alphabet[rng.below(alphabet.len())];
                 let mut tokens: Vec<(Vec<u8>, u32)> = Vec::new();
                 for (t, r) in v.short.iter().map(|(k, &r)| (unpack(*k), r)).chain(v.long.iter().map(|(t, &r)| (t.clone(), r))) {
@@ -1290,35 +829,6 @@ mod tests {
     }
 
     #[test]
-    fn rank_queue_pops_in_rank_then_position_order() {
-        // against a BTreeSet, with pushes below the current minimum and
-        // out-of-order positions between pops; two rank ranges (reuse)
-        let mut rng = Rng(12345);
-        let mut q = RankQueue::default();
-        for round in 0..200 {
-            let ranks = if round % 2 == 0 { 70 } else { 9000 };
-            q.begin(ranks);
-            let mut model = std::collections::BTreeSet::new();
-            for _ in 0..rng.below(2000) {
-                if rng.below(3) == 0 {
-                    assert_eq!(q.pop(), model.pop_first(), "round {round}");
-                } else {
-                    let (r, p) = (rng.below(ranks) as u32, rng.below(5000) as u32);
-                    if model.insert((r, p)) {
-                        q.push(r, p);
-                    }
-                }
-            }
-            if round % 4 == 0 {
-                while let Some(e) = model.pop_first() {
-                    assert_eq!(q.pop(), Some(e));
-                }
-                assert_eq!(q.pop(), None);
-            }
-        }
-    }
-
-    #[test]
     fn rank_finds_tokens_of_every_length_and_nothing_else() {
         // tokens of 2..=40 bytes on both sides of PACKED; their prefixes of
         // other lengths, the same bytes with a zero appended, are not tokens
@@ -1342,94 +852,26 @@ mod tests {
     }
 
     #[test]
-    fn long_and_short_char_merging_agree() {
-        // symbols 0..3; merges over them, including a pair that recurs at a later rank
-        let rules = [(0, 1, 4), (1, 0, 5), (4, 4, 6), (2, 3, 7), (6, 0, 8), (0, 1, 9), (5, 5, 10), (8, 7, 11)];
-        let m = CharMerges::new(&rules);
-        let mut rng = Rng(0x2545F4914F6CDD1D);
-        for n in 1..200 {
-            for _ in 0..20 {
-                let word: Vec<Sym> = (0..n).map(|_| Sym { id: rng.below(4) as u32, len: 1 }).collect();
-                for p in [None, Some(0.3)] {
-                    let (mut a, mut b) = (word.clone(), word.clone());
-                    let (mut da, mut db) = (p.map(|p| Dropout::new(p, n as u64)), p.map(|p| Dropout::new(p, n as u64)));
-                    let (mut c, mut dc) = (word.clone(), p.map(|p| Dropout::new(p, n as u64)));
-                    m.apply_short(&mut a, da.as_mut());
-                    m.apply_long(&mut b, db.as_mut());
-                    m.apply_heap(&mut c, dc.as_mut());
-                    assert_eq!(a, b, "word {word:?}, dropout {p:?}");
-                    assert_eq!(a, c, "word {word:?}, dropout {p:?}");
-                }
-            }
+    fn derived_merges_split_tokens_by_lower_ranks() {
+        // ids 0-255 are the bytes; then "ab", "abc", "bc", "xyz" (no part a
+        // token), "bca" (its pair "ca" is not a token, "bc" ranks below it)
+        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        for t in ["ab", "abc", "bc", "xyz", "bca", "cab"] {
+            tokens.push(t.as_bytes().to_vec());
         }
-    }
-
-    fn run_lowest(m: &CharMerges, word: &[Sym], f: impl Fn(&CharMerges, &mut Vec<Sym>)) -> Vec<Sym> {
-        let mut w = word.to_vec();
-        f(m, &mut w);
-        w
-    }
-
-    #[test]
-    fn linear_char_merging_matches_the_scan_on_random_rules() {
-        // random rules over 2-4 base symbols: pairs of known symbols, new ids
-        // mostly, sometimes an existing id or a pair that already has a rule
-        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
-        for round in 0..300 {
-            let base = 2 + rng.below(3) as u32;
-            let mut known: Vec<u32> = (0..base).collect();
-            let mut rules = Vec::new();
-            for _ in 0..1 + rng.below(40) {
-                let (l, r) = (known[rng.below(known.len())], known[rng.below(known.len())]);
-                let id = if rng.below(8) == 0 { known[rng.below(known.len())] } else { base + rules.len() as u32 };
-                rules.push((l, r, id));
-                known.push(id);
-            }
-            let m = CharMerges::new(&rules);
-            // subword-nmt's rule: long words (batched heap) against the scan
-            let lowest = CharMerges::new(&rules).with_lowest_rank(true);
-            for _ in 0..5 {
-                let n = 1 + rng.below(400);
-                let word: Vec<Sym> = match rng.below(3) {
-                    0 => vec![Sym { id: rng.below(base as usize) as u32, len: 1 }; n],
-                    _ => (0..n).map(|_| Sym { id: rng.below(base as usize) as u32, len: 1 }).collect(),
-                };
-                for p in [None, Some(0.25)] {
-                    let seed = rng.next();
-                    let run = |f: &dyn Fn(&mut Vec<Sym>, Option<&mut Dropout>)| {
-                        let mut w = word.clone();
-                        f(&mut w, p.map(|p| Dropout::new(p, seed)).as_mut());
-                        w
-                    };
-                    let want = run(&|w, d| m.apply_short(w, d));
-                    assert_eq!(run(&|w, d| m.apply_long(w, d)), want, "round {round}, rules {rules:?}, dropout {p:?}");
-                    assert_eq!(run(&|w, d| m.apply_heap(w, d)), want, "round {round}");
-                }
-                let want = run_lowest(&lowest, &word, |m, w| m.apply_short(w, None));
-                assert_eq!(run_lowest(&lowest, &word, |m, w| m.apply_long(w, None)), want, "round {round}, lowest rank");
-            }
-        }
-    }
-
-    #[test]
-    fn lowest_rank_goes_back_to_earlier_merges() {
-        // subword-nmt codes "c c", "c cc", "ccc b</w>", "cc c": a=c b=b</w>
-        let (c, b, cc, ccc, cccb) = (0, 1, 2, 3, 4);
-        let rules = [(c, c, cc), (c, cc, ccc), (ccc, b, cccb), (cc, c, ccc)];
-        let word = || [c, c, c, b].iter().map(|&id| Sym { id, len: 1 }).collect::<Vec<_>>();
-        let (mut sequential, mut lowest) = (word(), word());
-        CharMerges::new(&rules).apply(&mut sequential, None);
-        CharMerges::new(&rules).with_lowest_rank(true).apply(&mut lowest, None);
-        assert_eq!(sequential.iter().map(|s| s.id).collect::<Vec<_>>(), [ccc, b]);
-        assert_eq!(lowest.iter().map(|s| s.id).collect::<Vec<_>>(), [cccb]);
-    }
-
-    #[test]
-    fn char_merges_are_sequential() {
-        // symbols: a=0 b=1 c=2; merges: (a,b)->3 rank0, (3,c)->4 rank1
-        let m = CharMerges::new(&[(0, 1, 3), (3, 2, 4)]);
-        let mut w: Vec<Sym> = [0, 1, 2, 0, 1].iter().map(|&id| Sym { id, len: 1 }).collect();
-        m.apply(&mut w, None);
-        assert_eq!(w, [Sym { id: 4, len: 3 }, Sym { id: 3, len: 2 }]);
+        let table: Vec<Option<&[u8]>> = tokens.iter().map(|t| Some(t.as_slice())).collect();
+        let (a, b, c) = (b'a' as u32, b'b' as u32, b'c' as u32);
+        // "abc": "ab" (256) before "bc" (258, not below 257); "cab": c + ab
+        assert_eq!(derive_merges(&table), [(a, b, 256), (256, c, 257), (b, c, 258), (258, a, 260), (c, 256, 261)]);
+        // without the token of "c": "bc" has no split, but "bca" still
+        // splits into "bc" + "a" (lookups go by the joined bytes)
+        let mut holes = table.clone();
+        holes[b'c' as usize] = None;
+        assert_eq!(derive_merges(&holes), [(a, b, 256), (258, a, 260)]);
+        // bytes given twice rank as their larger id: "ab" again at 262,
+        // so "abc" (257) finds no pair below it and is left out
+        let mut twice = table.clone();
+        twice.push(Some(b"ab"));
+        assert_eq!(derive_merges(&twice), [(a, b, 256), (b, c, 258), (258, a, 260), (a, b, 262)]);
     }
 }

@@ -1,0 +1,22 @@
+//! Segmenting one word (pre-tokenized piece) into token ids.
+//!
+//! Byte model: tiktoken's rule. A piece that is a token is that token;
+//! otherwise merge the adjacent pair whose concatenated bytes have the lowest
+//! id, leftmost on ties, until no concatenation is a token.
+//!
+//! Char model: the seeds' rule. Merges apply in training order, each over
+//! the whole word left to right without overlap.
+
+mod byte;
+mod cache;
+mod char;
+mod dropout;
+mod queue;
+
+pub(crate) use byte::{derive_merges, ByteRanks};
+pub use cache::clear_piece_caches;
+pub(crate) use char::{CharMerges, Sym};
+pub use dropout::Dropout;
+
+/// "None" in the tables of ids, ranks and positions.
+const NONE: u32 = u32::MAX;

@@ -1,0 +1,175 @@
+"""``CoreTokenizer.merge_triples()`` (every merge as (left id, right id,
+merged id), derived in the core) against what the Python layer computes
+today: ``Tokenizer._merge_triples()``, which returns the merges a model was
+given and, for a byte model given as ranks (tiktoken files), runs
+``Tokenizer._derive_merges`` (each multi-byte token split in two by BPE with
+the lower ranks only, in pure Python).
+
+On trained byte and char models, on the real gpt2 and cl100k_base ranks, on
+saved ``.tiktoken`` files, on continued training, and on random rank tables
+(hypothesis: missing byte tokens, the same bytes at two ids, special tokens).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bytepair import Tokenizer, _core
+from bytepair.errors import FormatError, TrainingError, TrainingWarning
+
+EXAMPLES = int(os.environ.get("BYTEPAIR_EXAMPLES", "300"))
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+ALPHABETS = ["ab", "ab ", "aab \n", "abc ", "aé b", "xyz_\t", "🙂a "]
+
+corpora = st.sampled_from(ALPHABETS).flatmap(
+    lambda alphabet: st.lists(st.text(alphabet=alphabet, max_size=24), min_size=1, max_size=8)
+)
+
+
+def _specials(tok):
+    return sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
+
+
+def _byte_core_with_merges(tok):
+    """The core of a byte model built from merges, handed its merges as
+    ``Tokenizer._build`` has them (``_merge_ids``, ``_merge_results``)."""
+    return _core.CoreTokenizer.byte(
+        tok._tokens,
+        tok.pattern,
+        _specials(tok),
+        add_prefix_space=tok.add_prefix_space,
+        merges=list(tok._merge_ids),
+        merge_ids=tok._merge_results,
+    )
+
+
+def _train(docs, model, **options):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TrainingWarning)  # ran out of pairs: fewer merges
+            return Tokenizer.train(docs, model=model, **options)
+    except TrainingError as e:  # a corpus of empty texts has nothing to train on
+        assert "empty" in str(e)
+        return None
+
+
+@SETTINGS
+@given(
+    docs=corpora,
+    merges=st.integers(0, 40),
+    tie_break=st.sampled_from(["pair-id", "first", "alphabetical"]),
+    specials=st.booleans(),
+)
+def test_trained_byte_models(docs, merges, tie_break, specials):
+    tok = _train(docs, "byte", num_merges=merges, tie_break=tie_break,
+                 special_tokens=["<|endoftext|>"] if specials else None)
+    if tok is None:
+        return
+    want = tok._merge_triples()
+    assert _byte_core_with_merges(tok).merge_triples() == want
+    # the core built from the token table alone derives them, as the
+    # Python derivation does on the same table
+    assert tok._core.merge_triples() == tok._derive_merges(with_ids=True)
+
+
+@SETTINGS
+@given(
+    docs=corpora,
+    merges=st.integers(0, 40),
+    marker=st.sampled_from([None, "</w>", "_"]),
+    fused=st.booleans(),
+    byte_fallback=st.booleans(),
+)
+def test_trained_char_models(docs, merges, marker, fused, byte_fallback):
+    tok = _train(docs, "char", num_merges=merges, end_of_word=marker, end_of_word_fused=fused,
+                 byte_fallback=byte_fallback, special_tokens=["<s>"])
+    if tok is None:
+        return
+    assert tok._core.merge_triples() == tok._merge_triples()
+
+
+@pytest.mark.parametrize("name", ["gpt2.tiktoken", "cl100k_base.tiktoken"])
+def test_real_tiktoken_ranks(vocab_paths, name):
+    tok = Tokenizer.load(vocab_paths[name], format="tiktoken")
+    assert tok._merge_ids is None  # a rank table: merges are derived
+    got = tok._core.merge_triples()
+    assert got == tok._merge_triples()
+    assert len(got) > 49_000  # nearly every multi-byte token splits
+
+
+def test_saved_tiktoken_file_and_continued_training(tmp_path):
+    text = open(os.path.join(os.path.dirname(__file__), "data", "multilingual.txt"), encoding="utf-8").read()
+    half = len(text) // 2
+    trained = Tokenizer.train(text[:half], num_merges=300)
+    path = tmp_path / "trained.tiktoken"
+    trained.save(str(path), format="tiktoken")
+    loaded = Tokenizer.load(str(path), format="tiktoken")
+    assert loaded._merge_ids is None
+    assert loaded._core.merge_triples() == loaded._merge_triples()
+    # continued training of a rank table: the derived merges, then new ones
+    # with explicit ids
+    more = Tokenizer.train(text[half:], num_merges=50, init=loaded)
+    assert more._merge_results is not None
+    assert _byte_core_with_merges(more).merge_triples() == more._merge_triples()
+
+
+rank_tables = st.tuples(
+    st.lists(st.binary(min_size=2, max_size=6).map(lambda b: bytes(x % 4 + 97 for x in b)), max_size=40),
+    st.sets(st.integers(97, 100), max_size=2),  # byte tokens left out
+    st.lists(st.integers(0, 39), max_size=3),  # tokens given a second id
+    st.booleans(),
+)
+
+
+@SETTINGS
+@given(table=rank_tables)
+def test_random_rank_tables(table):
+    extra, missing, again, specials = table
+    tokens = {b: bytes([b]) for b in range(256) if b not in missing}
+    for t in extra:
+        tokens[len(tokens) + len(missing)] = t
+    for k in again:
+        if k < len(extra):
+            tokens[len(tokens) + len(missing)] = extra[k]
+    special = {"<|x|>": len(tokens) + len(missing) + 3} if specials else None
+    tok = Tokenizer._from_byte_vocab(tokens, "cl100k", special)
+    assert tok._core.merge_triples() == tok._merge_triples()
+
+
+def test_byte_merges_are_checked():
+    tokens = [bytes([b]) for b in range(256)] + [b"ab", b"abc"]
+    ok = _core.CoreTokenizer.byte(tokens, "cl100k", [], merges=[(97, 98), (256, 99)])
+    assert ok.merge_triples() == [(97, 98, 256), (256, 99, 257)]
+    ids = _core.CoreTokenizer.byte(tokens, "cl100k", [], merges=[(97, 98)], merge_ids=[256])
+    assert ids.merge_triples() == [(97, 98, 256)]
+    with pytest.raises(FormatError, match="merge 2"):
+        _core.CoreTokenizer.byte(tokens, "cl100k", [], merges=[(97, 98), (256, 100)])
+    with pytest.raises(FormatError, match="unknown id"):
+        _core.CoreTokenizer.byte(tokens, "cl100k", [], merges=[(97, 999)])
+    with pytest.raises(FormatError, match="one id per merge"):
+        _core.CoreTokenizer.byte(tokens, "cl100k", [], merges=[(97, 98)], merge_ids=[256, 257])
+    with pytest.raises(FormatError, match="without merges"):
+        _core.CoreTokenizer.byte(tokens, "cl100k", [], merge_ids=[256])
+    # a special token is not a merge's part or result
+    with pytest.raises(FormatError, match="merge 1"):
+        _core.CoreTokenizer.byte(tokens[:256], "cl100k", [("ab", 256)], merges=[(97, 98)])
+
+
+def test_continued_char_training():
+    text = open(os.path.join(os.path.dirname(__file__), "data", "multilingual.txt"), encoding="utf-8").read()
+    half = len(text) // 2
+    first = Tokenizer.train(text[:half], model="char", num_merges=200, special_tokens=["<s>"])
+    more = Tokenizer.train(text[half:], num_merges=50, init=first)
+    assert more.model == "char" and more._merge_results is not None
+    assert more._core.merge_triples() == more._merge_triples()
+    assert len(more._merge_triples()) > len(first._merge_triples())
