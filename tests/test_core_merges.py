@@ -1,9 +1,9 @@
 """``CoreTokenizer.merge_triples()`` (every merge as (left id, right id,
-merged id), derived in the core) against what the Python layer computes
-today: ``Tokenizer._merge_triples()``, which returns the merges a model was
-given and, for a byte model given as ranks (tiktoken files), runs
-``Tokenizer._derive_merges`` (each multi-byte token split in two by BPE with
-the lower ranks only, in pure Python).
+merged id)) against what the description says independently: the merges a
+model was given (``spec.merge_ids`` with their ids), and, for a byte model
+given as ranks (tiktoken files), the pure-Python reference's
+``derive_merges`` (each multi-byte token split in two by BPE with the lower
+ranks only).
 
 On trained byte and char models, on the real gpt2 and cl100k_base ranks, on
 saved ``.tiktoken`` files, on continued training, and on random rank tables
@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bytepair import Tokenizer, _core
+from bytepair.reference import derive_merges
+from bytepair.spec import from_byte_vocab
 from bytepair.errors import FormatError, TrainingError, TrainingWarning
 
 EXAMPLES = int(os.environ.get("BYTEPAIR_EXAMPLES", "300"))
@@ -40,17 +42,25 @@ def _specials(tok):
     return sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
 
 
-def _byte_core_with_merges(tok):
-    """The core of a byte model built from merges, handed its merges as
-    ``Tokenizer._build`` has them (``_merge_ids``, ``_merge_results``)."""
-    return _core.CoreTokenizer.byte(
-        tok._tokens,
-        tok.pattern,
-        _specials(tok),
-        add_prefix_space=tok.add_prefix_space,
-        merges=list(tok._merge_ids),
-        merge_ids=tok._merge_results,
-    )
+def _table(tok):
+    """Every id's bytes, None for special tokens (a byte model's rank table)."""
+    specials = set(tok.special_tokens.values())
+    return [None if i in specials else tok._core.token_bytes(i) for i in range(tok.n_vocab)]
+
+
+def _given(tok):
+    """The merges of the description with their ids: consecutive after the
+    ids given one by one, unless ``merge_results`` lists them."""
+    spec = tok.spec
+    merges = spec.merge_ids or ()
+    first = spec.n_fixed - len(merges)
+    ids = spec.merge_results if spec.merge_results is not None else range(first, first + len(merges))
+    return [(l, r, i) for (l, r), i in zip(merges, ids)]
+
+
+def _table_core(tok):
+    """A core built from the byte model's rank table alone (merges derived)."""
+    return _core.CoreTokenizer.byte(_table(tok), tok.pattern, _specials(tok), add_prefix_space=tok.add_prefix_space)
 
 
 def _train(docs, model, **options):
@@ -75,11 +85,10 @@ def test_trained_byte_models(docs, merges, tie_break, specials):
                  special_tokens=["<|endoftext|>"] if specials else None)
     if tok is None:
         return
-    want = tok._merge_triples()
-    assert _byte_core_with_merges(tok).merge_triples() == want
+    assert tok._core.merge_triples() == _given(tok)
     # the core built from the token table alone derives them, as the
-    # Python derivation does on the same table
-    assert tok._core.merge_triples() == tok._derive_merges(with_ids=True)
+    # reference does on the same table
+    assert _table_core(tok).merge_triples() == derive_merges(_table(tok))
 
 
 @SETTINGS
@@ -95,15 +104,15 @@ def test_trained_char_models(docs, merges, marker, fused, byte_fallback):
                  byte_fallback=byte_fallback, special_tokens=["<s>"])
     if tok is None:
         return
-    assert tok._core.merge_triples() == tok._merge_triples()
+    assert tok._core.merge_triples() == _given(tok)
 
 
 @pytest.mark.parametrize("name", ["gpt2.tiktoken", "cl100k_base.tiktoken"])
 def test_real_tiktoken_ranks(vocab_paths, name):
     tok = Tokenizer.load(vocab_paths[name], format="tiktoken")
-    assert tok._merge_ids is None  # a rank table: merges are derived
+    assert tok.spec.merge_ids is None  # a rank table: merges are derived
     got = tok._core.merge_triples()
-    assert got == tok._merge_triples()
+    assert got == derive_merges(list(tok.spec.tokens))
     assert len(got) > 49_000  # nearly every multi-byte token splits
 
 
@@ -114,13 +123,14 @@ def test_saved_tiktoken_file_and_continued_training(tmp_path):
     path = tmp_path / "trained.tiktoken"
     trained.save(str(path), format="tiktoken")
     loaded = Tokenizer.load(str(path), format="tiktoken")
-    assert loaded._merge_ids is None
-    assert loaded._core.merge_triples() == loaded._merge_triples()
+    assert loaded.spec.merge_ids is None
+    assert loaded._core.merge_triples() == derive_merges(list(loaded.spec.tokens))
     # continued training of a rank table: the derived merges, then new ones
     # with explicit ids
     more = Tokenizer.train(text[half:], num_merges=50, init=loaded)
-    assert more._merge_results is not None
-    assert _byte_core_with_merges(more).merge_triples() == more._merge_triples()
+    assert more.spec.merge_results is not None
+    assert more._core.merge_triples() == _given(more)
+    assert _given(more)[:len(derive_merges(list(loaded.spec.tokens)))] == derive_merges(list(loaded.spec.tokens))
 
 
 rank_tables = st.tuples(
@@ -142,8 +152,8 @@ def test_random_rank_tables(table):
         if k < len(extra):
             tokens[len(tokens) + len(missing)] = extra[k]
     special = {"<|x|>": len(tokens) + len(missing) + 3} if specials else None
-    tok = Tokenizer._from_byte_vocab(tokens, "cl100k", special)
-    assert tok._core.merge_triples() == tok._merge_triples()
+    tok = Tokenizer.from_spec(from_byte_vocab(tokens, "cl100k", special))
+    assert tok._core.merge_triples() == derive_merges(list(tok.spec.tokens))
 
 
 def test_byte_merges_are_checked():
@@ -170,6 +180,6 @@ def test_continued_char_training():
     half = len(text) // 2
     first = Tokenizer.train(text[:half], model="char", num_merges=200, special_tokens=["<s>"])
     more = Tokenizer.train(text[half:], num_merges=50, init=first)
-    assert more.model == "char" and more._merge_results is not None
-    assert more._core.merge_triples() == more._merge_triples()
-    assert len(more._merge_triples()) > len(first._merge_triples())
+    assert more.model == "char" and more.spec.merge_results is not None
+    assert more._core.merge_triples() == _given(more)
+    assert len(_given(more)) > len(_given(first))

@@ -185,6 +185,38 @@ def get_pair_counts(words):
     return counts
 
 
+def derive_merges(tokens):
+    """
+    The merges of a byte vocabulary given as ranks (``tokens[id]`` the bytes
+    of that id, or None): each multi-byte token split in two by running BPE
+    on its bytes with the lower ranks only, as (left id, right id, id); a
+    token that BPE does not end in two known parts has no merge. Bytes given
+    twice take their larger id.
+
+    >>> derive_merges([b"a", b"b", b"c", b"ab", b"abc"])
+    [(0, 1, 3), (3, 2, 4)]
+    """
+    ranks = {b: i for i, b in enumerate(tokens) if b is not None}
+    out = []
+    for rank, token in enumerate(tokens):
+        if token is None or len(token) < 2:
+            continue
+        parts = [token[i:i + 1] for i in range(len(token))]
+        while len(parts) > 2:
+            best = None
+            for i in range(len(parts) - 1):
+                r = ranks.get(parts[i] + parts[i + 1])
+                if r is not None and r < rank and (best is None or r < best[0]):
+                    best = (r, i)
+            if best is None:
+                break
+            i = best[1]
+            parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        if len(parts) == 2 and parts[0] in ranks and parts[1] in ranks:
+            out.append((ranks[parts[0]], ranks[parts[1]], rank))
+    return out
+
+
 def merge_lowest_first(parts, rank_of, dropout=None, steps=None):
     """
     tiktoken's rule (and Hugging Face's, with pair ranks): again and again,

@@ -61,8 +61,9 @@ class ModelSpec:
     add_prefix_space: bool = False  # Hugging Face's ByteLevel(add_prefix_space=True), byte model
     merge_rule: str = "in-order"  # char model: or "lowest-rank" (subword-nmt's apply-bpe)
     parity_stats: Optional[Mapping[str, Any]] = field(default=None, compare=False)  # train_parity's, not saved
-    # the core compiled from this description when a loader built it to check it (not part of the description)
-    built: Any = field(default=None, compare=False, repr=False)
+    # the core compiled from this description when a loader built it to check it (not part of the
+    # description: not an argument, so dataclasses.replace() gives a description without it)
+    built: Any = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def n_fixed(self) -> int:
@@ -71,22 +72,6 @@ class ModelSpec:
         if self.model == "byte":
             return len(self.tokens) if self.merge_ids is None else 256 + merges
         return len(self.base) + (256 if self.byte_fallback else 0) + merges
-
-    def merge_triples(self) -> List[Tuple[int, int, int]]:
-        """Every merge given as (left id, right id, id of the merged token);
-        a ranks table has none given (the core derives them).
-
-        >>> from_merges([("a", "b"), ("ab", "c")], model="char", end_of_word=None).merge_triples()
-        [(0, 1, 3), (3, 2, 4)]
-        """
-        if self.merge_ids is None:
-            return []
-        if self.merge_results is not None:
-            results: Sequence[int] = self.merge_results
-        else:
-            first = self.n_fixed - len(self.merge_ids)
-            results = range(first, first + len(self.merge_ids))
-        return [(l, r, i) for (l, r), i in zip(self.merge_ids, results)]
 
 
 @dataclass(frozen=True)
@@ -111,7 +96,7 @@ class PipelineSpec:
     add_prefix_space: bool = False
     merge_rule: str = "in-order"
     parity_stats: Optional[Mapping[str, Any]] = None
-    built: Any = field(default=None, compare=False, repr=False)  # as in ModelSpec
+    built: Any = field(default=None, init=False, compare=False, repr=False)  # as in ModelSpec
 
 
 # ---------------------------------------------------------------- building descriptions
@@ -218,7 +203,10 @@ def checked(spec: Any) -> Any:
     >>> checked(from_merges([("a", "b")], end_of_word=None)).built.n_vocab
     3
     """
-    return replace(spec, built=build_core(spec))
+    core = build_core(spec)
+    spec = replace(spec)  # a copy, without any core
+    object.__setattr__(spec, "built", core)
+    return spec
 
 
 def build_core(spec: Any) -> Any:
@@ -242,8 +230,12 @@ def build_core(spec: Any) -> Any:
     check_unused_ids(given + len(specials), max([given - 1, *(spec.merge_results or ()), *spec.special_tokens.values()]))
     check_text_limits(spec.pattern, spec.special_tokens)
     if spec.model == "byte":
-        table = list(spec.tokens) if spec.merge_ids is None else _byte_table(spec)
-        return _core.CoreTokenizer.byte(table, spec.pattern, specials, add_prefix_space=spec.add_prefix_space)
+        if spec.merge_ids is None:  # ranks: the core derives the merges
+            return _core.CoreTokenizer.byte(list(spec.tokens), spec.pattern, specials,
+                                            add_prefix_space=spec.add_prefix_space)
+        return _core.CoreTokenizer.byte(_byte_table(spec), spec.pattern, specials, add_prefix_space=spec.add_prefix_space,
+                                        merges=list(spec.merge_ids), merge_ids=None if spec.merge_results is None
+                                        else list(spec.merge_results))
     unk_id = spec.special_tokens.get(spec.unk_token) if spec.unk_token is not None else None
     return _core.CoreTokenizer.char(
         list(spec.base), list(spec.merge_ids or ()), end_of_word=spec.end_of_word,
@@ -302,38 +294,6 @@ def _byte_table(spec: ModelSpec) -> List[Optional[bytes]]:
         table.extend([None] * (id_ - len(table)))
         table.append(table[l] + table[r])  # type: ignore[operator]
     return table
-
-
-def merge_triples(spec: ModelSpec, core: Any) -> List[Tuple[int, int, int]]:
-    """Every merge as (left id, right id, id of the merged token): as given,
-    or, for a table of ranks, as the core derives them (each multi-byte
-    token split in two by BPE over its bytes with the lower ranks only).
-
-    >>> spec = from_byte_vocab({i: bytes([i]) for i in range(256)} | {256: b"ab"}, "gpt2")
-    >>> merge_triples(spec, build_core(spec))
-    [(97, 98, 256)]
-    """
-    if spec.merge_ids is not None:
-        return spec.merge_triples()
-    ranks = {b: i for i, b in enumerate(spec.tokens) if b is not None}
-    out = []
-    for rank, token in enumerate(spec.tokens):
-        if token is None or len(token) < 2:
-            continue
-        parts = [token[i : i + 1] for i in range(len(token))]
-        while len(parts) > 2:
-            best = None
-            for i in range(len(parts) - 1):
-                r = ranks.get(parts[i] + parts[i + 1])
-                if r is not None and r < rank and (best is None or r < best[0]):
-                    best = (r, i)
-            if best is None:
-                break
-            i = best[1]
-            parts[i : i + 2] = [parts[i] + parts[i + 1]]
-        if len(parts) == 2 and parts[0] in ranks and parts[1] in ranks:
-            out.append((ranks[parts[0]], ranks[parts[1]], rank))
-    return out
 
 
 # ---------------------------------------------------------------- the native description

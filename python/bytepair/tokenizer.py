@@ -194,7 +194,7 @@ class Tokenizer:
     @functools.cached_property
     def _triples(self) -> Tuple[Tuple[int, int, int], ...]:
         """Every merge as (left id, right id, id of the merged token), derived once."""
-        return tuple(specs.merge_triples(self._spec, self._core))
+        return tuple(self._core.merge_triples())
 
     @property
     def merges(self) -> List[Tuple[Any, Any]]:

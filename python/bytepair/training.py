@@ -32,7 +32,7 @@ from bytepair.limits import (SpecialTokens, check_training_memory, parse_memory,
                              special_names, surrogate_safe)
 from bytepair.patterns import default_pattern, resolve_pattern
 from bytepair.progress import Reporter, make_reporter
-from bytepair.spec import MODELS, ModelSpec, PipelineSpec, build_core, merge_triples
+from bytepair.spec import MODELS, ModelSpec, PipelineSpec, build_core
 
 Corpus = Union[str, "os.PathLike[str]", Iterable[str], Mapping[str, int]]
 TIE_BREAKS = ("first", "alphabetical", "pair-id", "max-string")
@@ -341,7 +341,7 @@ def _continue(init: Any, corpus: Corpus, s: Settings, report: Optional[Reporter]
     fallback = range(len(old.base), len(old.base) + 256) if old.byte_fallback else range(0)
     n = int(core.n_vocab)
     tokens = [None if i in specials or i in fallback else core.token_bytes(i) for i in range(n)]
-    triples = merge_triples(old, core)
+    triples = core.merge_triples()
     counts = _count_words(corpus, s.regex, s.specials, report)
     check_training_memory(counts, s.model, s.end_of_word, s.end_of_word_fused, s.max_memory)
     _, _, merges, reason = _core.train(
