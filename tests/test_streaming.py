@@ -335,7 +335,7 @@ def test_empty_corpus_is_an_error(tmp_path):
         train_from_files([p], vocab_size=300)
 
 
-@pytest.mark.parametrize("name", ["bytepair.corpus", "bytepair.counts", "bytepair.distributed", "bytepair.commands.data"])
+@pytest.mark.parametrize("name", ["bytepair.corpus", "bytepair.counts", "bytepair.distributed", "bytepair.cli.count_words"])
 def test_docstring_examples(name):
     import doctest
     import importlib
