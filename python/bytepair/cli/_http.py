@@ -62,7 +62,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(status, {"error": message})
 
     def handle_one_request(self) -> None:
-        # a request (from waiting for its first line to the end of the reply) has REQUEST_TIMEOUT seconds:
+        # a request (from waiting for its first line to the end of the reply) has server.request_timeout seconds:
         # a client sending a byte now and then is cut off, which the per-read idle timeout alone would not do
         token = self.server.watchdog.arm(self.connection, self.server.request_timeout)
         try:
@@ -112,14 +112,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {path}")
             return
         try:
-            self._tokenize(path)
+            self._answer(path)
         except Exception as e:  # never a dropped connection without an answer
             if isinstance(e, (ConnectionError, socket.timeout, TimeoutError)):
                 raise
             self.close_connection = True
             self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"internal error: {type(e).__name__}")
 
-    def _tokenize(self, path: str) -> None:
+    def _answer(self, path: str) -> None:
         ctype = (self.headers.get("Content-Type") or "").lower()
         mime, _, params = ctype.partition(";")
         charset = params.split("charset=", 1)[1].strip().strip('"') if "charset=" in params else "utf-8"
