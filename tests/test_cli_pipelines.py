@@ -72,7 +72,7 @@ def test_show_and_compare_cover_the_text(published, name, tmp_path):
 
 
 def test_pieces_of_a_pipeline_tile_the_text(published):
-    from bytepair.commands._pieces import all_ids, pieces
+    from bytepair.cli._pieces import all_ids, pieces
 
     for name in ("llama3", "tortoise", "claude"):
         tok = Tokenizer.load(published[name])

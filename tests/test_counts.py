@@ -295,7 +295,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys, argv, message):
 
 
 def test_cli_max_bytes_suffixes():
-    from bytepair.commands.data import parse_size
+    from bytepair.limits import parse_size
 
     assert parse_size("4K") == 4000 and parse_size("1.5M") == 1_500_000 and parse_size("3gb") == 3 * 10**9
     with pytest.raises(Exception):

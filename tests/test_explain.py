@@ -171,7 +171,7 @@ def test_serve_api_explains_the_piece_at_an_offset(toks):
     import urllib.error
     import urllib.request
 
-    from bytepair.commands.serve import make_server
+    from bytepair.cli.serve import make_server
 
     server = make_server({"byte": toks["byte"], "char": toks["char-fallback"], "llama3": toks["llama3"]})
     thread = threading.Thread(target=server.serve_forever, daemon=True)

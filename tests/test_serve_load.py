@@ -355,7 +355,7 @@ def test_pieces_shared_by_threads():
     threads released together, every result equal to one thread's."""
     import warnings
 
-    from bytepair.commands._pieces import pieces
+    from bytepair.cli._pieces import pieces
 
     text = "\n".join(LINES[:40])
     with warnings.catch_warnings():

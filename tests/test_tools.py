@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 from bytepair import Tokenizer
 from bytepair.cli import build_parser, main
-from bytepair.commands import COMMANDS
-from bytepair.commands._pieces import all_ids, pieces
-from bytepair.commands.compare import script_of, script_runs
+from bytepair.cli._pieces import all_ids, pieces
+from bytepair.cli.compare import script_of, script_runs
+from bytepair.cli.parser import COMMANDS
 
 TEXT = "the cat sat on the mat. the dog sat on the log! <|endoftext|> naïve café 🙂\n" * 5
 EN = "The quick brown fox jumps over the lazy dog while the cat sleeps in the sun.\n" * 8
@@ -85,7 +85,7 @@ def seed_tok(folder):
 # ---------------------------------------------------------------- all commands
 
 
-MINE = ["bytepair.commands.show", "bytepair.commands.inspect", "bytepair.commands.compare", "bytepair.commands.serve"]
+MINE = ["bytepair.cli.show", "bytepair.cli.inspect", "bytepair.cli.compare", "bytepair.cli.serve"]
 
 
 def test_commands_are_registered():
@@ -523,7 +523,7 @@ def test_compare_empty_file(byte_tok, folder):
 
 @pytest.fixture()
 def served(byte_tok, char_tok):
-    from bytepair.commands.serve import make_server
+    from bytepair.cli.serve import make_server
 
     server = make_server({"bytes.json": byte_tok[0], "chars.json": char_tok[0]}, "127.0.0.1", 0, max_bytes=4096)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
@@ -629,7 +629,7 @@ def test_serve_command_subprocess(byte_tok, char_tok):
 
 
 def test_count_globs(byte_tok, folder):
-    """``count`` expands glob patterns (see bytepair.commands._common.expand_paths)."""
+    """``count`` expands glob patterns (see bytepair.cli.common.expand_paths)."""
     tok, path = byte_tok
     d = folder / "globbed"
     (d / "sub").mkdir(parents=True)

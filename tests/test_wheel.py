@@ -51,7 +51,7 @@ def test_wheel_is_abi3_manylinux(artifacts):
         entry_points = z.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert "Root-Is-Purelib: false" in meta and re.search(r"Tag: cp39-abi3-manylinux", meta)
     assert any(re.fullmatch(r"bytepair/_core\.abi3\.so", n) for n in names), names
-    assert "bytepair/py.typed" in names and "bytepair/cli.py" in names
+    assert "bytepair/py.typed" in names and "bytepair/cli/__init__.py" in names
     assert re.search(r"^bytepair ?= ?bytepair\.cli:main$", entry_points, re.M), entry_points
 
 
@@ -60,7 +60,7 @@ def test_sdist_holds_what_a_build_needs(artifacts):
     with tarfile.open(sdist) as t:
         names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
     for needed in ["pyproject.toml", "Cargo.toml", "Cargo.lock", "src/lib.rs", "src/py.rs", "src/pipeline/mod.rs",
-                   "python/bytepair/__init__.py", "python/bytepair/cli.py", "README.md"]:
+                   "python/bytepair/__init__.py", "python/bytepair/cli/__init__.py", "README.md"]:
         assert needed in names, needed
 
 

@@ -74,10 +74,51 @@ def process_memory() -> int:
     return _proc_kb("/proc/self/status", "VmRSS") or 0
 
 
+_DECIMAL = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+_BINARY = {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+
+
+def _size_value(text: str) -> float:
+    """The number of bytes a size string spells (may be negative or
+    fractional: the callers decide); ValueError when it spells none."""
+    upper = text.strip().upper()
+    for suffix, mult in _BINARY.items():
+        if upper.endswith(suffix):
+            value = float(upper[: -len(suffix)]) * mult
+            break
+    else:
+        upper = upper.removesuffix("B")
+        mult = _DECIMAL.get(upper[-1:], 1)
+        value = float(upper[:-1] if upper[-1:] in _DECIMAL else upper) * mult
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text!r} is not a finite size")
+    return value
+
+
+def parse_size(text: str) -> int:
+    """A byte count: a number with an optional suffix, ``K``, ``M``, ``G``,
+    ``T`` (powers of 1000) or ``KiB``, ``MiB``, ``GiB``, ``TiB`` (powers of
+    1024), and an optional ``B``, in any case. The one size grammar of the
+    library and the command line (``--max-bytes``; ``max_memory`` through
+    :func:`parse_memory`). Raises ValueError for anything else, and for a
+    negative size.
+
+    >>> parse_size("10M"), parse_size("1500"), parse_size("2G"), parse_size("1GiB"), parse_size("3kb")
+    (10000000, 1500, 2000000000, 1073741824, 3000)
+    """
+    try:
+        value = _size_value(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size (e.g. 500000, 10M, 2G)") from None
+    if value < 0:
+        raise ValueError(f"{text!r} is not a size (e.g. 500000, 10M, 2G)")
+    return int(value)
+
+
 def parse_memory(value: MemoryLimit) -> Optional[int]:
     """``max_memory`` as bytes: an int, or a size such as ``"8G"``, ``"500M"``
-    (powers of 1000; ``GiB``/``MiB`` for powers of 1024); ``"none"`` turns the
-    check off (None)."""
+    (:func:`parse_size`: powers of 1000; ``GiB``/``MiB`` for powers of 1024);
+    ``"none"`` turns the check off (None)."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -87,29 +128,16 @@ def parse_memory(value: MemoryLimit) -> Optional[int]:
             raise ResourceError(f"max_memory must be positive, got {value}")
         return value
     if isinstance(value, str):
-        text = value.strip()
-        if text.lower() in UNLIMITED:
+        if value.strip().lower() in UNLIMITED:
             return None
-        binary = {"KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
-        upper = text.upper()
-        for suffix, mult in binary.items():
-            if upper.endswith(suffix):
-                return _positive(upper[: -len(suffix)], mult, value)
-        units = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
-        upper = upper.removesuffix("B")
-        mult = units.get(upper[-1:], 1)
-        return _positive(upper[:-1] if upper[-1:] in units else upper, mult, value)
+        try:
+            n = _size_value(value)
+        except ValueError:
+            raise ResourceError(f"max_memory {value!r} is not a size (e.g. 8G, 500M, 'none')") from None
+        if not n > 0:
+            raise ResourceError(f"max_memory {value!r} must be positive")
+        return int(n)
     raise ResourceError(f"max_memory must be a number of bytes or a size like '8G', got {value!r}")
-
-
-def _positive(number: str, mult: int, original: Any) -> int:
-    try:
-        n = float(number) * mult
-    except ValueError:
-        raise ResourceError(f"max_memory {original!r} is not a size (e.g. 8G, 500M, 'none')") from None
-    if not n > 0 or n != n:
-        raise ResourceError(f"max_memory {original!r} must be positive")
-    return int(n)
 
 
 def symbols(counts: Any, model: str, end_of_word: Optional[str], fused: bool) -> Tuple[int, int]:

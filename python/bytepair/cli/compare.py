@@ -55,7 +55,11 @@ import unicodedata
 import weakref
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
-from bytepair.commands._common import expand_paths, labels, load, tokenizer_options, wrap
+from bytepair._io import atomic_write_bytes
+from bytepair.cli._pieces import pieces
+from bytepair.cli.common import expand_paths, labels, load, read_input
+from bytepair.cli.options import CliError, tokenizer_options, wrap
+from bytepair.parity import gini
 
 _SKIP = {"FULLWIDTH", "HALFWIDTH", "MODIFIER", "SMALL", "MATHEMATICAL"}
 _RENAME = {"CJK": "Han"}
@@ -278,8 +282,6 @@ def _token_spans(tok, stats: TextStats) -> Tuple[List[int], List[int], List[Tupl
             pos += n
         counts = [1] * len(starts)
         return starts, counts, whole
-    from bytepair.commands._pieces import pieces
-
     c = b = 0
     for p in pieces(tok, text):
         if p.kind == "gap":
@@ -350,11 +352,7 @@ def plot(rows: Sequence[Row], path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        from bytepair.cli import CliError
-
         raise CliError("--plot needs matplotlib: pip install matplotlib") from None
-    from bytepair._io import atomic_write_bytes
-
     tokenizers = list(dict.fromkeys(r.tokenizer for r in rows))
     totals = {(r.tokenizer, r.file): r.bytes for r in rows if r.script == "all"}
     groups: List[Tuple[str, str]] = []
@@ -408,13 +406,11 @@ def plot(rows: Sequence[Row], path: str) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
-def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
-    from bytepair.cli import _read_input
-
+def run(args: argparse.Namespace, out: TextIO) -> int:
     paths = expand_paths(args.files)
     names = labels(args.tokenizer)
     toks = [load(p, args) for p in args.tokenizer]
-    texts = [(p if p != "-" else "<stdin>", _read_input(p, args.errors)) for p in paths]
+    texts = [(p if p != "-" else "<stdin>", read_input(p, args.errors)) for p in paths]
     rows: List[Row] = []
     for path, text in texts:
         stats = TextStats(text)
@@ -447,8 +443,6 @@ def parity_summary(rows: Sequence[Row], names: Sequence[str]) -> Dict[str, Dict[
     >>> parity_summary(r, ["t"])
     {'t': {'tokens': {'en.txt': 4, 'hi.txt': 12}, 'gini': 0.25}}
     """
-    from bytepair.parity import gini
-
     out: Dict[str, Dict[str, Any]] = {}
     for name in names:
         tokens = {r.file: r.tokens for r in rows if r.tokenizer == name and r.script == "all"}
@@ -456,7 +450,7 @@ def parity_summary(rows: Sequence[Row], names: Sequence[str]) -> Dict[str, Dict[
     return out
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: "argparse._SubParsersAction") -> None:
     p = sub.add_parser(
         "compare",
         help="tokens per byte / word and whole-word share, per tokenizer, file and script",
@@ -493,4 +487,4 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "Gini coefficient of the files' token counts (0: every language costs the same)")
     p.add_argument("--no-scripts", dest="scripts", action="store_false",
                    help="only the 'all' row of each tokenizer and file")
-    p.set_defaults(run=cmd_compare)
+    p.set_defaults(run=run)

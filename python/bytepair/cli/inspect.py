@@ -33,7 +33,8 @@ import argparse
 import json
 from typing import Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
-from bytepair.commands._common import tokenizer_options, wrap
+from bytepair.cli.common import load
+from bytepair.cli.options import CliError, tokenizer_options, wrap
 from bytepair.tokenizer import Tokenizer
 
 _ESCAPES = {" ": "␣", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -90,10 +91,8 @@ def _vocab_rows(tok: Tokenizer) -> Iterator[Dict[str, Any]]:
         yield {"id": id_, "token": t, "special": id_ in specials}
 
 
-def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
-    import regex
-
-    from bytepair.cli import CliError, _load
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    import regex  # third-party, slow to import: only when inspecting
 
     if args.limit is not None and args.limit < 0:
         raise CliError("--limit must be 0 or more")
@@ -103,7 +102,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
             pattern = regex.compile(args.grep)
         except regex.error as e:
             raise CliError(f"--grep {args.grep!r} is not a valid regular expression: {e}") from None
-    tok = _load(args)
+    tok = load(args.tokenizer, args)
     rows = _vocab_rows(tok) if args.vocab else _merge_rows(tok)
     shown: List[Dict[str, Any]] = []
     for row in rows:
@@ -133,7 +132,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: "argparse._SubParsersAction") -> None:
     p = sub.add_parser(
         "inspect",
         help="list the merges or the vocabulary, searchable",
@@ -162,4 +161,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="print a JSON list: merges as {rank, left, right, token, id}, the vocabulary as "
                         "{id, token, special}; invalid UTF-8 bytes as \\xNN")
-    p.set_defaults(run=cmd_inspect)
+    p.set_defaults(run=run)

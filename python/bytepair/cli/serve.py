@@ -61,12 +61,14 @@ import html
 import sys
 from typing import TYPE_CHECKING, Any, Dict, TextIO
 
-from bytepair.commands._common import labels, load, tokenizer_options, wrap
-from bytepair.commands._pieces import HTML_STYLE, all_ids, pieces
+from bytepair.cli._pieces import HTML_STYLE, all_ids, pieces
+from bytepair.cli.common import labels, load
+from bytepair.cli.options import CliError, tokenizer_options, wrap
+from bytepair.errors import BytepairError
 from bytepair.tokenizer import Tokenizer
 
 if TYPE_CHECKING:  # http.server is imported when serving (bytepair --help stays fast)
-    from bytepair.commands._http import Server
+    from bytepair.cli._http import Server
 
 MAX_BYTES = 1 << 20
 IDLE_TIMEOUT = 15.0  # seconds a read or write may wait
@@ -199,14 +201,19 @@ def explain_reply(toks: Dict[str, Tokenizer], name: str, text: str, offset: Any)
     """The answer of ``POST /api/explain``: how the piece of ``text`` that
     holds the character ``offset`` is encoded (:mod:`bytepair.explain`), as
     data and as the text ``bytepair explain`` prints."""
-    from bytepair.errors import BytepairError
-
     if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset < max(1, len(text)):
         raise BytepairError(f"offset must be a character position in the text, got {offset!r}")
     explanation = toks[name].explain(text, at=offset)
     reply = explanation.to_dict()
     reply.update(tokenizer=name, offset=offset, lesson=str(explanation))
     return reply
+
+
+# the JSON endpoints: path -> reply (the HTTP handler checks the request, then calls it)
+ENDPOINTS = {
+    "/api/tokenize": lambda toks, name, data: tokenize_reply(toks, name, data["text"], bool(data.get("special"))),
+    "/api/explain": lambda toks, name, data: explain_reply(toks, name, data["text"], data.get("offset")),
+}
 
 
 def make_server(
@@ -221,13 +228,14 @@ def make_server(
 ) -> "Server":
     """A server (not yet serving: call ``serve_forever``) for the named
     tokenizers; ``port=0`` picks a free port. ``server.url`` is the page."""
-    from bytepair.commands._http import Server, Server6, _Handler
+    # http.server takes about 75 ms to import: only when serving (bytepair --help stays fast)
+    from bytepair.cli._http import Server, Server6, handler
 
     cls = Server6 if ":" in host else Server
     server = cls.__new__(cls)
     server.request_timeout = request_timeout
     server.max_connections = max_connections
-    server.__init__((host, port), _Handler)  # type: ignore[misc]
+    server.__init__((host, port), handler(ENDPOINTS, IDLE_TIMEOUT))  # type: ignore[misc]
     server.tokenizers = dict(tokenizers)
     options = "".join(f'<option value="{html.escape(n)}">{html.escape(n)}</option>' for n in tokenizers)
     server.page = (PAGE % {"style": HTML_STYLE, "options": options}).encode("utf-8")
@@ -238,9 +246,7 @@ def make_server(
     return server
 
 
-def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
-    from bytepair.cli import CliError
-
+def run(args: argparse.Namespace, out: TextIO) -> int:
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port {args.port} is not a port number (0-65535; 0 picks a free port)")
     if args.max_bytes < 1:
@@ -269,7 +275,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: "argparse._SubParsersAction") -> None:
     p = sub.add_parser(
         "serve",
         help="a local web page to try tokenizers live",
@@ -301,4 +307,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS, metavar="N",
                    help=f"connections served at once; more get 503 (default {MAX_CONNECTIONS})")
     p.add_argument("--log", action="store_true", help="print each request on standard error")
-    p.set_defaults(run=cmd_serve)
+    p.set_defaults(run=run)

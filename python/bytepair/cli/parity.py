@@ -1,5 +1,6 @@
 """``bytepair train --parity LANG=FILE ...``: parity-aware training from the
-command line (:meth:`bytepair.Tokenizer.train_parity`).
+command line (:meth:`bytepair.Tokenizer.train_parity`); a helper of
+:mod:`bytepair.cli.train`.
 
 >>> pairs(["en=a.txt", "de=b.txt", "en=c.txt"], "--parity")
 {'en': ['a.txt', 'c.txt'], 'de': ['b.txt']}
@@ -8,7 +9,12 @@ command line (:meth:`bytepair.Tokenizer.train_parity`).
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
+
+from bytepair.cli.common import count_files, end_of_word, training_pattern
+from bytepair.cli.options import CliError
+from bytepair.patterns import resolve_pattern
+from bytepair.tokenizer import Tokenizer
 
 
 def add_parity_options(p: argparse.ArgumentParser) -> None:
@@ -32,7 +38,6 @@ def add_parity_options(p: argparse.ArgumentParser) -> None:
 
 def pairs(values: Sequence[str], option: str) -> Dict[str, List[str]]:
     """``LANG=VALUE`` arguments grouped by language, in first-appearance order."""
-    from bytepair.cli import CliError
 
     out: Dict[str, List[str]] = {}
     for v in values:
@@ -43,24 +48,9 @@ def pairs(values: Sequence[str], option: str) -> Dict[str, List[str]]:
     return out
 
 
-def count_files(args: argparse.Namespace, files: Sequence[str], pattern: Optional[str], specials: Sequence[str]):
-    """The word counts of FILEs as ``bytepair train`` reads them (each file a
-    document; JSONL/Parquet with --field/--column, compressed, --max-bytes),
-    streamed, on Dask with ``--dask``."""
-    from bytepair.commands.data import _client
-    from bytepair.commands._common import expand_paths
-    from bytepair.counts import count_words
-
-    with _client(getattr(args, "dask", None)) as client:
-        return count_words(expand_paths(list(files)), pattern, list(specials), field=args.field, column=args.column,
-                           max_bytes=args.max_bytes, errors=args.errors, client=client)
-
-
-def train_parity_from_args(args: argparse.Namespace) -> Any:
+def train_parity_from_args(args: argparse.Namespace) -> Tokenizer:
     """The tokenizer of ``bytepair train --parity ...``: each language's FILEs
     are counted as ``bytepair train`` counts its FILEs (streamed; ``--dask``)."""
-    from bytepair.cli import CliError
-    from bytepair.tokenizer import Tokenizer
 
     if args.files or getattr(args, "from_counts", None) or getattr(args, "init", None):
         raise CliError("--parity gives the training files: drop FILE..., --from-counts and --init")
@@ -75,19 +65,14 @@ def train_parity_from_args(args: argparse.Namespace) -> Any:
             ratio = {lang: float(v[-1]) for lang, v in given.items()}
         except ValueError as e:
             raise CliError(f"--ratio: {e}") from None
-    from bytepair.patterns import resolve_pattern
-
-    end_of_word = None if args.end_of_word in ("", None) or args.no_end_of_word else args.end_of_word
-    pattern = args.pattern if args.pattern is not None else ("cl100k" if args.model == "byte" else None)
-    if args.model == "char" and args.pattern in ("none", "split"):
-        pattern = None
+    pattern = training_pattern(args, "cl100k" if args.model == "byte" else None)
     regex, specials = resolve_pattern(pattern), args.special or ()
     corpora = {lang: count_files(args, files, regex, specials) for lang, files in train.items()}
     dev_corpora = {lang: count_files(args, dev[lang], regex, specials) for lang in train} if dev else None
     return Tokenizer.train_parity(
         corpora, dev=dev_corpora, ratio=ratio, variant=args.variant, global_merges=args.global_merges,
         window_size=args.window_size, alpha=args.alpha, model=args.model, vocab_size=args.vocab_size,
-        num_merges=args.merges, min_frequency=args.min_frequency, pattern=pattern, end_of_word=end_of_word,
+        num_merges=args.merges, min_frequency=args.min_frequency, pattern=pattern, end_of_word=end_of_word(args),
         end_of_word_fused=args.fused, tie_break=args.tie_break, special_tokens=args.special or (),
         max_token_length=args.max_token_length, progress=args.progress,
     )

@@ -23,6 +23,10 @@ import os
 import sys
 from typing import Dict, List, Optional, TextIO
 
+from bytepair.cli.options import CliError
+from bytepair.formats import FORMATS, detect
+from bytepair.tokenizer import Tokenizer
+
 
 def guess_format(path: str) -> Optional[str]:
     """The format an output name suggests, or None.
@@ -43,8 +47,6 @@ def guess_format(path: str) -> Optional[str]:
 
 
 def _specials(items: Optional[List[str]]) -> Optional[Dict[str, int]]:
-    from bytepair.cli import CliError
-
     if not items:
         return None
     out = {}
@@ -56,11 +58,7 @@ def _specials(items: Optional[List[str]]) -> Optional[Dict[str, int]]:
     return out
 
 
-def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
-    from bytepair.cli import CliError
-    from bytepair.formats import FORMATS, detect
-    from bytepair.tokenizer import Tokenizer
-
+def run(args: argparse.Namespace, out: TextIO) -> int:
     if not os.path.lexists(args.input):
         raise CliError(f"{args.input}: no such tokenizer file")
     source = args.source or detect(args.input)
@@ -87,9 +85,7 @@ def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def register(sub: "argparse._SubParsersAction") -> None:
-    from bytepair.formats import FORMATS
-
+def add_parser(sub: "argparse._SubParsersAction") -> None:
     formats = sorted(FORMATS)
     p = sub.add_parser(
         "convert",
@@ -113,4 +109,4 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="--to transformers: a Jinja chat template file, written into tokenizer_config.json")
     p.add_argument("--model-max-length", metavar="N", type=int, default=None,
                    help="--to transformers: model_max_length in tokenizer_config.json")
-    p.set_defaults(run=cmd_convert)
+    p.set_defaults(run=run)

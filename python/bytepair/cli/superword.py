@@ -1,5 +1,6 @@
 """``bytepair train --superword --transition T FILE...``: SuperBPE training
-from the command line (``Tokenizer.train(superword=True, transition=T)``).
+from the command line (``Tokenizer.train(superword=True, transition=T)``);
+a helper of :mod:`bytepair.cli.train`.
 
 >>> import argparse
 >>> p = argparse.ArgumentParser(); add_superword_options(p)
@@ -10,8 +11,13 @@ from the command line (``Tokenizer.train(superword=True, transition=T)``).
 from __future__ import annotations
 
 import argparse
-import os
-from typing import Any
+import warnings
+
+from bytepair.cli.common import count_files
+from bytepair.cli.options import CliError
+from bytepair.errors import TrainingWarning
+from bytepair.patterns import resolve_pattern
+from bytepair.tokenizer import Tokenizer
 
 
 def add_superword_options(p: argparse.ArgumentParser) -> None:
@@ -23,13 +29,9 @@ def add_superword_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--transition", type=int, metavar="T", help="vocabulary size at which stage 2 starts")
 
 
-def train_superword_from_args(args: argparse.Namespace) -> Any:
+def train_superword_from_args(args: argparse.Namespace) -> Tokenizer:
     """The tokenizer of ``bytepair train --superword ...``: FILEs are counted
     as ``bytepair train`` counts them (streamed; ``--dask``), once per stage."""
-    from bytepair.cli import CliError
-    from bytepair.commands.parity import count_files
-    from bytepair.patterns import resolve_pattern
-    from bytepair.tokenizer import Tokenizer
 
     if getattr(args, "from_counts", None) or getattr(args, "init", None):
         raise CliError("--superword trains from FILEs: drop --from-counts and --init")
@@ -45,10 +47,6 @@ def train_superword_from_args(args: argparse.Namespace) -> Any:
     specials = args.special or ()
     options = dict(min_frequency=args.min_frequency, tie_break=args.tie_break, max_token_length=args.max_token_length,
                    progress=args.progress)
-    import warnings
-
-    from bytepair.errors import TrainingWarning
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrainingWarning)  # stage 1 may run out of pairs: stage 2 goes on
         stage1 = Tokenizer.train(count_files(args, args.files, pattern, specials), vocab_size=args.transition,

@@ -6,7 +6,7 @@ after it, byte fallback, the tokens and their ids (see
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
+>>> add_parser(sub)
 >>> sub.choices["explain"].parse_args(["-t", "tok.json", "lowest"]).text
 'lowest'
 """
@@ -17,14 +17,13 @@ import argparse
 import json
 from typing import TextIO
 
-from bytepair.commands._common import load, tokenizer_options, wrap
+from bytepair.cli.common import load, text_arg
+from bytepair.cli.options import tokenizer_options, wrap
 
 
-def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
-    from bytepair.cli import _text_arg
-
+def run(args: argparse.Namespace, out: TextIO) -> int:
     tok = load(args.tokenizer, args)
-    explanation = tok.explain(_text_arg(args))
+    explanation = tok.explain(text_arg(args))
     if args.json:
         print(json.dumps(explanation.to_dict(), ensure_ascii=False), file=out)
     else:
@@ -32,7 +31,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: "argparse._SubParsersAction") -> None:
     p = sub.add_parser(
         "explain",
         help="show how a word is encoded, merge by merge",
@@ -52,4 +51,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     tokenizer_options(p)
     p.add_argument("text", nargs="?", metavar="TEXT", help="the word or text (default: standard input)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=cmd_explain)
+    p.set_defaults(run=run)

@@ -1,6 +1,10 @@
-"""The HTTP side of ``bytepair serve`` (see :mod:`bytepair.commands.serve`):
+"""The HTTP side of ``bytepair serve`` (see :mod:`bytepair.cli.serve`):
 a threaded ``http.server`` with the page and the JSON API, bounded requests.
-Imported only when serving, so that ``bytepair --help`` stays fast."""
+Imported only when serving, so that ``bytepair --help`` stays fast.
+
+It knows nothing of tokenizing: the server gives it the reply function of
+each JSON endpoint (:func:`handler`), and the timeouts and limits
+(``make_server`` in :mod:`bytepair.cli.serve` sets them on the server)."""
 
 from __future__ import annotations
 
@@ -11,16 +15,32 @@ import threading
 import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Type
 
-from bytepair.commands.serve import IDLE_TIMEOUT, MAX_CONNECTIONS, REQUEST_TIMEOUT, explain_reply, tokenize_reply
 from bytepair.errors import BytepairError
 from bytepair.tokenizer import Tokenizer
+
+# a JSON endpoint: (the server's tokenizers, the tokenizer's name, the request's JSON object) -> the answer
+Reply = Callable[[Dict[str, Tokenizer], str, Dict[str, Any]], Dict[str, Any]]
+
+
+def handler(replies: Mapping[str, Reply], idle_timeout: float) -> Type[BaseHTTPRequestHandler]:
+    """The request handler class of a server: ``POST`` to a path of
+    ``replies`` is answered by its function (once the body is checked: UTF-8
+    JSON with a ``text`` string and a known ``tokenizer``); a read or write
+    may wait ``idle_timeout`` seconds.
+
+    >>> Handler = handler({"/count": lambda toks, name, body: {"count": toks[name].count(body["text"])}}, 5.0)
+    >>> sorted(Handler.replies), Handler.timeout
+    (['/count'], 5.0)
+    """
+    return type("Handler", (_Handler,), {"replies": dict(replies), "timeout": idle_timeout})
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: "Server"
-    timeout = IDLE_TIMEOUT  # seconds a connection may stay idle (socket timeout)
+    replies: Dict[str, Reply] = {}  # set by handler()
+    timeout: Optional[float] = None  # seconds a connection may stay idle (socket timeout), set by handler()
     server_version = "bytepair-serve"
     protocol_version = "HTTP/1.1"
 
@@ -47,7 +67,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(status, {"error": message})
 
     def handle_one_request(self) -> None:
-        # a request (from waiting for its first line to the end of the reply) has REQUEST_TIMEOUT seconds:
+        # a request (from waiting for its first line to the end of the reply) has server.request_timeout seconds:
         # a client sending a byte now and then is cut off, which the per-read idle timeout alone would not do
         token = self.server.watchdog.arm(self.connection, self.server.request_timeout)
         try:
@@ -93,18 +113,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
-        if path not in ("/api/tokenize", "/api/explain"):
+        if path not in self.replies:
             self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {path}")
             return
         try:
-            self._tokenize(path)
+            self._answer(path)
         except Exception as e:  # never a dropped connection without an answer
             if isinstance(e, (ConnectionError, socket.timeout, TimeoutError)):
                 raise
             self.close_connection = True
             self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"internal error: {type(e).__name__}")
 
-    def _tokenize(self, path: str) -> None:
+    def _answer(self, path: str) -> None:
         ctype = (self.headers.get("Content-Type") or "").lower()
         mime, _, params = ctype.partition(";")
         charset = params.split("charset=", 1)[1].strip().strip('"') if "charset=" in params else "utf-8"
@@ -151,10 +171,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, f"unknown tokenizer {name!r}: use one of {', '.join(names)}")
             return
         try:
-            if path == "/api/explain":
-                reply = explain_reply(self.server.tokenizers, name, data["text"], data.get("offset"))
-            else:
-                reply = tokenize_reply(self.server.tokenizers, name, data["text"], bool(data.get("special")))
+            reply = self.replies[path](self.server.tokenizers, name, data)
         except BytepairError as e:
             self._error(HTTPStatus.BAD_REQUEST, str(e).splitlines()[0])
             return
@@ -225,8 +242,8 @@ class Server(ThreadingHTTPServer):
     max_bytes: int
     log: bool
     url: str
-    request_timeout: float = REQUEST_TIMEOUT
-    max_connections: int = MAX_CONNECTIONS
+    request_timeout: float  # set before __init__ (see bytepair.cli.serve.make_server)
+    max_connections: int
 
     def server_activate(self) -> None:
         super().server_activate()

@@ -25,7 +25,7 @@ Examples::
 
 >>> import io
 >>> from bytepair import Tokenizer
->>> from bytepair.commands._pieces import pieces
+>>> from bytepair.cli._pieces import pieces
 >>> tok = Tokenizer.train("the cat sat on the mat " * 20, vocab_size=266)
 >>> print(render_terminal(pieces(tok, "the cat"), ids=True, colour=False), end="")
 [the][ cat]
@@ -40,8 +40,8 @@ import os
 import sys
 from typing import Sequence, TextIO
 
-from bytepair.commands._common import tokenizer_options, wrap
-from bytepair.commands._pieces import (
+from bytepair._io import atomic_write_text
+from bytepair.cli._pieces import (
     HTML_STYLE,
     PARTIAL_MODES,
     Piece,
@@ -53,6 +53,8 @@ from bytepair.commands._pieces import (
     pieces,
     plain,
 )
+from bytepair.cli.common import load, text_arg
+from bytepair.cli.options import CliError, tokenizer_options, wrap
 
 
 def use_colour(choice: str, out: TextIO) -> bool:
@@ -97,12 +99,9 @@ def render_html(ps: Sequence[Piece], *, title: str, ids: bool) -> str:
     return "\n".join(parts)
 
 
-def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
-    from bytepair._io import atomic_write_text
-    from bytepair.cli import CliError, _load, _text_arg
-
-    tok = _load(args)
-    text = _text_arg(args)
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    tok = load(args.tokenizer, args)
+    text = text_arg(args)
     allowed = args.allowed_special or []
     unknown = [t for t in allowed if t != "all" and t not in tok.special_tokens]
     if unknown:
@@ -116,7 +115,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: "argparse._SubParsersAction") -> None:
     p = sub.add_parser(
         "show",
         help="the text with its token boundaries in colour (or as HTML)",
@@ -151,4 +150,4 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="show this special token's text as the special token ('all' for every one); repeatable")
     p.add_argument("--color", "--colour", choices=["auto", "always", "never"], default="auto",
                    help="colour the tokens: auto (default: on a terminal, unless NO_COLOR is set), always, never")
-    p.set_defaults(run=cmd_show)
+    p.set_defaults(run=run)

@@ -12,7 +12,7 @@ lines atomically instead of printing them.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
+>>> add_parser(sub)
 >>> sub.choices["chunk"].parse_args(["-t", "tok.json", "a.txt", "--max-tokens", "512"]).max_tokens
 512
 """
@@ -24,19 +24,18 @@ import io
 import json
 from typing import TextIO
 
-from bytepair.commands._common import expand_paths, load, tokenizer_options, wrap
+from bytepair._io import atomic_open
+from bytepair.chunking import chunk_spans
+from bytepair.cli.common import expand_paths, load, read_input
+from bytepair.cli.options import tokenizer_options, wrap
 
 
-def cmd_chunk(args: argparse.Namespace, out: TextIO) -> int:
-    from bytepair._io import atomic_open
-    from bytepair.chunking import chunk_spans
-    from bytepair.cli import _read_input
-
+def run(args: argparse.Namespace, out: TextIO) -> int:
     tok = load(args.tokenizer, args)
     buffer = io.StringIO() if args.output else None
     sink = buffer if buffer is not None else out
     for path in expand_paths(args.files or ["-"]):
-        text = _read_input(path, args.errors)
+        text = read_input(path, args.errors)
         name = "<stdin>" if path == "-" else path
         for k, (start, end, tokens) in enumerate(chunk_spans(tok, text, args.max_tokens, args.overlap)):
             row = {"file": name, "chunk": k, "start": start, "end": end, "tokens": tokens, "text": text[start:end]}
@@ -47,7 +46,7 @@ def cmd_chunk(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: "argparse._SubParsersAction") -> None:
     p = sub.add_parser(
         "chunk",
         help="cut texts into chunks of at most N tokens (JSON lines)",
@@ -71,4 +70,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overlap", type=int, default=0, metavar="K",
                    help="each chunk starts about K tokens (fewer than N) before the previous one ended")
     p.add_argument("-o", "--output", metavar="OUT", help="write the JSON lines to OUT (atomically)")
-    p.set_defaults(run=cmd_chunk)
+    p.set_defaults(run=run)

@@ -1,0 +1,126 @@
+"""What the commands share at run time: loading the tokenizer of ``-t``,
+reading FILEs and TEXT, glob patterns, short labels for tokenizer files, the
+Dask client of ``--dask``, and the training choices that several commands
+read from their options (pattern, end-of-word marker, counting FILEs).
+
+>>> labels(["x/tok.json", "y/tok.json", "z.json"])
+['x/tok.json', 'y/tok.json', 'z.json']
+>>> labels(["a.json", "a.json"])
+['a.json (1)', 'a.json (2)']
+>>> expand_paths(["-", "no-such-file.txt"])
+['-', 'no-such-file.txt']
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import glob
+import os
+import sys
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+from bytepair._io import decode_utf8, read_bytes
+from bytepair.cli.options import CliError
+from bytepair.counts import count_words
+from bytepair.distributed import connect  # imports Dask only when connecting
+from bytepair.tokenizer import Tokenizer
+
+GLOB_CHARS = "*?["
+
+
+def load(path: str, args: argparse.Namespace) -> Tokenizer:
+    """The tokenizer file ``path`` (any supported format), with the
+    ``--format`` and ``--pattern`` of ``args``."""
+    if not os.path.lexists(path):
+        raise CliError(f"{path}: no such tokenizer file")
+    return Tokenizer.load(path, format=args.format, pattern=args.pattern)
+
+
+def read_input(path: str, errors: str) -> str:
+    """A file (or ``-`` for stdin) as text, UTF-8 checked with its name."""
+    if path == "-":
+        return decode_utf8(sys.stdin.buffer.read(), "<stdin>", errors)
+    return decode_utf8(read_bytes(path), path, errors)
+
+
+def text_arg(args: argparse.Namespace) -> str:
+    """The TEXT argument, or standard input when it is absent."""
+    if args.text is not None:
+        try:
+            # invalid UTF-8 in the command line arrives as lone surrogates (surrogateescape):
+            # checked like a file's bytes, with --errors
+            raw = args.text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return args.text
+        return decode_utf8(raw, "TEXT argument", args.errors)
+    return read_input("-", args.errors)
+
+
+def labels(paths: Sequence[str]) -> List[str]:
+    """Short names for tokenizer files: the file name, or the path as given
+    when two files share a name."""
+    names = [os.path.basename(p) or p for p in paths]
+    out = []
+    for path, name in zip(paths, names):
+        out.append(name if names.count(name) == 1 else path)
+    # still equal (the same path twice): number them
+    repeated = {name for name in out if out.count(name) > 1}
+    seen: Dict[str, int] = {}
+    for i, name in enumerate(out):
+        if name in repeated:
+            seen[name] = seen.get(name, 0) + 1
+            out[i] = f"{name} ({seen[name]})"
+    return out
+
+
+def expand_paths(paths: Sequence[str]) -> List[str]:
+    """Input paths with glob patterns expanded (``*``, ``?``, ``[...]``, and
+    ``**`` for any depth of folders), each pattern's matches sorted; only
+    files match. ``-`` (standard input) and paths without pattern characters,
+    or that name an existing file, are kept as they are. A pattern that
+    matches no file is an error (``CliError``)."""
+    out: List[str] = []
+    for path in paths:
+        if path == "-" or not any(c in path for c in GLOB_CHARS) or os.path.exists(path):
+            out.append(path)
+            continue
+        matches = sorted(m for m in glob.glob(path, recursive=True) if os.path.isfile(m))
+        if not matches:
+            raise CliError(f"{path}: no file matches this pattern")
+        out.extend(matches)
+    return out
+
+
+@contextlib.contextmanager
+def dask_client(address: Optional[str]) -> Iterator[Any]:
+    """The Dask client of ``--dask ADDR`` (None without it), closed on exit."""
+    if not address:
+        yield None
+        return
+    with connect(address) as client:
+        yield client
+
+
+def training_pattern(args: argparse.Namespace, default: Optional[str]) -> Optional[str]:
+    """The pattern that ``--pattern`` asks training for: ``default`` when it
+    is not given; none for the char model's ``none`` or ``split``
+    (whitespace split)."""
+    if args.model == "char" and args.pattern in ("none", "split"):
+        return None
+    return args.pattern if args.pattern is not None else default
+
+
+def end_of_word(args: argparse.Namespace) -> Optional[str]:
+    """The char model's end-of-word marker of ``--end-of-word`` /
+    ``--no-end-of-word`` (None: no marker)."""
+    return None if args.end_of_word in ("", None) or args.no_end_of_word else args.end_of_word
+
+
+def count_files(args: argparse.Namespace, files: Sequence[str], pattern: Optional[str], specials: Sequence[str]):
+    """The word counts of FILEs as ``bytepair train`` reads them (each file a
+    document; JSONL/Parquet with --field/--column, compressed, --max-bytes),
+    streamed, on Dask with ``--dask``."""
+    with dask_client(getattr(args, "dask", None)) as client:
+        return count_words(expand_paths(list(files)), pattern, list(specials), field=args.field, column=args.column,
+                           max_bytes=args.max_bytes, errors=args.errors, client=client)

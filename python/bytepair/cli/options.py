@@ -1,0 +1,122 @@
+"""The options that several commands share, each defined once here, and
+``CliError``. This module imports nothing from the other ``bytepair.cli``
+modules: the commands import it, never the other way round.
+
+- ``-t/--tokenizer`` with ``--format`` and ``--pattern`` (:func:`tokenizer_options`);
+- ``--errors`` (:func:`errors_option`), ``--progress`` (:func:`progress_option`);
+- ``--field``, ``--column``, ``--max-bytes``, ``--dask`` (:func:`reading_options`);
+- argument types: :func:`size` (``bytepair.limits.parse_size``), :func:`positive_float`.
+
+>>> import argparse
+>>> p = argparse.ArgumentParser()
+>>> tokenizer_options(p, multiple=True, read_input=False)
+>>> p.parse_args(["-t", "a.json", "-t", "b.json"]).tokenizer
+['a.json', 'b.json']
+>>> p = argparse.ArgumentParser(); reading_options(p); progress_option(p)
+>>> args = p.parse_args(["--max-bytes", "10M", "--progress", "json"])
+>>> args.max_bytes, args.progress
+(10000000, 'json')
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+from bytepair.limits import parse_size
+from bytepair.progress import PROGRESS_CHOICES
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit status 1."""
+
+
+TOKENIZER_HELP = ("tokenizer file: native JSON, HF tokenizer.json, .tiktoken (--pattern for an unknown one), "
+                  "a GPT-2 folder (vocab.json + merges.txt) or subword-nmt codes")
+FORMAT_HELP = "format of TOK (detected when omitted)"
+PATTERN_HELP = "pre-tokenizer for formats that do not store one (e.g. .tiktoken): gpt2, cl100k, o200k or a regex"
+ERRORS_HELP = "invalid UTF-8 in the input: stop with an error (default) or replace it"
+PROGRESS_HELP = ("progress on stderr: a bar (also bare --progress; auto: when stderr is a terminal), "
+                 "JSON lines, or none")
+
+
+def errors_option(p: argparse.ArgumentParser) -> None:
+    """``--errors strict|replace``: what to do with invalid UTF-8 input."""
+    p.add_argument("--errors", choices=["strict", "replace"], default="strict", help=ERRORS_HELP)
+
+
+def progress_option(p: argparse.ArgumentParser, *, default: str = "auto", help: str = PROGRESS_HELP) -> None:  # noqa: A002
+    """``--progress [bar|json|none|auto]`` (bare: ``bar``; see ``bytepair.cli.parser.bare_progress``)."""
+    p.add_argument("--progress", choices=PROGRESS_CHOICES, nargs="?", const="bar", default=default, help=help)
+
+
+def tokenizer_options(p: argparse.ArgumentParser, *, multiple: bool = False, read_input: bool = True,
+                      format_option: str = "--format") -> None:
+    """``-t TOK`` plus ``--format``/``--pattern`` (and ``--errors`` when the
+    command reads text).
+
+    ``multiple=True`` makes ``-t`` repeatable (``args.tokenizer`` is then a
+    list). ``format_option`` names the tokenizer's format option where the
+    command's own ``--format`` means something else (encode-dataset's shards)."""
+    if multiple:
+        p.add_argument("-t", "--tokenizer", required=True, action="append", metavar="TOK",
+                       help=TOKENIZER_HELP + "; repeat -t for several tokenizers")
+    else:
+        p.add_argument("-t", "--tokenizer", required=True, metavar="TOK", help=TOKENIZER_HELP)
+    p.add_argument(format_option, dest="format", default=None,
+                   help=FORMAT_HELP + " (the same for every -t)" if multiple else FORMAT_HELP)
+    p.add_argument("--pattern", default=None, help=PATTERN_HELP)
+    if read_input:
+        errors_option(p)
+
+
+def size(text: str) -> int:
+    """An argument type: a byte count (``bytepair.limits.parse_size``: 500000,
+    10M, 2G, 1GiB); argparse reports a bad one as a usage error.
+
+    >>> size("2G")
+    2000000000
+    """
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def positive_float(text: str) -> float:
+    """An argument type: a number above 0.
+
+    >>> positive_float("1.5")
+    1.5
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
+def reading_options(p: argparse.ArgumentParser, *, max_bytes: bool = True) -> None:
+    """``--field``, ``--column`` (JSONL, Parquet), ``--max-bytes`` and ``--dask``:
+    how the streaming commands read their FILEs."""
+    p.add_argument("--field", metavar="F",
+                   help="read JSONL: one document per line, the string field F (default for *.jsonl: text)")
+    p.add_argument("--column", metavar="C", help="Parquet files: the text column C (default: text)")
+    if max_bytes:
+        p.add_argument("--max-bytes", type=size, metavar="N",
+                       help="read only the first N bytes of text of the inputs, in order (K/M/G suffixes: 10M)")
+    p.add_argument("--dask", metavar="ADDR",
+                   help="run on Dask: 'local' (a 2-worker cluster here; local:N for N workers) or tcp://host:8786")
+
+
+def wrap(*paragraphs: str) -> str:
+    """Paragraphs filled to 78 columns, for descriptions shown with
+    ``argparse.RawDescriptionHelpFormatter`` (which keeps the examples of
+    the epilog as written).
+
+    >>> wrap("a  b", "c")
+    'a b\\n\\nc'
+    """
+    return "\n\n".join(textwrap.fill(" ".join(p.split()), 78) for p in paragraphs)
