@@ -124,7 +124,6 @@ def read_model_bytes(path: Union[str, os.PathLike], limit: int = MAX_MODEL_FILE_
     ...
     bytepair.errors.FormatError: ...big.json: 2048 bytes is too large for a tokenizer file (at most 1024)
     """
-    from bytepair.errors import FormatError
 
     try:
         size = os.path.getsize(path)

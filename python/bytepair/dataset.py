@@ -65,6 +65,10 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from bytepair._io import atomic_open, atomic_write_text
 from bytepair.corpus import Source, group_units, read_parts, sources as make_sources
 from bytepair.errors import BytepairError, EncodeError, InputError
+from bytepair.progress import make_reporter
+from bytepair.patterns import preset_name
+from bytepair.distributed import check_sources, import_distributed, result_of
+from bytepair import _core
 
 FORMAT_VERSION = 1
 SHARD_BYTES = 100_000_000
@@ -171,7 +175,6 @@ def _splittable(pattern: Optional[str]) -> bool:
     boundaries is encoded whole)."""
     if pattern is None:
         return True
-    from bytepair.patterns import preset_name
 
     if preset_name(pattern):
         return True
@@ -282,7 +285,6 @@ class _Encoder:
 
     def chunks(self, srcs: Sequence[Source], first: int, start: Position, errors: str) -> Iterator[Tuple[Any, Any, Position]]:
         """Chunks of the inputs ``srcs`` (run indexes ``first``...) from ``start``."""
-        from bytepair import _core
 
         np = self.np
         docs: List[str] = []
@@ -607,7 +609,6 @@ def encode_dataset(
     ('shard_000000.bin', True)
     """
     np = _np()
-    from bytepair.progress import make_reporter
 
     report = make_reporter(progress)
     eot = _eot_id(tok, append_eot)
@@ -690,7 +691,6 @@ def encode_dataset(
                     feed_unit_from_disk(u, summary)
                 progressed(u)
         else:
-            from bytepair.distributed import check_sources, import_distributed, result_of
 
             import_distributed()
             abs_srcs = check_sources(srcs)

@@ -37,6 +37,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from bytepair.errors import InputError, UnknownEncodingError
 from bytepair.tokenizer import Tokenizer
+from bytepair._io import atomic_open
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -184,7 +185,6 @@ def _download(spec: EncodingSpec, target: Optional[str]) -> str:
     """Fetches tiktoken's file into tiktoken's cache (or a temporary file)."""
     import urllib.request
 
-    from bytepair._io import atomic_open
 
     try:
         with urllib.request.urlopen(spec.url, timeout=60) as response:

@@ -36,6 +36,8 @@ from typing import IO, Any, BinaryIO, Iterable, Iterator, List, Optional, Union
 
 from bytepair.errors import BytepairError
 from bytepair.limits import check_text, replace_surrogates
+from bytepair.corpus import Source, source, text_blocks
+from bytepair._io import atomic_open
 
 FORMATS = ("npy", "text")
 _NPY_HEADER_BYTES = 128  # fixed, so the length can be written at the end
@@ -137,7 +139,6 @@ def format_for(output: Any, format: Optional[str]) -> str:
 def write_ids(output: PathOrFile, chunks: Iterable[List[int]], format: Optional[str], n_vocab: int) -> int:
     """Writes the ids of ``chunks`` to ``output`` (a path: atomically, via a
     temporary file and a rename; or an open binary file); returns how many."""
-    from bytepair._io import atomic_open
 
     fmt = format_for(output, format)
     if isinstance(output, (str, os.PathLike)):
@@ -159,7 +160,6 @@ def file_blocks(input: PathOrFile, errors: str = "strict", block_bytes: Optional
     """The text of ``input`` (a path, ``-`` for stdin, or an open binary
     file), block by block; ``.gz``/``.zst`` paths are decompressed.
     ``report("encode", bytes done, total)`` follows progress."""
-    from bytepair.corpus import Source, source, text_blocks
 
     if isinstance(input, (str, os.PathLike)):
         path = os.fspath(input)

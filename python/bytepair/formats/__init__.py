@@ -17,6 +17,7 @@ import re
 from typing import Any, Mapping, Optional
 
 from bytepair.errors import BytepairError, FormatError, ResourceError
+from bytepair.formats.sentencepiece import looks_like_model
 
 MAX_MESSAGE = 2000  # characters of a load error kept (the middle of a longer one is left out)
 
@@ -74,7 +75,6 @@ def detect(path: str) -> str:
         if b'"default_num_special_tokens"' in head or (b'"config"' in head and b'"token_bytes"' in head):
             return "tekken"
         return "hf"
-    from bytepair.formats.sentencepiece import looks_like_model
 
     if looks_like_model(head):
         return "sentencepiece"

@@ -49,6 +49,8 @@ from bytepair.formats.convert import (
 from bytepair.formats.regex_dialects import from_onig, to_onig
 from bytepair.patterns import PRESETS, preset_name
 from bytepair.spec import PipelineSpec, checked, from_byte_vocab, from_dict
+from bytepair.formats.subword_nmt import reapplied_merges
+from bytepair import _core
 
 # Hugging Face's ByteLevel(use_regex=true) pattern (pre_tokenizers/byte_level.rs)
 HF_GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -219,7 +221,6 @@ def _char_json(tok: Any) -> Dict[str, Any]:
         raise FormatError(f"{WHAT} cannot hold char models with byte_fallback exactly")
     if tok.unk_token is not None:
         raise FormatError(f"{WHAT} cannot hold char models with an unk_token exactly")
-    from bytepair.formats.subword_nmt import reapplied_merges
 
     reapplied = reapplied_merges(tok.merges)
     if reapplied:
@@ -408,7 +409,6 @@ def _drops_text(pattern: str) -> bool:
     leave out some of a probe text: a covering pattern does when its regex
     can match the empty string. False for a pattern that does not compile
     (the error comes when the tokenizer is built)."""
-    from bytepair import _core
 
     try:
         counts = _core.WordCounts(pattern, [])
