@@ -66,7 +66,7 @@ class Tokenizer:
     ['s', 'lowe', 'r_']
     >>> tok.pattern = "gpt2"
     Traceback (most recent call last):
-    AttributeError: a Tokenizer is immutable: build a new one (e.g. Tokenizer.from_spec) instead of setting 'pattern'
+    AttributeError: a Tokenizer is immutable: build a new one (e.g. Tokenizer.from_spec) instead of changing 'pattern'
     """
 
     _spec_type: type = specs.ModelSpec
@@ -76,12 +76,11 @@ class Tokenizer:
         object.__setattr__(self, "_core", specs.build_core(spec))
 
     def __setattr__(self, name: str, value: Any) -> None:
+        self.__delattr__(name)
+
+    def __delattr__(self, name: str) -> None:
         raise AttributeError(f"a Tokenizer is immutable: build a new one (e.g. Tokenizer.from_spec) instead of "
-                             f"setting {name!r}")
-
-    __delattr__ = __setattr__  # type: ignore[assignment]
-
-    # ------------------------------------------------------------------ building
+                             f"changing {name!r}")
 
     @classmethod
     def from_spec(cls, spec: Any) -> "Tokenizer":
