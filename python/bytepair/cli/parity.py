@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence
 
 from bytepair.cli.common import count_files, end_of_word, training_pattern
 from bytepair.cli.options import CliError
-from bytepair.patterns import resolve_pattern
+from bytepair.patterns import default_pattern
 from bytepair.tokenizer import Tokenizer
 
 
@@ -65,8 +65,8 @@ def train_parity_from_args(args: argparse.Namespace) -> Tokenizer:
             ratio = {lang: float(v[-1]) for lang, v in given.items()}
         except ValueError as e:
             raise CliError(f"--ratio: {e}") from None
-    pattern = training_pattern(args, "cl100k" if args.model == "byte" else None)
-    regex, specials = resolve_pattern(pattern), args.special or ()
+    pattern = training_pattern(args, "default")
+    regex, specials = default_pattern(pattern, args.model), args.special or ()
     corpora = {lang: count_files(args, files, regex, specials) for lang, files in train.items()}
     dev_corpora = {lang: count_files(args, dev[lang], regex, specials) for lang in train} if dev else None
     return Tokenizer.train_parity(
