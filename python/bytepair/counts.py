@@ -50,7 +50,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from bytepair import _core
 from bytepair._io import atomic_open, check_json_text
-from bytepair.corpus import Budget, Part, Source, group_units, read_parts, sources as make_sources
+from bytepair.corpus import TEXT, Budget, Part, Source, group_units, read_parts, sources as make_sources
 from bytepair.distributed import UNIT_BYTES, check_sources, import_distributed, result_of
 from bytepair.errors import BytepairError, FormatError, InputError, TrainingError
 from bytepair.limits import check_text_limits, special_names

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Sequence
 
-from bytepair.corpus import TEXT, Budget, Source, group_units, read_parts
+from bytepair.corpus import Source
 from bytepair.errors import BytepairError, InputError
 
 UNIT_BYTES = 16 << 20

@@ -36,7 +36,7 @@ import json
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from bytepair._io import atomic_write_text, parse_json
-from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, PatternError, TrainingError, UnknownTokenError
+from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, TrainingError, UnknownTokenError
 from bytepair.arrays import flat_arrays, ids_array
 from bytepair.formats.sentencepiece import hf_description
 from bytepair.limits import check_ids, surrogate_safe, surrogate_safe_batch

@@ -164,7 +164,6 @@ def from_merges(
     return ModelSpec(model, regex, specials, merge_ids=tuple(merge_ids), base=tuple(base), end_of_word=end_of_word,
                      end_of_word_fused=end_of_word_fused, byte_fallback=byte_fallback, unk_token=unk_token,
                      merge_rule=merge_rule)
-    return spec
 
 
 def from_byte_vocab(
