@@ -348,7 +348,8 @@ mod tests {
         let counted = g.counted.as_ref().expect("the lazy DFA takes the pattern");
         let before = read(&counted.caches.get()).0;
         g.for_each_match(text, |_, _| {})?;
-        Ok((read(&counted.caches.get()).0 - before) as usize)
+        let after = read(&counted.caches.get()).0;
+        Ok((after - before) as usize)
     }
 
     #[test]

@@ -73,19 +73,29 @@ def kill_and_finish(cmd: List[str], seconds: float, seed: int, finished: Callabl
     that the next kills land in runs that have work left)."""
     rng = random.Random(seed)
     outcomes = []
-    for _ in range(KILLS):
+    for k in range(KILLS):
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(rng.uniform(0.0, seconds * 1.05))
+        delay = rng.uniform(0.0, seconds * 1.05)
+        time.sleep(delay)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
         _, err = proc.communicate(timeout=HANG_GUARD)
         assert proc.returncode in (0, -signal.SIGKILL), err.decode(errors="replace")[-2000:]
         outcomes.append("killed" if proc.returncode else "finished")
+        log(f"{cmd[3]} run {k + 1}/{KILLS}: {outcomes[-1]} (kill at {delay:.1f} s of {seconds:.1f} s)")
         if proc.returncode == 0:
             finished()
     done = subprocess.run(cmd, capture_output=True, timeout=HANG_GUARD)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     return outcomes
+
+
+def log(line: str) -> None:
+    """Progress of long runs (``KILL_LOG=path`` appends there; seen with ``pytest -s`` otherwise)."""
+    path = os.environ.get("KILL_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%H:%M:%S')} {line}\n")
 
 
 def timed(cmd: List[str]) -> float:
@@ -118,6 +128,7 @@ def test_train_killed_at_random(corpus, tmp_path, record_property):
     args = ["train", *corpus, "--vocab-size", "2000"]
     (tmp_path / "ref").mkdir()
     seconds = timed(bytepair(*args, "-o", str(tmp_path / "ref" / "tok.json")))
+    log(f"train: corpus {sum(os.path.getsize(p) for p in corpus) / 2**20:.1f} MiB, undisturbed run {seconds:.1f} s")
     (tmp_path / "out").mkdir()
     def finished() -> None:
         assert (tmp_path / "out" / "tok.json").read_bytes() == (tmp_path / "ref" / "tok.json").read_bytes()
@@ -129,3 +140,5 @@ def test_train_killed_at_random(corpus, tmp_path, record_property):
     assert outcomes.count("killed") >= 1, outcomes
     assert (tmp_path / "out" / "tok.json").read_bytes() == (tmp_path / "ref" / "tok.json").read_bytes()
     assert not leftovers(tmp_path), leftovers(tmp_path)
+    log(f"train: {outcomes.count('killed')} killed, {outcomes.count('finished')} finished first; output identical, "
+        "nothing left behind")
