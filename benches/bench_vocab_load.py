@@ -78,21 +78,24 @@ def write_tiktoken(path: Path, n: int) -> None:
 
 def write_native(path: Path, n: int) -> None:
     """A native file: its vocabulary is the byte alphabet plus merges, so
-    N entries are N - 256 merges (each a pair of earlier ids)."""
+    N entries are N - 256 merges: first every pair of bytes (2-byte tokens),
+    then pairs of those (4-byte tokens), all distinct."""
     from bytepair import Tokenizer
 
     d = Tokenizer.train("hello world " * 10, vocab_size=257).to_dict()
     keys = [k for k in d if k not in ("merges",)]
+
+    def merge(k: int) -> str:
+        if k < 65536:
+            return f"[{k >> 8},{k & 255}]"
+        j = k - 65536
+        return f"[{256 + (j >> 16)},{256 + (j & 65535)}]"
+
     with open(path, "w") as f:
         f.write("{" + ",".join(f"{json.dumps(k)}:{json.dumps(d[k])}" for k in keys) + ',"merges":[')
         step = 1 << 16
-        first = True
-        for start in range(256, n, step):
-            # merge k joins token (k mod 256) with the byte 97: all distinct pairs, ids in range
-            chunk = ",".join(f"[{(i - 256) % 256 if i < 512 else i - 256},{97 + (i // (1 << 20)) % 26}]"
-                             for i in range(start, min(n, start + step)))
-            f.write(("" if first else ",") + chunk)
-            first = False
+        for start in range(0, n - 256, step):
+            f.write(("," if start else "") + ",".join(merge(k) for k in range(start, min(n - 256, start + step))))
         f.write("]}")
 
 
