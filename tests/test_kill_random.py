@@ -5,7 +5,9 @@ undisturbed run's and no temporary file or ``.partial`` folder is left.
 
 CI runs ``KILL_TIMES`` kills (default 6) per command on a corpus of
 ``KILL_CORPUS_MB`` MB (default 8); SECURITY.md gives the figures of longer
-runs. The moments are drawn (seeded) over the duration of the undisturbed
+runs (``KILL_TIMES=30 KILL_CORPUS_MB=200``, with ``KILL_CORPUS_KIND=zipf``
+for a corpus of 200,000 distinct words instead of one small text's, and
+``KILL_LOG=path`` for a line per run). The moments are drawn (seeded) over the duration of the undisturbed
 run, measured first, so that the kills land before, during and after the
 writing of outputs; ``encode-dataset`` resumes from its ``.partial``
 folder, ``train`` starts over. A run that ends before its kill is checked
@@ -15,6 +17,7 @@ and its output removed, so that every kill lands in a run with work left.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import random
 import signal
@@ -39,11 +42,19 @@ def corpus(tmp_path_factory) -> List[str]:
     lines = [line for line in (HERE / "data" / "multilingual.txt").read_text("utf-8").splitlines() if line]
     rng = random.Random(3)
     target = int(CORPUS_MB * 2**20) // 8
+    zipf = os.environ.get("KILL_CORPUS_KIND") == "zipf"
+    if zipf:  # many distinct words (Zipf-distributed), so that training's merges take a real share of the run
+        syllables = [a + b for a in "bcdfghklmnprstvz" for b in "aeiouy"] + [w for line in lines for w in line.split()]
+        words = ["".join(rng.choices(syllables, k=rng.randint(1, 4))) for _ in range(200_000)]
+        cum = list(itertools.accumulate(1 / (r + 1) for r in range(len(words))))
     paths = []
     for k in range(8):
         out, size = [], 0
         while size < target:
-            line = " ".join(rng.sample(lines, 3)) + "\n"
+            if zipf:
+                line = " ".join(rng.choices(words, cum_weights=cum, k=4000)) + "\n"
+            else:
+                line = " ".join(rng.sample(lines, 3)) + "\n"
             out.append(line)
             size += len(line.encode())
         path = folder / f"part{k}.txt"
