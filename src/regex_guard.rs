@@ -88,9 +88,12 @@ impl Counted {
 }
 
 /// A regex whose matching over a text is bounded: a pattern the `regex`
-/// crate can run (linear time) is used as it is; a backtracking one is
-/// checked at load (`check`) and searched with a budget proportional to the
-/// text. Exceeding it is an `Error::Pattern`, never a hang.
+/// crate can run searches with a counting lazy DFA (`Counted`) and a budget
+/// of bytes read proportional to the text; a backtracking one is checked
+/// at load (`check`) and searched with a budget of backtracking steps
+/// proportional to the text. Exceeding either is an `Error::Pattern`,
+/// never a hang. (Not counted: what the backtracking VM's calls into the
+/// `regex` crate read; see docs/decisions.md.)
 #[derive(Debug, Clone)]
 pub struct GuardedRegex {
     tiers: Vec<Regex>,
@@ -200,7 +203,7 @@ impl GuardedRegex {
                 Ok(m) => {
                     let after = read(&cache);
                     // a cache cleared during the search restarted its count: charge what it still holds
-                    spent += if after.1 == read_before.1 { after.0 - read_before.0 } else { after.0 };
+                    spent += if after.1 == read_before.1 { after.0.saturating_sub(read_before.0) } else { after.0 };
                     m.map(|m| (m.start(), m.end()))
                 }
                 // the lazy DFA quits on a Unicode word boundary next to a non-ASCII byte: this
