@@ -13,6 +13,7 @@ lines show the time growing with the square of the text.
 
     python benches/bench_regex_guard.py            # 1 MB and 10 MB
     python benches/bench_regex_guard.py --quick    # 100 KB and 1 MB
+    python benches/bench_regex_guard.py --published  # published patterns on runs of one character
 """
 
 from __future__ import annotations
@@ -54,12 +55,46 @@ PATTERNS = [
 ]
 
 
+PUBLISHED = {
+    "llama3": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
+              r"\s*[\r\n]+|\s+(?!\S)|\s+",
+    "o200k/tekken-like": r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
+                         r"(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+"
+                         r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"
+                         r"[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    "bert-like": r"\w+|[^\w\s]+",
+}
+RUNS = [" ", "a", "A", "1", "'", "\n", " \n", "\t ", "-"]
+
+
+def published(sizes, limit: float) -> None:
+    """Published pattern shapes on texts that are one character (or pair) repeated."""
+    print(f"{'pattern':<20} {'text':>16} {'seconds':>8}  result")
+    for name, pattern in PUBLISHED.items():
+        for unit in RUNS:
+            for size in sizes:
+                spec = json.dumps([pattern, unit, size // len(unit), "x"])
+                label = f"{size // 1000} KB {unit!r}"
+                try:
+                    proc = subprocess.run([sys.executable, "-c", CHILD, spec], capture_output=True, text=True,
+                                          timeout=limit)
+                    seconds, out = json.loads(proc.stdout.strip().splitlines()[-1])
+                    line = f"{seconds:8.2f}  {out}"
+                except subprocess.TimeoutExpired:
+                    line = f"{'>' + str(int(limit)):>8}  (stopped: no answer)"
+                print(f"{name:<20} {label:>16} {line}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--limit", type=float, default=120.0, help="seconds before a run counts as a hang")
+    ap.add_argument("--published", action="store_true")
     args = ap.parse_args()
     sizes = [100_000, 1_000_000] if args.quick else [1_000_000, 10_000_000]
+    if args.published:
+        published(sizes, args.limit)
+        return
     print(f"{'pattern':<60} {'text':>16} {'seconds':>8}  result")
     for pattern, what in PATTERNS:
         for size in sizes:
