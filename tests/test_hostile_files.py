@@ -20,7 +20,11 @@ atomic group) whose repeated group holds another choice is refused at load;
 any other backtracking pattern searches within a budget proportional to the
 text (``src/regex_guard.rs``), so that the polynomial ones fail with a
 ``PatternError`` instead of running for minutes. ``(a+)+$`` and the like
-need no backtracking engine and run in linear time, with HF's ids.
+need no backtracking engine: each search is linear, with HF's ids, and the
+bytes all searches of a text read are counted (64 per byte plus 1 MiB), so
+that an alternation that re-reads a long stretch from every position
+(``a+$|.`` on a run of ``a``) fails with a ``PatternError`` ("reads too
+much") instead of taking a time quadratic in the text.
 """
 
 from __future__ import annotations
