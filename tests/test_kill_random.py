@@ -153,3 +153,25 @@ def test_train_killed_at_random(corpus, tmp_path, record_property):
     assert not leftovers(tmp_path), leftovers(tmp_path)
     log(f"train: {outcomes.count('killed')} killed, {outcomes.count('finished')} finished first; output identical, "
         "nothing left behind")
+
+
+def test_encode_dataset_killed_before_its_plan(corpus, tmp_path):
+    """A kill between creating ``OUT.partial/parts`` and writing its plan
+    (found by the random kills) left a folder every later run refused as
+    "an unfinished run with other inputs"; it holds no work, so the next
+    run starts it afresh and ends as an undisturbed run."""
+    from bytepair import Tokenizer
+
+    tok = Tokenizer.train([Path(corpus[0]).read_text("utf-8")[:100000]], vocab_size=400)
+    tok.save(str(tmp_path / "tok.json"))
+    args = ["encode-dataset", "-t", str(tmp_path / "tok.json"), corpus[0], "--shard-mb", "0.5"]
+    timed(bytepair(*args, "-o", str(tmp_path / "ref")))
+    for state in ("folder", "parts"):  # killed after the first or the second makedirs
+        (tmp_path / "out.partial" / "parts").mkdir(parents=True)
+        if state == "folder":
+            (tmp_path / "out.partial" / "parts").rmdir()
+        done = subprocess.run(bytepair(*args, "-o", str(tmp_path / "out")), capture_output=True, timeout=HANG_GUARD)
+        assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+        assert tree(tmp_path / "out") == tree(tmp_path / "ref")
+        assert not leftovers(tmp_path), leftovers(tmp_path)
+        shutil.rmtree(tmp_path / "out")
