@@ -175,3 +175,24 @@ def test_encode_dataset_killed_before_its_plan(corpus, tmp_path):
         assert tree(tmp_path / "out") == tree(tmp_path / "ref")
         assert not leftovers(tmp_path), leftovers(tmp_path)
         shutil.rmtree(tmp_path / "out")
+
+
+def test_temporary_files_of_killed_writers_are_removed(tmp_path):
+    """A run killed while writing its output leaves its temporary file (the
+    random kills of ``train`` found ``.bytepair-*.tmp`` next to the
+    tokenizer); the next write into that folder removes those of processes
+    that are no longer running, and no other file."""
+    from bytepair import _io
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(child.stdout)
+    host = _io._temp_tag().split(".")[1]
+    stale = tmp_path / f".bytepair-{dead}.{host}-abc123.tmp"
+    mine = tmp_path / f".bytepair-{_io._temp_tag()}-def456.tmp"  # a write in progress in this process
+    other_host = tmp_path / f".bytepair-{dead}.{(int(host, 16) ^ 1):08x}-ghi789.tmp"
+    unrelated = tmp_path / ".bytepair-abc.tmp"
+    for p in (stale, mine, other_host, unrelated):
+        p.write_bytes(b"half")
+    _io.atomic_write_text(tmp_path / "tok.json", "{}")
+    assert (tmp_path / "tok.json").read_text() == "{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, other_host.name, unrelated.name, "tok.json"])
