@@ -20,7 +20,11 @@ atomic group) whose repeated group holds another choice is refused at load;
 any other backtracking pattern searches within a budget proportional to the
 text (``src/regex_guard.rs``), so that the polynomial ones fail with a
 ``PatternError`` instead of running for minutes. ``(a+)+$`` and the like
-need no backtracking engine and run in linear time, with HF's ids.
+need no backtracking engine: each search is linear, with HF's ids, and the
+bytes all searches of a text read are counted (64 per byte plus 1 MiB), so
+that an alternation that re-reads a long stretch from every position
+(``a+$|.`` on a run of ``a``) fails with a ``PatternError`` ("reads too
+much") instead of taking a time quadratic in the text.
 """
 
 from __future__ import annotations
@@ -327,13 +331,24 @@ CASES = [
          ["backtracks too much"], text=("a" * 300 + "c", 3000), at_load=False),
     Case("native-polynomial-long-text", lambda t: native_file(t, lambda d: d.update(pattern=r"\s*\s*\s*(?=x)|\S+|\s")),
          "PatternError", ["backtracks too much"], text=(" " * 400 + "y", 2000), at_load=False),
-    # no lookaround: the regex crate runs them in linear time (Oniguruma, in HF, would not: no oracle)
-    # (each search is linear; this one re-reads the run of "a"s from every position, so the text's total is
-    # quadratic in the run: 2 x 10,000 here, see SECURITY.md; a backtracking engine would take 2^10000 steps)
-    Case("split-exponential-without-lookaround", lambda t: hf_file(t, split(r"(a+)+$|[\s\S]")),
-         text=("a" * 10_000 + "b", 2)),
+    # no lookaround: the regex crate runs them, each search in linear time (Oniguruma, in HF, would not: no oracle);
+    # but these re-read the run of "a"s from every position (the long alternative fails at its end, then the
+    # short one matches): quadratic in the run, so the searches' bytes read are counted and capped
+    # (src/regex_guard.rs: 64 per byte of text plus 1 MiB); past that, a PatternError naming the pattern
+    Case("split-exponential-without-lookaround", lambda t: hf_file(t, split(r"(a+)+$|[\s\S]")), "PatternError",
+         ["reads too much", "(a+)+(?m:$)"], text=("a" * 10_000 + "b", 2), at_load=False),
+    Case("split-quadratic-dollar-alternation", lambda t: hf_file(t, split(r"a+$|.")), "PatternError",
+         ["reads too much", "a+(?m:$)|."], text=("a" * 100_000 + "b", 10), at_load=False, guard=120),
+    Case("native-quadratic-alternation-1mb", lambda t: native_file(t, lambda d: d.update(pattern=r"a+b|\s+|\S")),
+         "PatternError", ["reads too much", "a+b"], text=("a", 1 << 20), at_load=False, guard=120),
+    Case("native-alternation-matching-1mb", lambda t: native_file(t, lambda d: d.update(pattern=r"a+b|\s+|\S+")),
+         text=("a", 1 << 20)),  # the same pattern, where the short alternative takes the whole run: linear
+    # a Unicode \b next to non-ASCII text makes the lazy DFA give up: those searches run in fancy-regex, charged
+    # to their match end, so a long ordinary text is not refused
+    Case("split-word-boundary-non-ascii-1mb", lambda t: hf_file(t, split(r"\b\w+\b|\s+|[^\w\s]+")),
+         text=("héllo wörld ", 90_000), oracle=True),
     Case("split-nested-quantifier-linear", lambda t: hf_file(t, split(r"(a|aa)+b|(\w+)*x|[\s\S]")),
-         text=("a" * 3000 + "c ", 20)),
+         text=("a" * 100 + "c ", 200)),  # 2^100 steps backtracking; runs of 3,000 would read too much (above)
     Case("split-exponential-matching", lambda t: hf_file(t, split(r"(a+)+$|[\s\S]")), text=("a", 200_000),
          oracle=True),
     Case("split-published-long-text", lambda t: hf_file(t, split(r"\s+(?!\S)|\s+|\w+|[^\w\s]+")),

@@ -51,6 +51,47 @@ def check_writable(path: Union[str, os.PathLike]) -> str:
     return folder
 
 
+def _temp_tag() -> str:
+    """``PID.HOST`` in the names of temporary files (HOST: a hash of the
+    machine's name), so that a later run can tell those of dead processes."""
+    import socket
+    import zlib
+
+    return f"{os.getpid()}.{zlib.crc32(socket.gethostname().encode()):08x}"
+
+
+_SWEPT: set = set()
+
+
+def _sweep_stale_temporaries(folder: str) -> None:
+    """Removes (once per folder and process) the temporary files that a
+    process of this machine killed while writing left in ``folder``
+    (SIGKILL runs no cleanup): those whose PID is no longer running."""
+    if folder in _SWEPT:
+        return
+    _SWEPT.add(folder)
+    host = _temp_tag().split(".")[1]
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        m = re.fullmatch(r"\.bytepair-(\d+)\.([0-9a-f]{8})-[^/]*\.tmp", name)
+        if not m or m.group(2) != host or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(m.group(1)), 0)
+            continue  # running (or not ours to signal): leave it
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError, ValueError):
+            continue
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
+
+
 @contextlib.contextmanager
 def atomic_open(path: Union[str, os.PathLike]) -> Iterator[BinaryIO]:
     """A binary file to write ``path`` through: it is a temporary file in the
@@ -66,7 +107,8 @@ def atomic_open(path: Union[str, os.PathLike]) -> Iterator[BinaryIO]:
     """
     path = os.fspath(path)
     folder = check_writable(path)
-    fd, tmp = tempfile.mkstemp(prefix=".bytepair-", suffix=".tmp", dir=folder)
+    _sweep_stale_temporaries(folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".bytepair-{_temp_tag()}-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             yield f

@@ -652,7 +652,13 @@ def encode_dataset(
             _publish(partial, final)
             return done
         old = _read_json(os.path.join(partial, "plan.json"))
-        if old != plan:
+        parts = os.path.join(partial, "parts")
+        if old is None and not (os.path.isdir(parts) and os.listdir(parts)):
+            # a run killed between creating the folder and writing its plan: nothing was done yet
+            os.makedirs(parts, exist_ok=True)
+            fresh = True
+            _atomic_json(os.path.join(partial, "plan.json"), plan)
+        elif old != plan:
             raise InputError(f"{partial}: an unfinished run with other inputs, tokenizer or settings is there: "
                              "remove it to start again")
     else:

@@ -252,7 +252,8 @@ def _pipeline_core(spec: PipelineSpec) -> Any:
     regexes: Dict[str, str] = {}
     _regexes(desc, regexes)
     try:
-        return _core.CorePipeline(json.dumps(desc, ensure_ascii=False), regexes)
+        # ASCII: a Python str holding one non-ASCII character takes 2 or 4 bytes for every character
+        return _core.CorePipeline(json.dumps(desc), regexes)
     except (FormatError, PatternError) as e:  # a regex refused at load names the file too
         raise type(e)(f"{spec.path}: {e}") from None
 

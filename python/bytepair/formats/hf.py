@@ -649,6 +649,7 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     """The description (:mod:`bytepair.spec`) of a ``tokenizer.json``'s text,
     checked: a byte or char model when it runs the file exactly, else a pipeline."""
     d = parse_json(text, path)
+    del text  # the file's text goes before anything is built from it (a big vocabulary's peak)
     if pattern is None and special_tokens is None and isinstance(d, dict) and _adds_tokens(d.get("post_processor")):
         # encode(text, add_special_tokens=True) must add them: only the pipeline runs post-processors
         try:

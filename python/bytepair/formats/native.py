@@ -119,6 +119,10 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     if special_tokens is not None:
         d["special_tokens"] = dict(special_tokens)
     try:
-        return checked(from_dict(d))
+        spec = from_dict(d)
+        # the parsed file (its lists of merges take more memory than the core's tables) goes before the core
+        # is built: the peak of a big file's load is then the description plus the core, not the JSON too
+        del d, text
+        return checked(spec)
     except BytepairError as e:
         raise FormatError(f"{path}: {e}") from None

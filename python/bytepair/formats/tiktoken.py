@@ -198,7 +198,9 @@ def from_tiktoken(
                 f"{path}: special token {text!r} has id {id_}, which is already the rank of token {ranks[id_]!r}"
             )
     try:
-        return checked(from_byte_vocab(ranks, pattern, special_tokens))
+        spec = from_byte_vocab(ranks, pattern, special_tokens)
+        del ranks, data  # the file and its dict go before the core is built (a big vocabulary's peak)
+        return checked(spec)
     except FormatError:
         raise
     except BytepairError as e:
