@@ -163,6 +163,40 @@ fn run_class(s: &str, mut i: usize, want: impl Fn(u8) -> bool) -> usize {
     i
 }
 
+/// Bit 7 of each byte of `w` set where that byte is an ASCII letter
+/// (`x | 0x20` in `a..=z`, which is exactly `A..=Z` or `a..=z`), the
+/// others clear. No carry crosses bytes: each sum stays below 0x100.
+#[inline]
+fn ascii_letters(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low = (w | 0x20 * ONES) & 0x7F * ONES;
+    let ge_a = low + (0x80 - 0x61) * ONES;
+    let gt_z = low + (0x80 - 0x7B) * ONES;
+    ge_a & !gt_z & !w & HIGH
+}
+
+/// End of the run of letters (`\p{L}`) starting at `i`: ASCII letters
+/// eight bytes at a time, then any other letters one by one.
+#[inline]
+fn run_letters(s: &str, mut i: usize) -> usize {
+    let b = s.as_bytes();
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let m = ascii_letters(w);
+        if m == 0x8080_8080_8080_8080 {
+            i += 8;
+            continue;
+        }
+        i += ((!m & 0x8080_8080_8080_8080).trailing_zeros() / 8) as usize;
+        if b[i] < 0x80 {
+            return i; // an ASCII byte that is not a letter
+        }
+        break;
+    }
+    run_class(s, i, letter_bits)
+}
+
 #[inline]
 fn letter_bits(k: u8) -> bool {
     k & LETTER != 0
@@ -214,11 +248,20 @@ fn whitespace(s: &str, i: usize, c: char, newline_rule: bool) -> usize {
 /// End of the cl100k word that starts at byte `i` (< `s.len()`).
 pub(crate) fn next_cl100k(s: &str, i: usize) -> usize {
     let bytes = s.as_bytes();
+    // the commonest words first: ASCII letters, or a space and ASCII
+    // letters (`[^\r\n\p{L}\p{N}]?+\p{L}++`)
+    let x = bytes[i];
+    if x.is_ascii_alphabetic() {
+        return run_letters(s, i + 1);
+    }
+    if x == b' ' && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+        return run_letters(s, i + 2);
+    }
     let t = tables();
     let (cp, n) = decode(bytes, i);
     let cls = class_of(t, cp);
     if cls & LETTER != 0 {
-        return run_class(s, i + n, letter_bits);
+        return run_letters(s, i + n);
     }
     // a valid str: cp is a char
     let c = char::from_u32(cp).expect("valid UTF-8");
@@ -232,7 +275,7 @@ pub(crate) fn next_cl100k(s: &str, i: usize) -> usize {
         if i + n < bytes.len() {
             let (d, m) = decode(bytes, i + n);
             if class_of(t, d) & LETTER != 0 {
-                return run_class(s, i + n + m, letter_bits);
+                return run_letters(s, i + n + m);
             }
         }
     }
@@ -272,7 +315,7 @@ pub(crate) fn next_gpt2(s: &str, i: usize) -> usize {
     if let Some(d) = at(s, start) {
         let cls = class(d);
         if cls & LETTER != 0 {
-            return run_class(s, start, letter_bits);
+            return run_letters(s, start);
         }
         if cls & NUMBER != 0 {
             return run_class(s, start, |k| k & NUMBER != 0);
@@ -366,6 +409,39 @@ mod tests {
         let g2 = Regex::new(GPT2).unwrap();
         assert_eq!(lexer_words(Preset::Cl100k, text), regex_words(&cl, text));
         assert_eq!(lexer_words(Preset::Gpt2, text), regex_words(&g2, text));
+    }
+
+    #[test]
+    fn long_words_equal_the_regexes() {
+        // ASCII letter runs of every length around the 8-byte steps, ended
+        // by every kind of character (a non-ASCII letter continues the word)
+        let cl = Regex::new(CL100K).unwrap();
+        let g2 = Regex::new(GPT2).unwrap();
+        for n in 0..26 {
+            let word: String = "abcdefghijklmnopqrstuvwxyZ".chars().take(n).collect();
+            for end in ["", " ", "é", "éx", "中", "1", "'s", "\n", "!", "_", "\u{301}", "🙂", "Ж"] {
+                for lead in ["", " ", "'", "é", "\n", "x"] {
+                    let text = format!("{lead}{word}{end}{word}");
+                    assert_eq!(lexer_words(Preset::Cl100k, &text), regex_words(&cl, &text), "cl100k on {text:?}");
+                    assert_eq!(lexer_words(Preset::Gpt2, &text), regex_words(&g2, &text), "gpt2 on {text:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_letter_mask_is_exact() {
+        // every byte value at every position of a word
+        for pos in 0..8 {
+            for x in 0..=255u8 {
+                let mut bytes = *b"aaaaaaaa";
+                bytes[pos] = x;
+                let m = ascii_letters(u64::from_le_bytes(bytes));
+                for (k, &y) in bytes.iter().enumerate() {
+                    assert_eq!(m >> (8 * k + 7) & 1 == 1, y.is_ascii_alphabetic(), "{x:#x} at {pos}");
+                }
+            }
+        }
     }
 
     #[test]
