@@ -125,7 +125,7 @@ fn at(s: &str, i: usize) -> Option<char> {
 
 /// The code point starting at byte `i` of `b` (valid UTF-8, `i` on a
 /// character boundary) and its length in bytes.
-#[inline]
+#[inline(always)]
 fn decode(b: &[u8], i: usize) -> (u32, usize) {
     let x = b[i] as u32;
     if x < 0x80 {

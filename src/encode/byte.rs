@@ -264,8 +264,22 @@ impl ByteRanks {
             out.push(id);
             return Ok(());
         }
-        let (Some(c), Some(key)) = (cache, piece_cache::Key::new(self.owner, piece)) else {
+        let Some(c) = cache else {
             return self.encode_parts(piece, out);
+        };
+        let Some(key) = piece_cache::Key::new(self.owner, piece) else {
+            // longer than the sets' pieces: the long tier
+            if piece.len() > piece_cache::MAX_LONG_PIECE {
+                return self.encode_parts(piece, out);
+            }
+            if let Some(ids) = c.get_long(self.owner, piece) {
+                out.extend_from_slice(ids);
+                return Ok(());
+            }
+            let start = out.len();
+            self.encode_parts(piece, out)?;
+            c.insert_long(self.owner, piece, &out[start..]);
+            return Ok(());
         };
         if let Some(ids) = c.get(&key) {
             out.extend_from_slice(ids);
