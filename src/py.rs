@@ -428,13 +428,13 @@ impl CoreTokenizer {
         EncodeStream { tok: slf.clone().unbind(), state }
     }
 
-    fn encode_ordinary_batch<'py>(&self, py: Python<'py>, texts: Vec<String>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+    fn encode_ordinary_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let ids = py.detach(|| self.inner.encode_ordinary_batch(&texts)).py()?;
         self.ints.lists(py, self.inner.n_vocab(), &ids)
     }
 
     #[pyo3(signature = (texts, allowed, disallowed))]
-    fn encode_batch<'py>(&self, py: Python<'py>, texts: Vec<String>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+    fn encode_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
         let ids = py
             .detach(|| crate::batch::encode_lists(&texts, |t, out| self.inner.encode_into(t, &allowed, &disallowed, out)))

@@ -612,7 +612,7 @@ impl Tokenizer {
 
     /// Encodes many texts in parallel (rayon), results in input order.
     /// (One parallel pass, work split by bytes: see `crate::batch`.)
-    pub fn encode_ordinary_batch(&self, texts: &[String]) -> Result<Vec<Vec<u32>>> {
+    pub fn encode_ordinary_batch<T: AsRef<str> + Sync>(&self, texts: &[T]) -> Result<Vec<Vec<u32>>> {
         crate::batch::encode_lists(texts, |t, out| self.encode_ordinary_into(t, out))
     }
 }
