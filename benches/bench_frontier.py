@@ -53,7 +53,7 @@ from common import CL100K, CL100K_SPECIALS, MB, median, table  # noqa: E402
 
 TOOLS = ["bytepair", "gigatoken", "fastokens", "toktok", "tiktoken"]
 PEERS = ["gigatoken", "fastokens", "toktok"]
-LABEL = {"bytepair": "bytepair", "gigatoken": "gigatoken", "fastokens": "fastokens", "toktok": "toktok-rs",
+LABEL = {"bytepair": "bytepair", "bytepair-base": "bytepair (baseline)", "gigatoken": "gigatoken", "fastokens": "fastokens", "toktok": "toktok-rs",
          "tiktoken": "tiktoken", "hf": "HF tokenizers"}
 DOC_BYTES = 4096
 LINE_BYTES = 50
@@ -324,6 +324,9 @@ def job(spec: dict) -> dict:
     import numpy  # noqa: F401  (imported before timing: a tool importing it lazily is not charged the import)
 
     A, B, C = texts_of(spec["corpus"], spec["mb"])
+    if tool == "bytepair-base":  # --baseline: the bytepair package of that folder
+        sys.path.insert(0, os.environ["BYTEPAIR_BASELINE"])
+        tool = "bytepair"
     nb = lambda docs: sum(len(d.encode("utf-8")) for d in docs)  # noqa: E731
     t = load(tool, spec["vocab"], threads)
     res = {"seconds": {}, "bytes": {}, "ids": {}}
@@ -421,6 +424,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--label", help="a note on the bytepair build (e.g. the commit a wheel was built from)")
     ap.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    ap.add_argument("--baseline", help="a folder holding another build's bytepair package (a copy of python/bytepair "
+                    "with its _core): measured in the same run as the tool bytepair-base")
     a = ap.parse_args(argv)
     a.mb = a.mb or (1.0 if a.quick else 10.0)
     a.reps = a.reps or (1 if a.quick else 3)
@@ -428,6 +433,9 @@ def main(argv=None):
     corpora = [c for c in a.corpora.split(",") if c]
     a.tools = a.tools or ("bytepair,gigatoken,fastokens,hf" if a.tokenizer else ",".join(TOOLS))
     tools = [t for t in a.tools.split(",") if t]
+    if a.baseline:
+        os.environ["BYTEPAIR_BASELINE"] = os.path.abspath(a.baseline)
+        tools.insert(tools.index("bytepair") + 1 if "bytepair" in tools else 0, "bytepair-base")
     stages = [s for s in a.stages.split(",") if s]
     vocab = os.path.abspath(a.tokenizer) if a.tokenizer else common.cl100k_path()
     ref_tool = "hf" if a.tokenizer else "tiktoken"
@@ -520,8 +528,11 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
                 row.append(cell)
             row.append("%.2fx (%s)" % (mbs["bytepair"] / best[0], LABEL[best[1]])
                        if best and "bytepair" in mbs else "-")
+            if "bytepair-base" in cols:
+                row.append("%.2fx" % (mbs["bytepair-base"] / best[0]) if best and "bytepair-base" in mbs else "-")
             rows.append(row)
-        lines += table(["workload"] + [LABEL[t] for t in cols] + ["bytepair / fastest peer"], rows)
+        base_col = ["baseline / fastest peer"] if "bytepair-base" in cols else []
+        lines += table(["workload"] + [LABEL[t] for t in cols] + ["bytepair / fastest peer"] + base_col, rows)
         lines.append("")
         b1, b2 = times.get((c, "bytepair", "batch@1")), times.get((c, "bytepair", "batch@2"))
         scal = []

@@ -73,8 +73,11 @@ fn tables() -> &'static Tables {
 
 #[inline]
 fn class(c: char) -> u8 {
-    let cp = c as u32;
-    let t = tables();
+    class_of(tables(), c as u32)
+}
+
+#[inline]
+fn class_of(t: &Tables, cp: u32) -> u8 {
     if cp < 0x10000 {
         return t.bmp[cp as usize];
     }
@@ -104,12 +107,6 @@ pub(crate) fn is_number(c: char) -> bool {
 pub(crate) fn is_space(c: char) -> bool {
     class(c) & SPACE != 0
 }
-/// `[^\s\p{L}\p{N}]`
-#[inline]
-fn is_other(c: char) -> bool {
-    class(c) == 0
-}
-
 fn folds_to(c: char, letter: char) -> bool {
     if c == letter {
         return true;
@@ -126,16 +123,91 @@ fn at(s: &str, i: usize) -> Option<char> {
     s[i..].chars().next()
 }
 
-/// End of the run of characters satisfying `f` that starts at `i`.
+/// The code point starting at byte `i` of `b` (valid UTF-8, `i` on a
+/// character boundary) and its length in bytes.
+#[inline(always)]
+fn decode(b: &[u8], i: usize) -> (u32, usize) {
+    let x = b[i] as u32;
+    if x < 0x80 {
+        (x, 1)
+    } else if x < 0xE0 {
+        ((x & 0x1F) << 6 | (b[i + 1] as u32 & 0x3F), 2)
+    } else if x < 0xF0 {
+        ((x & 0x0F) << 12 | (b[i + 1] as u32 & 0x3F) << 6 | (b[i + 2] as u32 & 0x3F), 3)
+    } else {
+        ((x & 0x07) << 18 | (b[i + 1] as u32 & 0x3F) << 12 | (b[i + 2] as u32 & 0x3F) << 6 | (b[i + 3] as u32 & 0x3F), 4)
+    }
+}
+
+/// `run` for a test of the class bits (`class`): ASCII bytes are
+/// classified by one table lookup each, without decoding characters.
 #[inline]
-fn run(s: &str, mut i: usize, f: impl Fn(char) -> bool) -> usize {
-    for c in s[i..].chars() {
-        if !f(c) {
-            break;
+fn run_class(s: &str, mut i: usize, want: impl Fn(u8) -> bool) -> usize {
+    let b = s.as_bytes();
+    let t = tables();
+    while i < b.len() {
+        let x = b[i];
+        if x < 0x80 {
+            if !want(t.bmp[x as usize]) {
+                break;
+            }
+            i += 1;
+        } else {
+            let (cp, n) = decode(b, i);
+            if !want(class_of(t, cp)) {
+                break;
+            }
+            i += n;
         }
-        i += c.len_utf8();
     }
     i
+}
+
+/// Bit 7 of each byte of `w` set where that byte is an ASCII letter
+/// (`x | 0x20` in `a..=z`, which is exactly `A..=Z` or `a..=z`), the
+/// others clear. No carry crosses bytes: each sum stays below 0x100.
+#[inline]
+fn ascii_letters(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low = (w | 0x20 * ONES) & 0x7F * ONES;
+    let ge_a = low + (0x80 - 0x61) * ONES;
+    let gt_z = low + (0x80 - 0x7B) * ONES;
+    ge_a & !gt_z & !w & HIGH
+}
+
+/// End of the run of letters (`\p{L}`) starting at `i`: ASCII letters
+/// eight bytes at a time, then any other letters one by one.
+#[inline]
+fn run_letters(s: &str, mut i: usize) -> usize {
+    let b = s.as_bytes();
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let m = ascii_letters(w);
+        if m == 0x8080_8080_8080_8080 {
+            i += 8;
+            continue;
+        }
+        i += ((!m & 0x8080_8080_8080_8080).trailing_zeros() / 8) as usize;
+        if b[i] < 0x80 {
+            return i; // an ASCII byte that is not a letter
+        }
+        break;
+    }
+    run_class(s, i, letter_bits)
+}
+
+#[inline]
+fn letter_bits(k: u8) -> bool {
+    k & LETTER != 0
+}
+#[inline]
+fn space_bits(k: u8) -> bool {
+    k & SPACE != 0
+}
+#[inline]
+fn other_bits(k: u8) -> bool {
+    k == 0
 }
 
 /// Length of a contraction after an apostrophe at `i - 1`: `s|d|m|t|ll|ve|re`.
@@ -157,7 +229,7 @@ fn contraction(s: &str, i: usize, ignore_case: bool) -> Option<usize> {
 /// The whitespace alternatives shared by both presets, at a whitespace
 /// character `c` at `i`: `\s++$`, (cl100k only) `\s*[\r\n]`, `\s+(?!\S)`, `\s`.
 fn whitespace(s: &str, i: usize, c: char, newline_rule: bool) -> usize {
-    let end = run(s, i, is_space);
+    let end = run_class(s, i, space_bits);
     if end == s.len() {
         return end;
     }
@@ -175,21 +247,36 @@ fn whitespace(s: &str, i: usize, c: char, newline_rule: bool) -> usize {
 
 /// End of the cl100k word that starts at byte `i` (< `s.len()`).
 pub(crate) fn next_cl100k(s: &str, i: usize) -> usize {
-    let c = at(s, i).expect("i is inside the text");
-    let n = c.len_utf8();
+    let bytes = s.as_bytes();
+    // the commonest words first: ASCII letters, or a space and ASCII
+    // letters (`[^\r\n\p{L}\p{N}]?+\p{L}++`)
+    let x = bytes[i];
+    if x.is_ascii_alphabetic() {
+        return run_letters(s, i + 1);
+    }
+    if x == b' ' && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+        return run_letters(s, i + 2);
+    }
+    let t = tables();
+    let (cp, n) = decode(bytes, i);
+    let cls = class_of(t, cp);
+    if cls & LETTER != 0 {
+        return run_letters(s, i + n);
+    }
+    // a valid str: cp is a char
+    let c = char::from_u32(cp).expect("valid UTF-8");
     if c == '\'' {
         if let Some(k) = contraction(s, i + 1, true) {
             return i + 1 + k;
         }
     }
-    let cls = class(c);
-    if cls & LETTER != 0 {
-        return run(s, i, is_letter);
-    }
     if cls & NUMBER == 0 && c != '\r' && c != '\n' {
         // `[^\r\n\p{L}\p{N}]?+\p{L}++`: possessive, so no retry without c
-        if at(s, i + n).is_some_and(is_letter) {
-            return run(s, i + n, is_letter);
+        if i + n < bytes.len() {
+            let (d, m) = decode(bytes, i + n);
+            if class_of(t, d) & LETTER != 0 {
+                return run_letters(s, i + n + m);
+            }
         }
     }
     if cls & NUMBER != 0 {
@@ -203,9 +290,12 @@ pub(crate) fn next_cl100k(s: &str, i: usize) -> usize {
         return end;
     }
     let start = if c == ' ' { i + 1 } else { i };
-    if at(s, start).is_some_and(is_other) {
-        let end = run(s, start, is_other);
-        return run(s, end, |c| c == '\r' || c == '\n');
+    if start < bytes.len() && class_of(t, decode(bytes, start).0) == 0 {
+        let mut end = run_class(s, start, other_bits);
+        while end < bytes.len() && (bytes[end] == b'\r' || bytes[end] == b'\n') {
+            end += 1;
+        }
+        return end;
     }
     if cls & SPACE != 0 {
         return whitespace(s, i, c, true);
@@ -225,13 +315,13 @@ pub(crate) fn next_gpt2(s: &str, i: usize) -> usize {
     if let Some(d) = at(s, start) {
         let cls = class(d);
         if cls & LETTER != 0 {
-            return run(s, start, is_letter);
+            return run_letters(s, start);
         }
         if cls & NUMBER != 0 {
-            return run(s, start, is_number);
+            return run_class(s, start, |k| k & NUMBER != 0);
         }
         if cls == 0 {
-            return run(s, start, is_other);
+            return run_class(s, start, other_bits);
         }
     }
     if is_space(c) {
@@ -319,6 +409,39 @@ mod tests {
         let g2 = Regex::new(GPT2).unwrap();
         assert_eq!(lexer_words(Preset::Cl100k, text), regex_words(&cl, text));
         assert_eq!(lexer_words(Preset::Gpt2, text), regex_words(&g2, text));
+    }
+
+    #[test]
+    fn long_words_equal_the_regexes() {
+        // ASCII letter runs of every length around the 8-byte steps, ended
+        // by every kind of character (a non-ASCII letter continues the word)
+        let cl = Regex::new(CL100K).unwrap();
+        let g2 = Regex::new(GPT2).unwrap();
+        for n in 0..26 {
+            let word: String = "abcdefghijklmnopqrstuvwxyZ".chars().take(n).collect();
+            for end in ["", " ", "é", "éx", "中", "1", "'s", "\n", "!", "_", "\u{301}", "🙂", "Ж"] {
+                for lead in ["", " ", "'", "é", "\n", "x"] {
+                    let text = format!("{lead}{word}{end}{word}");
+                    assert_eq!(lexer_words(Preset::Cl100k, &text), regex_words(&cl, &text), "cl100k on {text:?}");
+                    assert_eq!(lexer_words(Preset::Gpt2, &text), regex_words(&g2, &text), "gpt2 on {text:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_letter_mask_is_exact() {
+        // every byte value at every position of a word
+        for pos in 0..8 {
+            for x in 0..=255u8 {
+                let mut bytes = *b"aaaaaaaa";
+                bytes[pos] = x;
+                let m = ascii_letters(u64::from_le_bytes(bytes));
+                for (k, &y) in bytes.iter().enumerate() {
+                    assert_eq!(m >> (8 * k + 7) & 1 == 1, y.is_ascii_alphabetic(), "{x:#x} at {pos}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -33,5 +33,7 @@ mod testing;
 
 #[cfg(feature = "python")]
 mod py;
+#[cfg(feature = "python")]
+mod pylist;
 
 pub use error::{Error, Result};

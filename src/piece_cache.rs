@@ -6,14 +6,19 @@
 //! cache never changes ids: an entry is only ever the ids the encoder
 //! computed for exactly these bytes under exactly this owner (vocabulary).
 //!
-//! Shape: a 2-way set-associative table of 64-byte slots (one cache line
-//! each), sized from a byte budget (`set_cache_bytes`, default
-//! `DEFAULT_CACHE_BYTES` per thread). Pieces of up to `MAX_PIECE` bytes
-//! with up to `MAX_IDS` ids are cached. Eviction is "not recently used":
+//! Shape: a small direct-mapped front table of 32-byte slots (pieces of
+//! up to 16 bytes with one or two ids: most pieces of real text, whole-piece
+//! tokens included) probed first, then a 2-way set-associative table of
+//! 64-byte slots (one cache line each), both sized from a byte budget
+//! (`set_cache_bytes`, default `DEFAULT_CACHE_BYTES` per thread; the front
+//! takes about 1/16 of it, at most 256 KB, so the hot pieces stay in a
+//! core's L2 cache). Pieces of up to `MAX_PIECE` bytes with up to `MAX_IDS`
+//! ids are cached. Eviction in the sets is "not recently used":
 //! a hit sets the slot's hot bit; an insertion into a full set takes a
-//! cold slot, or, when both are hot, cools both and takes one. Nothing is
-//! ever emptied wholesale, except by `clear_all` (cold benchmarks) or a
-//! change of the budget.
+//! cold slot, or, when both are hot, cools both and takes one. The front
+//! keeps the latest piece of each slot (a hit in the sets moves up to it).
+//! Nothing is ever emptied wholesale, except by `clear_all` (cold
+//! benchmarks) or a change of the budget.
 //!
 //! Small API for any encoder: `Key::new(owner, piece)`, then
 //! `with_thread_cache(|c| c.get(&key))` / `c.insert(&key, ids)`. `owner`
@@ -34,6 +39,63 @@ pub(crate) const MAX_CACHE_BYTES: usize = 1 << 30;
 
 /// Bytes of one slot.
 pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+/// Bytes of one slot of the long tier.
+const LONG_SLOT_BYTES: usize = std::mem::size_of::<Option<LongEntry>>();
+/// Bytes of one slot of the front table.
+const FRONT_BYTES: usize = std::mem::size_of::<FrontSlot>();
+/// Longest piece the front table holds, and its most ids.
+const FRONT_PIECE: usize = 16;
+const FRONT_IDS: usize = 2;
+/// Largest front table (fits a core's L2 cache with room to spare).
+const MAX_FRONT: usize = 256 << 10;
+/// Longest piece of the long tier (pieces over `MAX_PIECE` bytes: runs of
+/// CJK characters, symbol runs such as table borders).
+pub(crate) const MAX_LONG_PIECE: usize = 4096;
+/// Bytes one entry of the long tier is charged beyond its piece and ids.
+const LONG_OVERHEAD: usize = 64;
+
+/// An entry of the long tier: a piece of more than `MAX_PIECE` bytes and
+/// its ids, compared in full on a hit.
+struct LongEntry {
+    hash: u64,
+    owner: u32,
+    piece: Box<[u8]>,
+    ids: Box<[u32]>,
+}
+
+impl LongEntry {
+    fn cost(&self) -> usize {
+        self.piece.len() + 4 * self.ids.len() + LONG_OVERHEAD
+    }
+}
+
+/// The hash of a long piece (8 bytes at a time).
+fn long_hash(owner: u32, piece: &[u8]) -> u64 {
+    let mut h = (piece.len() as u64) ^ (owner as u64) << 32;
+    let mut chunks = piece.chunks_exact(8);
+    for c in &mut chunks {
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(c.try_into().expect("8 bytes"))).wrapping_mul(K);
+    }
+    for &b in chunks.remainder() {
+        h = (h.rotate_left(8) ^ b as u64).wrapping_mul(K);
+    }
+    h ^ h >> 29
+}
+
+/// A slot of the front table: a small direct-mapped table probed before
+/// the sets, for short pieces with one or two ids (most tokens of real
+/// text); half a cache line, so the hot pieces of a text stay in L2.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(32))]
+struct FrontSlot {
+    key: [u64; 2],
+    owner: u32,
+    /// 0: empty
+    len: u8,
+    n: u8,
+    _pad: [u8; 2],
+    ids: [u32; FRONT_IDS],
+}
 
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
@@ -107,8 +169,15 @@ impl Key {
 /// One thread's (or one caller's) cache; see the module docs.
 pub struct PieceCache {
     slots: Box<[Slot]>,
-    /// log2 of the number of sets (pairs of slots).
-    set_bits: u32,
+    /// Number of sets (pairs of slots).
+    sets: usize,
+    /// The front table (a power of two slots, or none).
+    front: Box<[FrontSlot]>,
+    /// The long tier: direct-mapped (a power of two slots, or none); the
+    /// entries' own memory (`long_held`) stays within `long_budget`.
+    long: Box<[Option<LongEntry>]>,
+    long_held: usize,
+    long_budget: usize,
     /// `GENERATION` when last emptied.
     generation: u64,
     hits: u64,
@@ -116,29 +185,83 @@ pub struct PieceCache {
 }
 
 impl PieceCache {
-    /// A cache of at most `bytes` bytes of slots (rounded down to a power
-    /// of two slots; under two slots' worth: a cache that holds nothing).
+    /// A cache of at most `bytes` bytes of slots (see `shape`; under two
+    /// slots' worth: a cache that holds nothing).
     pub(crate) fn with_bytes(bytes: usize) -> Self {
-        let slots = bytes.min(MAX_CACHE_BYTES) / SLOT_BYTES;
-        let (count, set_bits) = if slots < 2 {
-            (0, 0)
-        } else {
-            let count = 1usize << (usize::BITS - 1 - slots.leading_zeros());
-            (count, (count / 2).trailing_zeros())
-        };
-        ALLOCATED.fetch_add(count * SLOT_BYTES, Ordering::Relaxed);
-        PieceCache {
-            slots: vec![Slot::default(); count].into_boxed_slice(),
-            set_bits,
+        let (front, sets, long, long_budget) = Self::shape(bytes);
+        let c = PieceCache {
+            slots: vec![Slot::default(); sets * 2].into_boxed_slice(),
+            sets,
+            front: vec![FrontSlot::default(); front].into_boxed_slice(),
+            long: (0..long).map(|_| None).collect(),
+            long_held: 0,
+            long_budget,
             generation: GENERATION.load(Ordering::Relaxed),
             hits: 0,
             misses: 0,
+        };
+        ALLOCATED.fetch_add(c.bytes(), Ordering::Relaxed);
+        c
+    }
+
+    /// (front slots, sets, long-tier slots, long-tier budget) of a cache
+    /// of at most `bytes` bytes: the front table takes a power of two
+    /// slots, about 1/16 of the budget (none under 64 KB, at most
+    /// `MAX_FRONT` bytes); the long tier 1/16 (none under 64 KB: its slots
+    /// and the entries they hold); the sets the rest.
+    fn shape(bytes: usize) -> (usize, usize, usize, usize) {
+        let bytes = bytes.min(MAX_CACHE_BYTES);
+        let front = if bytes < 64 << 10 { 0 } else { ((bytes / 16).min(MAX_FRONT) / FRONT_BYTES).next_power_of_two() };
+        let front = if front * FRONT_BYTES > bytes / 16 { front / 2 } else { front };
+        let long_all = if bytes < 64 << 10 { 0 } else { bytes / 16 };
+        // one slot per 512 bytes of the tier's budget (a power of two)
+        let long = if long_all == 0 { 0 } else { 1usize << (usize::BITS - 1 - (long_all / 512).leading_zeros()) };
+        let long_budget = long_all.saturating_sub(long * LONG_SLOT_BYTES);
+        (front, (bytes - front * FRONT_BYTES - long_all) / (2 * SLOT_BYTES), long, long_budget)
+    }
+
+    /// Bytes its tables take, the long tier's budget for its entries
+    /// included (their memory is at most that).
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * SLOT_BYTES + self.front.len() * FRONT_BYTES + self.long.len() * LONG_SLOT_BYTES + self.long_budget
+    }
+
+    /// The ids cached for a piece of more than `MAX_PIECE` bytes (and at
+    /// most `MAX_LONG_PIECE`) under `owner`, if any.
+    pub(crate) fn get_long(&mut self, owner: u32, piece: &[u8]) -> Option<&[u32]> {
+        if self.long.is_empty() {
+            return None;
+        }
+        let h = long_hash(owner, piece);
+        let at = h as usize & (self.long.len() - 1);
+        match &self.long[at] {
+            Some(e) if e.hash == h && e.owner == owner && *e.piece == *piece => {
+                self.hits += 1;
+                Some(&e.ids)
+            }
+            _ => {
+                self.misses += 1;
+                None
+            }
         }
     }
 
-    /// Bytes its slots take.
-    pub fn bytes(&self) -> usize {
-        self.slots.len() * SLOT_BYTES
+    /// Remembers the ids of a long piece (see `get_long`), in place of
+    /// what its slot held; not kept if the tier's budget has no room.
+    pub(crate) fn insert_long(&mut self, owner: u32, piece: &[u8], ids: &[u32]) {
+        if self.long.is_empty() || piece.len() > MAX_LONG_PIECE {
+            return;
+        }
+        let h = long_hash(owner, piece);
+        let at = h as usize & (self.long.len() - 1);
+        if let Some(old) = self.long[at].take() {
+            self.long_held -= old.cost();
+        }
+        let e = LongEntry { hash: h, owner, piece: piece.into(), ids: ids.into() };
+        if self.long_held + e.cost() <= self.long_budget {
+            self.long_held += e.cost();
+            self.long[at] = Some(e);
+        }
     }
 
     /// (hits, misses) since it was made.
@@ -149,15 +272,36 @@ impl PieceCache {
     /// Forgets every entry (keeps the memory).
     pub fn clear(&mut self) {
         self.slots.fill(Slot::default());
+        self.front.fill(FrontSlot::default());
+        self.long.iter_mut().for_each(|e| *e = None);
+        self.long_held = 0;
     }
 
     #[inline]
     fn set_of(&self, key: &Key) -> usize {
-        if self.set_bits == 0 {
-            0
-        } else {
-            ((key.hash >> (64 - self.set_bits)) as usize) << 1
-        }
+        // the top 32 bits of the hash scaled to the number of sets
+        ((((key.hash >> 32) * self.sets as u64) >> 32) as usize) << 1
+    }
+
+    /// The front slot of `key`, if its piece may be held there.
+    #[inline]
+    fn front_of(&self, key: &Key) -> Option<usize> {
+        (key.len as usize <= FRONT_PIECE && !self.front.is_empty()).then(|| key.hash as usize & (self.front.len() - 1))
+    }
+
+    #[inline]
+    fn front_matches(slot: &FrontSlot, key: &Key) -> bool {
+        slot.len == key.len && slot.owner == key.owner && slot.key[0] == key.words[0] && slot.key[1] == key.words[1]
+    }
+
+    #[inline]
+    fn put_front(&mut self, f: usize, key: &Key, ids: &[u32]) {
+        let slot = &mut self.front[f];
+        slot.key = [key.words[0], key.words[1]];
+        slot.owner = key.owner;
+        slot.len = key.len;
+        slot.n = ids.len() as u8;
+        slot.ids[..ids.len()].copy_from_slice(ids);
     }
 
     #[inline]
@@ -171,6 +315,14 @@ impl PieceCache {
         if self.slots.is_empty() {
             return None;
         }
+        let f = self.front_of(key);
+        if let Some(f) = f {
+            if Self::front_matches(&self.front[f], key) {
+                self.hits += 1;
+                let slot = &self.front[f];
+                return Some(&slot.ids[..slot.n as usize]);
+            }
+        }
         let s = self.set_of(key);
         let at = if Self::matches(&self.slots[s], key) {
             s
@@ -181,9 +333,15 @@ impl PieceCache {
             return None;
         };
         self.hits += 1;
-        let slot = &mut self.slots[at];
-        slot.hot = 1;
-        Some(&slot.ids[..slot.n as usize])
+        self.slots[at].hot = 1;
+        let n = self.slots[at].n as usize;
+        if let Some(f) = f.filter(|_| n <= FRONT_IDS) {
+            // a hit in the sets moves up to the front
+            let ids = self.slots[at].ids;
+            self.put_front(f, key, &ids[..n]);
+        }
+        let slot = &self.slots[at];
+        Some(&slot.ids[..n])
     }
 
     /// Remembers that `key`'s piece encodes to `ids` (ignored when there are
@@ -192,6 +350,9 @@ impl PieceCache {
     pub(crate) fn insert(&mut self, key: &Key, ids: &[u32]) {
         if self.slots.is_empty() || ids.len() > MAX_IDS {
             return;
+        }
+        if let Some(f) = self.front_of(key).filter(|_| ids.len() <= FRONT_IDS) {
+            self.put_front(f, key, ids);
         }
         let s = self.set_of(key);
         let (a, b) = (&self.slots[s], &self.slots[s + 1]);
@@ -301,11 +462,11 @@ pub(crate) fn with_thread_cache<R>(f: impl FnOnce(&mut PieceCache) -> R) -> Opti
 impl PieceCache {
     /// Bytes `with_bytes(bytes)` would take.
     pub fn size_for(bytes: usize) -> usize {
-        let slots = bytes.min(MAX_CACHE_BYTES) / SLOT_BYTES;
-        if slots < 2 {
+        let (front, sets, long, long_budget) = Self::shape(bytes);
+        if sets == 0 {
             0
         } else {
-            (1usize << (usize::BITS - 1 - slots.leading_zeros())) * SLOT_BYTES
+            front * FRONT_BYTES + sets * 2 * SLOT_BYTES + long * LONG_SLOT_BYTES + long_budget
         }
     }
 }
@@ -378,6 +539,40 @@ mod tests {
     }
 
     #[test]
+    fn long_tier_returns_exactly_what_was_inserted_within_its_budget() {
+        // long pieces that differ in one byte, across owners, under a
+        // budget that holds few of them: a hit is always the latest ids of
+        // exactly that piece and owner, and the entries stay in budget
+        let mut rng = Rng(0x10E6_7153_CAFE_F00D);
+        let mut c = PieceCache::with_bytes(64 << 10);
+        assert!(!c.long.is_empty());
+        let mut model: HashMap<(u32, Vec<u8>), Vec<u32>> = HashMap::new();
+        let mut hits = 0;
+        for _ in 0..20_000 {
+            let n = MAX_PIECE + 1 + 40 * rng.below(4);
+            let mut piece = vec![b'x'; n];
+            piece[rng.below(3) * 7] = [0u8, b'a', 0xff][rng.below(3)];
+            let owner = 1 + rng.below(2) as u32;
+            match c.get_long(owner, &piece) {
+                Some(got) => {
+                    hits += 1;
+                    assert_eq!(Some(&got.to_vec()), model.get(&(owner, piece.clone())));
+                }
+                None => {
+                    let ids: Vec<u32> = (0..rng.below(40)).map(|_| rng.below(1000) as u32).collect();
+                    c.insert_long(owner, &piece, &ids);
+                    model.insert((owner, piece), ids);
+                }
+            }
+            let held: usize = c.long.iter().flatten().map(LongEntry::cost).sum();
+            assert_eq!(held, c.long_held);
+            assert!(held <= c.long_budget);
+        }
+        assert!(hits > 0);
+        assert_eq!(PieceCache::size_for(64 << 10), c.bytes());
+    }
+
+    #[test]
     fn hot_entries_survive_a_stream_of_one_off_pieces() {
         let mut c = PieceCache::with_bytes(64 * 1024);
         let hot: Vec<Key> = (0..64u32).map(|i| Key::new(1, format!("hot{i}").as_bytes()).unwrap()).collect();
@@ -404,7 +599,8 @@ mod tests {
         assert_eq!(PieceCache::with_bytes(0).bytes(), 0);
         assert_eq!(PieceCache::with_bytes(100).bytes(), 0);
         assert_eq!(PieceCache::with_bytes(4 << 20).bytes(), 4 << 20);
-        assert_eq!(PieceCache::with_bytes((4 << 20) + 100).bytes(), 4 << 20);
+        let odd = PieceCache::with_bytes((4 << 20) + 100).bytes();
+        assert!(odd <= (4 << 20) + 100 && odd > (4 << 20) - 2 * SLOT_BYTES, "{odd}");
         let mut off = PieceCache::with_bytes(0);
         let k = Key::new(1, b"abc").unwrap();
         off.insert(&k, &[1]);

@@ -314,6 +314,8 @@ fn train_parity<'py>(
 #[pyclass(module = "bytepair._core", frozen)]
 pub struct CoreTokenizer {
     inner: Tokenizer,
+    /// One Python int per id, for lists of ids (`crate::pylist`).
+    ints: crate::pylist::IntTable,
 }
 
 #[pymethods]
@@ -339,7 +341,7 @@ impl CoreTokenizer {
         } else if merge_ids.is_some() {
             return Err(to_py(Error::Format("merge_ids is given without merges".into())));
         }
-        Ok(CoreTokenizer { inner })
+        Ok(CoreTokenizer { inner, ints: Default::default() })
     }
 
     /// Char model from its base symbols and merges (pairs of ids).
@@ -360,7 +362,7 @@ impl CoreTokenizer {
     ) -> PyResult<Self> {
         let options = CharOptions { end_of_word, fused: end_of_word_fused, byte_fallback_start, unk_id, lowest_rank };
         let inner = Tokenizer::char(base, &merges, merge_ids.as_deref(), options, pattern, special_tokens).py()?;
-        Ok(CoreTokenizer { inner })
+        Ok(CoreTokenizer { inner, ints: Default::default() })
     }
 
     #[getter]
@@ -378,15 +380,17 @@ impl CoreTokenizer {
         py.detach(|| self.inner.merge_triples())
     }
 
-    fn encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<u32>> {
-        py.detach(|| self.inner.encode_ordinary(text)).py()
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let ids = py.detach(|| self.inner.encode_ordinary(text)).py()?;
+        self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
     /// `allowed`/`disallowed`: a list of special tokens, or None for all.
     #[pyo3(signature = (text, allowed, disallowed))]
-    fn encode(&self, py: Python<'_>, text: &str, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Vec<u32>> {
+    fn encode<'py>(&self, py: Python<'py>, text: &str, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        py.detach(|| self.inner.encode(text, &allowed, &disallowed)).py()
+        let ids = py.detach(|| self.inner.encode(text, &allowed, &disallowed)).py()?;
+        self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
     /// `encode` with BPE-dropout `(p, seed)` and, when `offsets`, the
@@ -424,15 +428,18 @@ impl CoreTokenizer {
         EncodeStream { tok: slf.clone().unbind(), state }
     }
 
-    fn encode_ordinary_batch(&self, py: Python<'_>, texts: Vec<String>) -> PyResult<Vec<Vec<u32>>> {
-        py.detach(|| self.inner.encode_ordinary_batch(&texts)).py()
+    fn encode_ordinary_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let ids = py.detach(|| self.inner.encode_ordinary_batch(&texts)).py()?;
+        self.ints.lists(py, self.inner.n_vocab(), &ids)
     }
 
     #[pyo3(signature = (texts, allowed, disallowed))]
-    fn encode_batch(&self, py: Python<'_>, texts: Vec<String>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Vec<Vec<u32>>> {
+    fn encode_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        py.detach(|| crate::batch::encode_lists(&texts, |t, out| self.inner.encode_into(t, &allowed, &disallowed, out)))
-            .py()
+        let ids = py
+            .detach(|| crate::batch::encode_lists(&texts, |t, out| self.inner.encode_into(t, &allowed, &disallowed, out)))
+            .py()?;
+        self.ints.lists(py, self.inner.n_vocab(), &ids)
     }
 
     /// Number of ids of `text` (special-token text is plain text); no ids

@@ -361,7 +361,10 @@ impl Tokenizer {
                 };
                 let mut err = None;
                 let mut scratch = Vec::new();
-                self.each_word(text, words, |w| {
+                let cached = dropout.is_none();
+                // this thread's piece cache, borrowed once for the whole text
+                // (none with dropout: its pieces are not the cached ones)
+                let mut body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| self.each_word(text, words, |w| {
                     if err.is_some() {
                         return;
                     }
@@ -375,7 +378,7 @@ impl Tokenizer {
                     };
                     let done = match dropout {
                         Some(rng) => ranks.encode_piece_dropout(w.as_bytes(), rng, out),
-                        None => ranks.encode_piece(w.as_bytes(), out),
+                        None => ranks.encode_piece_in(cache.as_deref_mut(), w.as_bytes(), out),
                     };
                     if let Err(e) = done {
                         err = Some(e);
@@ -391,7 +394,16 @@ impl Tokenizer {
                         sink.push(id, base + start, base + end);
                         at += len;
                     }
-                })?;
+                });
+                let done = if !cached {
+                    None
+                } else {
+                    crate::piece_cache::with_thread_cache(|c| body(Some(c)))
+                };
+                match done {
+                    Some(r) => r?,
+                    None => body(None)?,
+                }
                 err.map_or(Ok(()), Err)
             }
             Model::Char { .. } => {
@@ -600,7 +612,7 @@ impl Tokenizer {
 
     /// Encodes many texts in parallel (rayon), results in input order.
     /// (One parallel pass, work split by bytes: see `crate::batch`.)
-    pub fn encode_ordinary_batch(&self, texts: &[String]) -> Result<Vec<Vec<u32>>> {
+    pub fn encode_ordinary_batch<T: AsRef<str> + Sync>(&self, texts: &[T]) -> Result<Vec<Vec<u32>>> {
         crate::batch::encode_lists(texts, |t, out| self.encode_ordinary_into(t, out))
     }
 }

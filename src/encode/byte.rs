@@ -228,33 +228,71 @@ impl ByteRanks {
     /// `piece_cache::MAX_PIECE` bytes go through this thread's piece cache
     /// (words recur: a hit costs one probe instead of the merges).
     #[inline]
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        let done = piece_cache::with_thread_cache(|c| self.encode_piece_in(Some(c), piece, out));
+        match done {
+            Some(r) => r,
+            None => self.encode_piece_in(None, piece, out),
+        }
+    }
+
+    /// `encode_piece` with a cache the caller holds (borrowed once per call
+    /// rather than once per piece; None: no cache). A piece that is one
+    /// token is looked up first (single bytes and pairs by direct tables);
+    /// the cache holds the other pieces. (Probing the cache first, with
+    /// whole-piece tokens in it too, measured no faster: both are one
+    /// probe of a table larger than a core's L2 cache.)
+    #[inline]
+    pub(crate) fn encode_piece_in(&self, cache: Option<&mut piece_cache::PieceCache>, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+        match piece.len() {
+            0 => return Ok(()),
+            1 => {
+                out.push(self.byte_id(piece[0])?);
+                return Ok(());
+            }
+            2 => {
+                let r = self.pair_ranks[(piece[0] as usize) << 8 | piece[1] as usize];
+                if r != NONE {
+                    out.push(r);
+                    return Ok(());
+                }
+            }
+            _ => {}
+        }
         if let Some(id) = self.rank(piece) {
             out.push(id);
             return Ok(());
         }
-        let Some(key) = piece_cache::Key::new(self.owner, piece) else {
-            return self.encode_piece_uncached(piece, out);
+        let Some(c) = cache else {
+            return self.encode_parts(piece, out);
         };
-        // one visit to the thread's cache: a hit copies the ids, a miss
-        // merges (no cache inside) and keeps the result
-        let done = piece_cache::with_thread_cache(|c| {
-            if let Some(ids) = c.get(&key) {
+        let Some(key) = piece_cache::Key::new(self.owner, piece) else {
+            // longer than the sets' pieces: the long tier
+            if piece.len() > piece_cache::MAX_LONG_PIECE {
+                return self.encode_parts(piece, out);
+            }
+            if let Some(ids) = c.get_long(self.owner, piece) {
                 out.extend_from_slice(ids);
                 return Ok(());
             }
             let start = out.len();
             self.encode_parts(piece, out)?;
-            c.insert(&key, &out[start..]);
-            Ok(())
-        });
-        match done {
-            Some(r) => r,
-            None => self.encode_parts(piece, out),
+            c.insert_long(self.owner, piece, &out[start..]);
+            return Ok(());
+        };
+        if let Some(ids) = c.get(&key) {
+            out.extend_from_slice(ids);
+            return Ok(());
         }
+        let start = out.len();
+        self.encode_parts(piece, out)?;
+        c.insert(&key, &out[start..]);
+        Ok(())
     }
 
     /// `encode_piece` without the cache.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn encode_piece_uncached(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         if piece.is_empty() {
             return Ok(());
