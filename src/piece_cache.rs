@@ -430,6 +430,18 @@ pub(crate) fn clear_all() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
 }
 
+/// Appends the cached ids of `key` to `ids`: `Some(true)` on a hit,
+/// `Some(false)` on a miss, None when this thread has no cache.
+pub(crate) fn extend_from_cache(key: &Key, ids: &mut Vec<u32>) -> Option<bool> {
+    with_thread_cache(|c| match c.get(key) {
+        Some(got) => {
+            ids.extend_from_slice(got);
+            true
+        }
+        None => false,
+    })
+}
+
 /// Runs `f` on this thread's cache, made (or re-made after `clear_all` or
 /// a change of budget) as needed. None when caching is off or the cache is
 /// already in use on this thread (a re-entrant call).

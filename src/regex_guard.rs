@@ -171,16 +171,9 @@ impl GuardedRegex {
                 }
             }
             let Some((s, e)) = found.flatten() else { break };
-            if s == e {
-                pos = text[e..].chars().next().map_or(text.len() + 1, |c| e + c.len_utf8());
-                if last_match == Some(e) {
-                    continue;
-                }
-            } else {
-                pos = e;
+            if advance(text, (s, e), &mut pos, &mut last_match) {
+                f(s, e);
             }
-            last_match = Some(e);
-            f(s, e);
         }
         Ok(())
     }
@@ -229,19 +222,28 @@ impl GuardedRegex {
                 )));
             }
             let Some((s, e)) = found else { break };
-            if s == e {
-                pos = text[e..].chars().next().map_or(text.len() + 1, |c| e + c.len_utf8());
-                if last_match == Some(e) {
-                    continue;
-                }
-            } else {
-                pos = e;
+            if advance(text, (s, e), &mut pos, &mut last_match) {
+                f(s, e);
             }
-            last_match = Some(e);
-            f(s, e);
         }
         Ok(())
     }
+}
+
+/// Moves `pos` past the match `(s, e)` as `find_iter` does (one character
+/// past an empty match) and says whether to report it: an empty match right
+/// where the previous match ended is not reported.
+fn advance(text: &str, (s, e): (usize, usize), pos: &mut usize, last_match: &mut Option<usize>) -> bool {
+    if s == e {
+        *pos = text[e..].chars().next().map_or(text.len() + 1, |c| e + c.len_utf8());
+        if *last_match == Some(e) {
+            return false;
+        }
+    } else {
+        *pos = e;
+    }
+    *last_match = Some(e);
+    true
 }
 
 /// Bytes read so far by a lazy DFA cache (forward plus reverse) and how

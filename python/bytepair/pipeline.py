@@ -33,7 +33,7 @@ import array
 import functools
 import itertools
 import json
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from bytepair._io import atomic_write_text, parse_json
 from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, TrainingError, UnknownTokenError
@@ -61,10 +61,6 @@ class PipelineTokenizer(Tokenizer):
     (built by :func:`from_hf_json` or ``Tokenizer.load``)."""
 
     _spec_type = PipelineSpec
-
-    @classmethod
-    def _from_description(cls, desc: Mapping[str, Any], path: str = "<string>") -> "PipelineTokenizer":
-        return cls(PipelineSpec(desc, path))
 
     @functools.cached_property
     def _added(self) -> Tuple[Dict[str, int], Dict[str, int]]:
@@ -120,7 +116,7 @@ class PipelineTokenizer(Tokenizer):
     def _ordinary(self, text: str, allowed: Any, disallowed: Any) -> bool:
         """Whether ``text`` is encoded with special tokens' text as text,
         by tiktoken's rules for ``allowed`` / ``disallowed``."""
-        specials = set(self.special_tokens)
+        specials = self._added[1].keys()  # the table itself: no copy per call
         allowed_set = specials if allowed == "all" else set(allowed)
         if specials <= allowed_set:
             return False
@@ -308,7 +304,7 @@ def from_hf_json(text: str, path: str = "<string>") -> PipelineTokenizer:
     >>> tok.encode("aa"), tok.n_vocab
     ([0, 0], 1)
     """
-    return PipelineTokenizer._from_description(parse_json(text, path), path)
+    return PipelineTokenizer(PipelineSpec(parse_json(text, path), path))
 
 
 def save_hf(tok: PipelineTokenizer, path: str) -> None:

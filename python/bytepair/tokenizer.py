@@ -30,8 +30,9 @@ AllOr = Union[Literal["all"], Collection[str]]
 
 def _special_args(allowed_special: AllOr, disallowed_special: AllOr) -> Tuple[Any, Any]:
     """tiktoken's ``allowed_special``/``disallowed_special`` as the core takes them (None: all)."""
-    return tuple(None if given == "all" else [t for t in given if isinstance(t, str)]  # type: ignore[return-value]
-                 for given in (allowed_special, disallowed_special))
+    allowed = None if allowed_special == "all" else [t for t in allowed_special if isinstance(t, str)]
+    disallowed = None if disallowed_special == "all" else [t for t in disallowed_special if isinstance(t, str)]
+    return allowed, disallowed
 
 
 def _constructor(make: Callable[..., Any], summary: str) -> Any:

@@ -313,6 +313,12 @@ impl ByteRanks {
             }
         }
         let bounds = if piece.len() <= SHORT_PIECE { self.merge_short(piece) } else { self.merge_long(piece) };
+        self.push_parts(piece, &bounds, out)
+    }
+
+    /// Appends the ids of `piece` cut at `bounds`: each part's token, or
+    /// its byte's when a part is no token (a single byte).
+    fn push_parts(&self, piece: &[u8], bounds: &[usize], out: &mut Vec<u32>) -> Result<()> {
         for w in bounds.windows(2) {
             let part = &piece[w[0]..w[1]];
             match self.rank(part) {
@@ -341,14 +347,7 @@ impl ByteRanks {
             let Some((_, i)) = best else { break };
             bounds.remove(i + 1);
         }
-        for w in bounds.windows(2) {
-            let part = &piece[w[0]..w[1]];
-            match self.rank(part) {
-                Some(id) => out.push(id),
-                None => out.push(self.byte_id(part[0])?),
-            }
-        }
-        Ok(())
+        self.push_parts(piece, &bounds, out)
     }
 
     /// Appends the ids of a piece of 2 to `SHORT_PIECE` bytes: tiktoken's

@@ -276,13 +276,7 @@ impl Bpe {
         // takes the path below and keeps its ids there
         if offsets.is_none() && self.dropout.is_none() {
             if let Some(key) = crate::piece_cache::Key::new(self.owner, w.as_bytes()) {
-                let hit = crate::piece_cache::with_thread_cache(|c| match c.get(&key) {
-                    Some(got) => {
-                        ids.extend_from_slice(got);
-                        true
-                    }
-                    None => false,
-                });
+                let hit = crate::piece_cache::extend_from_cache(&key, ids);
                 if hit == Some(true) {
                     return Ok(());
                 }
@@ -303,13 +297,7 @@ impl Bpe {
     pub(crate) fn tokenize_raw(&self, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
         let key = if self.dropout.is_none() { crate::piece_cache::Key::new(self.raw_owner, raw) } else { None };
         if let Some(key) = &key {
-            let hit = crate::piece_cache::with_thread_cache(|c| match c.get(key) {
-                Some(got) => {
-                    ids.extend_from_slice(got);
-                    true
-                }
-                None => false,
-            });
+            let hit = crate::piece_cache::extend_from_cache(key, ids);
             if hit == Some(true) {
                 return Ok(());
             }

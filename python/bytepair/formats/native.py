@@ -18,7 +18,7 @@ from typing import Any, Mapping, Optional
 from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
 from bytepair.patterns import resolve_pattern
-from bytepair.spec import PipelineSpec, checked, from_dict
+from bytepair.spec import MERGE_RULES, PipelineSpec, checked, from_dict
 
 VERSION = 1
 MAX_ID = 2**32 - 2
@@ -88,7 +88,7 @@ def _check(path: str, d: Any) -> None:
         for key in ("end_of_word_fused", "byte_fallback"):
             if not isinstance(d.get(key, False), bool):
                 raise _fail(path, f"field {key!r} must be true or false")
-    if d.get("merge_rule", "in-order") not in ("in-order", "lowest-rank"):
+    if d.get("merge_rule", "in-order") not in MERGE_RULES:
         raise _fail(path, f"field 'merge_rule' must be 'in-order' or 'lowest-rank', got {d.get('merge_rule')!r}")
     if d.get("merge_rule", "in-order") != "in-order" and d["model"] != "char":
         raise _fail(path, "field 'merge_rule' is only allowed for char models")
