@@ -390,7 +390,12 @@ impl Tokenizer {
                     let mut at = offset_in(text, w);
                     for &id in &scratch {
                         let len = self.tokens[id as usize].as_ref().map_or(0, Vec::len);
-                        let (start, end) = (at.max(shift) - shift, (at + len).max(shift) - shift);
+                        let (start, mut end) = (at.max(shift) - shift, (at + len).max(shift) - shift);
+                        if shift == 1 && end == 0 {
+                            // the added space alone: Hugging Face aligns it with the first character
+                            // of the text it was put before (NormalizedString::prepend)
+                            end = text[1..].chars().next().map_or(0, char::len_utf8);
+                        }
                         sink.push(id, base + start, base + end);
                         at += len;
                     }

@@ -20,7 +20,7 @@ from bytepair import chunking, explain as explaining, formats, spec as specs, st
 from bytepair.arrays import as_id_buffer, flat_arrays, ids_array
 from bytepair.decode_stream import DecodeStream
 from bytepair.errors import BytepairError, UnknownTokenError
-from bytepair.formats import tiktoken as tiktoken_format, transformers as transformers_folder
+from bytepair.formats import hf as hf_format, tiktoken as tiktoken_format, transformers as transformers_folder
 from bytepair.limits import check_ids, dropout_args, surrogate_safe, surrogate_safe_batch
 from bytepair.patterns import preset_name
 from bytepair.progress import Reporter, make_reporter
@@ -481,6 +481,19 @@ class Tokenizer:
         ['special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json']
         """
         transformers_folder.save(self, folder, **roles)
+
+    def as_pipeline(self) -> Any:
+        """The pipeline description of exactly this tokenizer (a
+        :class:`~bytepair.spec.PipelineSpec`, Hugging Face's ``tokenizer.json``
+        shape): ``Tokenizer.from_spec`` of it gives the same ids, decoding and
+        offsets; what no pipeline expresses raises ``FormatError`` (see
+        :func:`bytepair.formats.hf.as_pipeline`).
+
+        >>> tok = Tokenizer.train("hello world " * 5, num_merges=4)
+        >>> Tokenizer.from_spec(tok.as_pipeline()).encode_with_offsets("hello  wörld") == tok.encode_with_offsets("hello  wörld")
+        True
+        """
+        return hf_format.as_pipeline(self)
 
     def to_dict(self) -> Dict[str, Any]:
         """The native description (what ``save`` writes as JSON)."""

@@ -217,10 +217,6 @@ def _char_json(tok: Any) -> Dict[str, Any]:
             f"(end_of_word_fused=True, Hugging Face's end_of_word_suffix) or absent; this one's marker "
             f"{tok.end_of_word!r} is a separate symbol"
         )
-    if tok.byte_fallback:
-        raise FormatError(f"{WHAT} cannot hold char models with byte_fallback exactly")
-    if tok.unk_token is not None:
-        raise FormatError(f"{WHAT} cannot hold char models with an unk_token exactly")
 
     reapplied = reapplied_merges(tok.merges)
     if reapplied:
@@ -236,15 +232,25 @@ def _char_json(tok: Any) -> Dict[str, Any]:
     else:
         pre = _split(tok.pattern, exact_findall=True)
     eow = tok.end_of_word
-    return _document(
+    # decoding: the marker is a space between words (BPEDecoder), else the pieces are joined (Fuse, where
+    # Hugging Face's default joins tokens with spaces); byte-fallback tokens <0xNN> become their bytes first
+    decoder: Dict[str, Any] = {"type": "BPEDecoder", "suffix": eow} if eow else {"type": "Fuse"}
+    if tok.byte_fallback:
+        decoder = {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, decoder]}
+    doc = _document(
         tok,
         pre,
-        {"type": "BPEDecoder", "suffix": eow} if eow else None,
+        decoder,
         end_of_word_suffix=eow,
         ignore_merges=False,
         vocab={t: i for i, t in sorted(vocab.items())},
         merges=merges,
     )
+    # unknown characters: their UTF-8 bytes as <0xNN> tokens (the marker's too when it is fused to that
+    # character, in both), else the unknown token, one per character (fuse_unk=false)
+    doc["model"]["byte_fallback"] = bool(tok.byte_fallback)
+    doc["model"]["unk_token"] = tok.unk_token
+    return doc
 
 
 def to_json(tok: Any) -> Dict[str, Any]:
@@ -252,6 +258,38 @@ def to_json(tok: Any) -> Dict[str, Any]:
     if getattr(tok, "model", None) == "pipeline":
         return json.loads(tok.to_hf_json())  # a SentencePiece model: HF components, or refused
     return _byte_json(tok) if tok.model == "byte" else _char_json(tok)
+
+
+def as_pipeline(tok: Any) -> PipelineSpec:
+    """The pipeline description (:class:`~bytepair.spec.PipelineSpec`, a
+    ``tokenizer.json`` object) of exactly the tokenizer ``tok``: the same ids
+    from ``encode``, ``encode_ordinary`` and ``count``, the same ``decode``
+    and offsets, when the core's pipeline runs it, and the same ids in
+    Hugging Face ``tokenizers``. A byte model is ``Split(pattern) +
+    ByteLevel(use_regex=false)`` (or HF's own ``ByteLevel`` for its GPT-2
+    regex or a prefix space), a ``BPE`` model over byte-level strings with
+    ``ignore_merges`` and a ``ByteLevel`` decoder; a char model is a ``BPE``
+    model with ``end_of_word_suffix`` (its fused marker) and a ``BPEDecoder``
+    (no marker: ``Fuse``, the pieces joined). Special tokens are added tokens.
+
+    What no pipeline runs exactly is refused with a ``FormatError`` naming it
+    (docs/decisions.md, "A byte or char model as a pipeline"): a separate
+    end-of-word marker (the seeds' layout), byte fallback, an unknown token,
+    merges that remake a symbol an earlier merge uses, ``add_prefix_space``
+    with a pattern other than HF's GPT-2 regex, a multi-byte token no merge
+    makes. A pipeline's own description is returned as it is.
+
+    >>> import bytepair
+    >>> tok = bytepair.Tokenizer.train("hello hello world", vocab_size=262)
+    >>> spec = as_pipeline(tok)
+    >>> spec.description["model"]["type"], spec.description["decoder"]["type"]
+    ('BPE', 'ByteLevel')
+    >>> bytepair.Tokenizer.from_spec(spec).encode("hello world") == tok.encode("hello world")
+    True
+    """
+    if getattr(tok, "model", None) == "pipeline":
+        return tok.spec
+    return PipelineSpec(to_json(tok), f"<the pipeline of a {tok.model} model>")
 
 
 def dumps(tok: Any) -> str:

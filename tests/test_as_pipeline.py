@@ -1,0 +1,174 @@
+"""A byte or char model and its pipeline description (``Tokenizer.as_pipeline``)
+are one tokenizer: ``Tokenizer.from_spec(tok.as_pipeline())`` (the core's
+pipeline engine) gives the model's ids (``encode`` with special tokens
+allowed, ``encode_ordinary``), ``decode``, offsets and ``count`` on random
+text, and Hugging Face ``tokenizers`` (the independent oracle) loading the
+same description gives the same ids and decoding. Tokenizers: trained byte and
+char models on small random corpora with random special tokens, ranks-table
+byte models (tiktoken-like tables), HF's prefix space, byte fallback, unknown
+tokens, and the seeds' tokenizers (tests/seeds.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import tokenizers
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+import bytepair
+from bytepair import Tokenizer, spec as specs
+from bytepair.errors import EncodeError, FormatError
+from bytepair.formats.hf import HF_GPT2_PATTERN, _NO_SPLIT
+from seeds import seed_000, seed_001, seed_002
+from unicode_versions import stable_text
+
+SPECIALS = ["<|endoftext|>", "<s>", "</s>", "<|im_start|>", "[SEP]", "<pad>"]
+# characters that make words, spaces and byte splits: ASCII, Latin-1, Greek, CJK, an emoji, whitespace of
+# every kind (tab, line breaks, no-break space, ideographic space)
+ALPHABET = "aabbcdeelnorstw  ..,!'0123éüßαβγ中文🙂\t\n\r\u00a0\u3000_<>/"
+
+pytestmark = pytest.mark.filterwarnings("ignore::bytepair.errors.TrainingWarning")
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                          HealthCheck.data_too_large])
+
+
+def corpus_strategy():
+    return st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=30), min_size=1, max_size=12)
+
+
+def text_strategy(specials):
+    """Random text: the corpus alphabet, any stable Unicode, and the special tokens' strings."""
+    pieces = [st.text(alphabet=ALPHABET, max_size=12), stable_text(max_size=6), st.sampled_from([" ", "  ", "\n\n"])]
+    if specials:
+        pieces.append(st.sampled_from(specials))
+    return st.lists(st.one_of(*pieces), max_size=8).map("".join)
+
+
+def hf_of(spec):
+    return tokenizers.Tokenizer.from_str(json.dumps(spec.description))
+
+
+def assert_same(tok, text):
+    """``tok`` and its pipeline (and HF on that pipeline) agree on ``text``."""
+    pipe = Tokenizer.from_spec(tok.as_pipeline())
+    assert pipe.model == "pipeline"
+    hf = hf_of(pipe.spec)
+    try:
+        ids = tok.encode(text, allowed_special="all")
+    except EncodeError:
+        # a char model without byte fallback or unknown token refuses characters outside its alphabet;
+        # a pipeline (and HF) drops them (docs/decisions.md, "A byte or char model as a pipeline")
+        assert not tok.byte_fallback and tok.unk_token is None and tok.model == "char"
+        return
+    assert pipe.encode(text, allowed_special="all") == ids
+    assert hf.encode(text, add_special_tokens=False).ids == ids
+    ordinary = tok.encode_ordinary(text)
+    assert pipe.encode_ordinary(text) == ordinary
+    assert pipe.count(text) == tok.count(text) == len(ordinary)
+    assert pipe.encode_with_offsets(text, allowed_special="all") == tok.encode_with_offsets(text, allowed_special="all")
+    assert pipe.decode(ids) == tok.decode(ids)
+    assert hf.decode(ids, skip_special_tokens=False) == tok.decode(ids)
+    assert pipe.encode_batch([text, text[:3]]) == [pipe.encode(text), pipe.encode(text[:3])]
+
+
+def _pipeline_or_refused(tok):
+    """The description, or None when it is refused for a reason as_pipeline documents."""
+    try:
+        return tok.as_pipeline()
+    except FormatError as e:
+        reasons = ("two merges made the same", "makes a symbol that merge", "is not made by any merge")
+        assert any(r in str(e) for r in reasons), str(e)
+        return None
+
+
+@SETTINGS
+@given(corpus=corpus_strategy(), n=st.integers(0, 40), specials=st.lists(st.sampled_from(SPECIALS), unique=True,
+                                                                            max_size=3),
+       pattern=st.sampled_from(["cl100k", "gpt2", "o200k", HF_GPT2_PATTERN, r"\w+|[^\w\s]+|\s+"]), data=st.data())
+def test_trained_byte_model(corpus, n, specials, pattern, data):
+    tok = Tokenizer.train(corpus, model="byte", num_merges=n, special_tokens=specials, pattern=pattern)
+    assume(_pipeline_or_refused(tok) is not None)
+    for _ in range(3):
+        assert_same(tok, data.draw(text_strategy(specials)))
+
+
+@SETTINGS
+@given(corpus=corpus_strategy(), n=st.integers(0, 40), specials=st.lists(st.sampled_from(SPECIALS), unique=True,
+                                                                            max_size=3),
+       prefix=st.booleans(), drop=st.integers(0, 6), data=st.data())
+def test_ranks_table_byte_model(corpus, n, specials, prefix, drop, data):
+    """tiktoken-like tables (ids as ranks, merges derived by the core), with HF's prefix space; a table with
+    a token taken out has tokens no merge makes: refused, naming one."""
+    trained = Tokenizer.train(corpus, model="byte", num_merges=n)
+    table = {i: b for i, b in trained.vocab().items()}
+    multi = sorted(i for i, b in table.items() if len(b) > 1)
+    if drop and multi:
+        del table[multi[(drop - 1) % len(multi)]]
+        table = dict(enumerate(table[k] for k in sorted(table)))  # ids stay in rank order, without a gap
+    pattern = data.draw(st.sampled_from([HF_GPT2_PATTERN, _NO_SPLIT] if prefix else ["cl100k", "gpt2", "o200k"]))
+    specials = {s: len(table) + k for k, s in enumerate(specials)}
+    tok = Tokenizer.from_spec(specs.from_byte_vocab(table, pattern, specials, add_prefix_space=prefix))
+    assume(_pipeline_or_refused(tok) is not None)
+    for _ in range(3):
+        assert_same(tok, data.draw(text_strategy(list(specials))))
+
+
+@SETTINGS
+@given(corpus=corpus_strategy(), n=st.integers(0, 40), specials=st.lists(st.sampled_from(SPECIALS), unique=True,
+                                                                            max_size=3),
+       eow=st.sampled_from([None, "</w>", "@"]), fallback=st.sampled_from(["none", "bytes", "unk"]),
+       pattern=st.sampled_from(["default", "gpt2"]), data=st.data())
+def test_trained_char_model(corpus, n, specials, eow, fallback, pattern, data):
+    unk = "<unk>" if fallback == "unk" else None
+    tok = Tokenizer.train(corpus, model="char", num_merges=n, end_of_word=eow, end_of_word_fused=eow is not None,
+                          special_tokens=specials + ([unk] if unk else []), byte_fallback=fallback == "bytes",
+                          unk_token=unk, pattern=pattern)
+    assume(_pipeline_or_refused(tok) is not None)
+    for _ in range(3):
+        assert_same(tok, data.draw(text_strategy(specials + ([unk] if unk else []))))
+
+
+@pytest.mark.parametrize("text", ["low lower lowest", "  the  quick\tbrown\n\nfox ", "naïve café 中文 🙂", ""])
+def test_seed_002_tokenizer(text):
+    """Seed 002's tokenizer (no marker) is the same as a pipeline; its printed merges are the oracle's input."""
+    s2 = seed_002()
+    tok = Tokenizer.train(s2.corpus, model="char", end_of_word=None, num_merges=5)
+    assert tok.merges == s2.merges
+    letters = Tokenizer.from_merges(s2.merges, model="char", end_of_word=None,
+                                    alphabet=set("".join(s2.corpus)) | set(text) - set(" \t\n"))
+    for t in (tok, letters):
+        assert_same(t, text)
+
+
+def test_seeds_000_and_001_are_refused_with_the_reason():
+    """A separate end-of-word marker (seeds 000 and 001) is a symbol of its own that no pipeline's BPE model
+    has: refused, naming it, never approximated."""
+    for merges, eow in ((seed_000().merges, "_"), (seed_001().rules, "<w>")):
+        tok = Tokenizer.from_merges(merges, model="char", end_of_word=eow)
+        with pytest.raises(FormatError, match="separate symbol"):
+            tok.as_pipeline()
+
+
+def test_lowest_rank_merges_are_refused():
+    """subword-nmt codes in which a merge remakes a symbol an earlier merge uses (merge_rule 'lowest-rank'):
+    HF ranks pairs once, so it is refused with the reason."""
+    tok = Tokenizer.from_merges([("a", "b"), ("b", "c"), ("a", "bc"), ("ab", "c")], model="char", end_of_word=None,
+                                merge_rule="lowest-rank")
+    with pytest.raises(FormatError):
+        tok.as_pipeline()
+
+
+def test_prefix_space_with_a_split_is_refused():
+    table = {i: bytes([i]) for i in range(256)}
+    tok = Tokenizer.from_spec(specs.from_byte_vocab(table, "cl100k", add_prefix_space=True))
+    with pytest.raises(FormatError, match="add_prefix_space"):
+        tok.as_pipeline()
+
+
+def test_a_pipeline_is_its_own_description():
+    tok = Tokenizer.train("hello world " * 4, num_merges=3)
+    pipe = Tokenizer.from_spec(tok.as_pipeline())
+    assert pipe.as_pipeline() is pipe.spec
+    assert bytepair.Tokenizer.from_dict(pipe.to_dict()).encode("hello world") == tok.encode("hello world")
