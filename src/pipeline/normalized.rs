@@ -37,6 +37,8 @@ impl NStr {
         if !self.track || self.align.is_empty() {
             return (self.shift, self.shift);
         }
+        // a BPE model's byte-fallback tokens of an end_of_word_suffix lie past the piece (as in HF): clamped
+        let end = end.min(self.align.len());
         if start >= end {
             let p = if start < self.align.len() { self.align[start].0 } else { self.align[self.align.len() - 1].1 };
             return (p, p);

@@ -218,6 +218,12 @@ def _char_json(tok: Any) -> Dict[str, Any]:
             f"{tok.end_of_word!r} is a separate symbol"
         )
 
+    if tok.byte_fallback and tok.end_of_word is not None:
+        raise FormatError(
+            f"{WHAT} cannot hold a char model with byte fallback and a fused end-of-word marker exactly: "
+            "Hugging Face's BPE falls back to the bytes of the last character and the marker together, and "
+            "gives the marker's bytes offsets past the word"
+        )
     reapplied = reapplied_merges(tok.merges)
     if reapplied:
         k, j = reapplied[0]
@@ -688,8 +694,10 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     checked: a byte or char model when it runs the file exactly, else a pipeline."""
     d = parse_json(text, path)
     del text  # the file's text goes before anything is built from it (a big vocabulary's peak)
-    if pattern is None and special_tokens is None and isinstance(d, dict) and _adds_tokens(d.get("post_processor")):
-        # encode(text, add_special_tokens=True) must add them: only the pipeline runs post-processors
+    post = d.get("post_processor") if isinstance(d, dict) else None
+    if pattern is None and special_tokens is None and (_adds_tokens(post) or _trims_offsets(post)):
+        # encode(text, add_special_tokens=True) must add them, and offsets be trimmed as HF trims them:
+        # only the pipeline runs post-processors
         try:
             return checked(PipelineSpec(d, path))
         except FormatError:
@@ -713,6 +721,16 @@ def _adds_tokens(post: Any) -> bool:
     if post.get("type") == "Sequence":
         return any(_adds_tokens(p) for p in post.get("processors") or [])
     return post.get("type") in ("TemplateProcessing", "RobertaProcessing", "BertProcessing")
+
+
+def _trims_offsets(post: Any) -> bool:
+    """Whether a post-processor changes offsets: ``ByteLevel`` with
+    ``trim_offsets`` (HF's default), alone or in a Sequence."""
+    if not isinstance(post, dict):
+        return False
+    if post.get("type") == "Sequence":
+        return any(_trims_offsets(p) for p in post.get("processors") or [])
+    return post.get("type") == "ByteLevel" and bool(post.get("trim_offsets", True))
 
 
 def _load_models(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]]) -> Any:
