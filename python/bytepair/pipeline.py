@@ -38,6 +38,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 from bytepair._io import atomic_write_text, parse_json
 from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, TrainingError, UnknownTokenError
 from bytepair.arrays import flat_arrays, ids_array
+from bytepair import spec as specs
+from bytepair.formats import hf as hf_format
 from bytepair.formats.sentencepiece import hf_description
 from bytepair.limits import check_ids, surrogate_safe, surrogate_safe_batch
 from bytepair.spec import PipelineSpec
@@ -61,6 +63,35 @@ class PipelineTokenizer(Tokenizer):
     (built by :func:`from_hf_json` or ``Tokenizer.load``)."""
 
     _spec_type = PipelineSpec
+
+    def __init__(self, spec: Any) -> None:
+        super().__init__(spec)
+        self._fast  # built now, with the tokenizer (a pickled one builds it on first use)
+
+    @functools.cached_property
+    def _fast(self) -> Any:
+        """The byte model's core when the description is exactly a byte-model
+        configuration (:func:`bytepair.formats.hf.byte_model_of`): ``encode``
+        and ``count`` run on it, offsets and decoding on the pipeline; else None."""
+        model = hf_format.byte_model_of(self._spec.description)
+        return None if model is None else specs.build_core(model)
+
+    @functools.cached_property
+    def _post_adds(self) -> bool:
+        """Whether the post-processor adds tokens (then add_special_tokens=True needs the pipeline)."""
+        return hf_format._adds_tokens(self._spec.description.get("post_processor"))
+
+    @functools.cached_property
+    def _plain_added(self) -> List[str]:
+        """The added tokens that are not special (always matched, as in HF)."""
+        return [t for t in self._added[0] if t not in self._added[1]]
+
+    def _fast_core(self, add_special_tokens: bool) -> Any:
+        return self._fast if self._fast is not None and not (add_special_tokens and self._post_adds) else None
+
+    def _fast_args(self, ordinary: bool) -> Tuple[Any, List[str]]:
+        """(allowed, disallowed) of the byte core: every added token, or the non-special ones."""
+        return (self._plain_added if ordinary else None), []
 
     @functools.cached_property
     def _added(self) -> Tuple[Dict[str, int], Dict[str, int]]:
@@ -111,6 +142,9 @@ class PipelineTokenizer(Tokenizer):
             raise BytepairError("dropout is not an encode option of a tokenizer.json pipeline; "
                                 "set the BPE model's 'dropout' in its description")
         ordinary = self._ordinary(text, allowed_special, disallowed_special)
+        fast = self._fast_core(add_special_tokens)
+        if fast is not None:
+            return surrogate_safe(fast.encode, text, *self._fast_args(ordinary))
         return surrogate_safe(self._core.encode, text, bool(add_special_tokens), ordinary)
 
     def _ordinary(self, text: str, allowed: Any, disallowed: Any) -> bool:
@@ -138,6 +172,8 @@ class PipelineTokenizer(Tokenizer):
 
     def encode_ordinary(self, text: str) -> List[int]:
         """Ids of ``text`` with special added tokens' text encoded as text."""
+        if self._fast is not None:
+            return surrogate_safe(self._fast.encode, text, *self._fast_args(True))
         return surrogate_safe(self._core.encode, text, False, True)
 
     def encode_with_offsets(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
@@ -155,10 +191,15 @@ class PipelineTokenizer(Tokenizer):
     def encode_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False  # type: ignore[override]
                      ) -> List[List[int]]:
         """``encode`` of each text, in parallel with the GIL released."""
+        fast = self._fast_core(add_special_tokens)
+        if fast is not None:
+            return surrogate_safe_batch(fast.encode_batch, texts, *self._fast_args(False))
         return surrogate_safe_batch(self._core.encode_batch, texts, bool(add_special_tokens), False)
 
     def encode_ordinary_batch(self, texts: Sequence[str]) -> List[List[int]]:
         """``encode_ordinary`` of each text, in parallel."""
+        if self._fast is not None:
+            return surrogate_safe_batch(self._fast.encode_batch, texts, *self._fast_args(True))
         return surrogate_safe_batch(self._core.encode_batch, texts, False, True)
 
     def count_batch(self, texts: Sequence[str]) -> List[int]:
@@ -202,6 +243,8 @@ class PipelineTokenizer(Tokenizer):
         """
         if limit is not None:
             return super().count(text, limit)
+        if self._fast is not None and not self._plain_added:
+            return surrogate_safe(self._fast.count, text)
         return len(self.encode_ordinary(text))
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:

@@ -733,6 +733,48 @@ def _trims_offsets(post: Any) -> bool:
     return post.get("type") == "ByteLevel" and bool(post.get("trim_offsets", True))
 
 
+def byte_model_of(description: Any) -> Optional[Any]:
+    """The byte model (a checked :class:`~bytepair.spec.ModelSpec`) whose ids
+    are exactly those of the pipeline ``description`` (a ``tokenizer.json``
+    object) before its post-processor, found by the same routing that
+    :func:`loads` uses; None when the description is not such a byte-model
+    configuration (a normalizer, several splits, byte fallback, merges the
+    byte model's rule would read differently, a missing byte token, ...).
+    A ``PipelineTokenizer`` encodes with it at the byte model's speed.
+
+    >>> import bytepair
+    >>> tok = bytepair.Tokenizer.train("hello world " * 4, num_merges=3)
+    >>> byte_model_of(as_pipeline(tok).description).merge_ids is None
+    True
+    >>> byte_model_of({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}) is None
+    True
+    """
+    if not isinstance(description, dict) or description.get("normalizer") is not None:
+        return None
+    model = description.get("model")
+    if not isinstance(model, dict) or model.get("byte_fallback"):
+        return None
+    pre = description.get("pre_tokenizer")
+    seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
+    if not any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in [pre, *(seq or [])]):
+        return None
+    merges = model.get("merges")
+    if isinstance(merges, list):  # a cheap first look: two merges making one token (Llama 3) never route
+        made = {m.replace(" ", "", 1) if isinstance(m, str) else "".join(map(str, m)) for m in merges}
+        if len(made) != len(merges):
+            return None
+    bare = dict(description, post_processor=None, truncation=None, padding=None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # anything the byte model would run differently (an added token's id)
+            spec = _load_models(bare, "<pipeline>", None, None)
+    except (FormatError, Warning):
+        return None
+    if spec.model != "byte" or sum(1 for t in spec.tokens if t is not None and len(t) == 1) != 256:
+        return None  # a byte without a token: the pipeline drops it, the byte model raises
+    return spec
+
+
 def _load_models(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]]) -> Any:
     """The byte or char model of ``d``, or a FormatError saying why not."""
     fail = _Fail(path)
