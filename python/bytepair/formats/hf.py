@@ -765,6 +765,7 @@ def byte_model_of(description: Any) -> Optional[Any]:
             return None
     bare = dict(description, post_processor=None, truncation=None, padding=None)
     try:
+        _byte_pre(pre, _Fail("<pipeline>"))  # the pre-tokenizer's shape first: it costs nothing (DeepSeek's)
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # anything the byte model would run differently (an added token's id)
             spec = _load_models(bare, "<pipeline>", None, None)
