@@ -15,7 +15,7 @@ pipeline), four encoders of the same ids (checked equal first):
 - ``HF``: Hugging Face ``tokenizers`` on the same ``tokenizer.json``.
 
 Each encodes the documents one by one (one thread), then as one batch (every
-core). Texts: Python's reference documentation and tests/data/multilingual.txt
+core); the encoders take turns in each of ``--repeat`` rounds, best time kept. Texts: Python's reference documentation and tests/data/multilingual.txt
 cut into ~2 KB documents (``benches/bench_pipeline.py``'s ``documents``).
 
 Usage: ``python benches/bench_one_engine.py [--mb 2] [--repeat 3]``; prints a
@@ -42,15 +42,18 @@ def _module(path, name):
     return m
 
 
-def _best(f, repeat):
+def _best(fs, repeat):
+    """The best time of each function, the functions taking turns in every round (a shared machine's load
+    then weighs on all of them alike)."""
     import bytepair
 
-    best = float("inf")
+    best = {k: float("inf") for k in fs}
     for _ in range(repeat):
-        bytepair._core.clear_caches()  # cold piece caches on every run, for every encoder
-        t = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t)
+        for k, f in fs.items():
+            bytepair._core.clear_caches()  # cold piece caches on every run, for every encoder
+            t = time.perf_counter()
+            f()
+            best[k] = min(best[k], time.perf_counter() - t)
     return best
 
 
@@ -107,7 +110,7 @@ def main(argv=None):
             "HF": lambda: hf.encode_batch(docs, add_special_tokens=False),
         }
         for mode, fs in (("one by one", single), ("batch", batch)):
-            speeds = {k: mb / _best(f, args.repeat) for k, f in fs.items()}
+            speeds = {k: mb / t for k, t in _best(fs, args.repeat).items()}
             rows.append((name, mode, speeds))
             print(name, mode, {k: round(v, 1) for k, v in speeds.items()}, file=sys.stderr)
 
