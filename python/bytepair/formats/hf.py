@@ -771,9 +771,14 @@ def byte_model_of(description: Any) -> Optional[Any]:
             spec = _load_models(bare, "<pipeline>", None, None)
     except (FormatError, Warning):
         return None
-    if spec.model != "byte" or sum(1 for t in spec.tokens if t is not None and len(t) == 1) != 256:
-        return None  # a byte without a token: the pipeline drops it, the byte model raises
+    singles = {t[0] for t in spec.tokens if t is not None and len(t) == 1}
+    if spec.model != "byte" or not _UTF8_BYTES <= singles:
+        return None  # a byte of some text without a token: the pipeline drops it, the byte model raises
     return spec
+
+
+# every byte that UTF-8 text can hold (not 0xC0, 0xC1, 0xF5-0xFF, which GPT-NeoX's vocabulary lacks)
+_UTF8_BYTES = frozenset(range(0xC0)) | frozenset(range(0xC2, 0xF5))
 
 
 def _load_models(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]]) -> Any:
