@@ -3,7 +3,7 @@ are one tokenizer: ``Tokenizer.from_spec(tok.as_pipeline())`` (the core's
 pipeline engine) gives the model's ids (``encode`` with special tokens
 allowed, ``encode_ordinary``), ``decode``, offsets and ``count`` on random
 text, and Hugging Face ``tokenizers`` (the independent oracle) loading the
-same description gives the same ids and decoding. Tokenizers: trained byte and
+same description gives the same ids, offsets and decoding. Tokenizers: trained byte and
 char models on small random corpora with random special tokens, ranks-table
 byte models (tiktoken-like tables), HF's prefix space, byte fallback, unknown
 tokens, and the seeds' tokenizers (tests/seeds.py)."""
@@ -70,9 +70,11 @@ def assert_same(tok, text):
     ids = _unless_refused(tok, lambda: tok.encode(text, allowed_special="all"))
     if ids is not None:
         assert pipe.encode(text, allowed_special="all") == ids
-        assert hf.encode(text, add_special_tokens=False).ids == ids
+        theirs = hf.encode(text, add_special_tokens=False)
+        assert theirs.ids == ids
         spans = tok.encode_with_offsets(text, allowed_special="all")
         assert pipe.encode_with_offsets(text, allowed_special="all") == spans
+        assert theirs.offsets == spans[1]
         assert pipe.decode(ids) == tok.decode(ids)
         assert hf.decode(ids, skip_special_tokens=False) == tok.decode(ids)
         assert pipe.encode_batch([text, text[:3]]) == [pipe.encode(text), pipe.encode(text[:3])]
