@@ -112,3 +112,25 @@ def test_generated_files(corpus, n, prefix, trim, texts):
     d["pre_tokenizer"]["add_prefix_space"] = prefix
     d["post_processor"] = _post(trim, prefix)
     assert_offsets_equal_hf(d, texts + [" " + t + " " for t in texts])
+
+
+def test_rerouted_files_still_write_tiktoken_and_gpt2(gpt2_roberta_layout, tmp_path):
+    """A file that now loads as a pipeline for its offsets is still a byte model for the formats that hold
+    one: tiktoken (and to_tiktoken) and GPT-2 files, with Hugging Face's ids."""
+    import tiktoken  # noqa: F401  (to_tiktoken needs it)
+
+    d = dict(gpt2_roberta_layout, pre_tokenizer={"type": "ByteLevel", "add_prefix_space": False,
+                                                  "trim_offsets": True, "use_regex": True}, post_processor=_post())
+    theirs = tokenizers.Tokenizer.from_str(json.dumps(d))
+    tok = Tokenizer.from_spec(hf_format.loads(json.dumps(d)))
+    assert tok.model == "pipeline"
+    tok.save(str(tmp_path / "gpt2.tiktoken"), format="tiktoken")
+    tok.save(str(tmp_path / "gpt2"), format="gpt2")
+    again = [Tokenizer.from_tiktoken(str(tmp_path / "gpt2.tiktoken"), pattern=hf_format.HF_GPT2_PATTERN),
+             Tokenizer.load(str(tmp_path / "gpt2"), format="gpt2", pattern=hf_format.HF_GPT2_PATTERN)]
+    enc = tok.to_tiktoken("gpt2-roberta-layout")
+    for text in SPACY:
+        want = theirs.encode(text, add_special_tokens=False).ids
+        assert enc.encode(text, allowed_special="all") == want
+        for t in again:
+            assert t.encode(text, allowed_special="all") == want

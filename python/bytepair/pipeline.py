@@ -69,12 +69,15 @@ class PipelineTokenizer(Tokenizer):
         self._fast  # built now, with the tokenizer (a pickled one builds it on first use)
 
     @functools.cached_property
+    def _byte_spec(self) -> Any:
+        """The byte model when the description is exactly a byte-model
+        configuration (:func:`bytepair.formats.hf.byte_model_of`), else None."""
+        return hf_format.byte_model_of(self._spec.description)
+
+    @functools.cached_property
     def _fast(self) -> Any:
-        """The byte model's core when the description is exactly a byte-model
-        configuration (:func:`bytepair.formats.hf.byte_model_of`): ``encode``
-        and ``count`` run on it, offsets and decoding on the pipeline; else None."""
-        model = hf_format.byte_model_of(self._spec.description)
-        return None if model is None else specs.build_core(model)
+        """The byte model's core (``encode`` and ``count`` run on it, offsets and decoding on the pipeline), or None."""
+        return None if self._byte_spec is None else specs.build_core(self._byte_spec)
 
     @functools.cached_property
     def _post_adds(self) -> bool:
@@ -319,7 +322,27 @@ class PipelineTokenizer(Tokenizer):
         raise TrainingError("a Hugging Face pipeline cannot be trained further by bytepair")
 
     def to_tiktoken(self, name: Optional[str] = None) -> Any:
-        raise FormatError("a Hugging Face pipeline cannot be written as a tiktoken Encoding")
+        """A ``tiktoken.Encoding`` with the same ids, when the pipeline is
+        exactly a byte-model configuration (its byte model's); else ``FormatError``."""
+        if self._byte_spec is None:
+            raise FormatError("a Hugging Face pipeline cannot be written as a tiktoken Encoding")
+        return Tokenizer(self._byte_spec).to_tiktoken(name)
+
+    def save(self, path: str, format: str = "bytepair") -> None:
+        """Write the tokenizer to ``path`` (see ``Tokenizer.save``); a pipeline
+        that is exactly a byte-model configuration also writes ``tiktoken``
+        and ``gpt2`` files (its byte model's ids: they hold no offsets).
+
+        >>> import os, tempfile
+        >>> pipe = Tokenizer.from_spec(Tokenizer.train("ab ab", num_merges=1).as_pipeline())
+        >>> path = os.path.join(tempfile.mkdtemp(), "tiny.tiktoken")
+        >>> pipe.save(path, format="tiktoken")
+        >>> Tokenizer.from_tiktoken(path).encode("ab") == pipe.encode("ab")
+        True
+        """
+        if format in ("tiktoken", "gpt2") and self._byte_spec is not None:
+            return Tokenizer(self._byte_spec).save(path, format)
+        return super().save(path, format)
 
     def trace(self) -> List[str]:
         raise TrainingError("a Hugging Face pipeline has no training trace")
