@@ -199,3 +199,17 @@ impl NStr {
         self.transform(dest, 0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn original_clamps_a_range_past_the_piece() {
+        // a BPE model's byte-fallback tokens of an end_of_word_suffix lie past the piece's bytes
+        let n = NStr::new("ab", 10, true);
+        assert_eq!(n.original(0, 5), (10, 12));
+        assert_eq!(n.original(3, 5), (12, 12));
+        assert_eq!(n.original(1, 2), (11, 12));
+    }
+}
