@@ -138,6 +138,11 @@ def test_trained_char_model(corpus, n, specials, eow, pattern, data):
     tok = Tokenizer.train(corpus, model="char", num_merges=n, end_of_word=eow, end_of_word_fused=eow is not None,
                           special_tokens=specials + ([unk] if unk else []), byte_fallback=fallback == "bytes",
                           unk_token=unk, pattern=pattern)
+    if data.draw(st.booleans()):  # the same merges under subword-nmt's rule (HF's, when no merge remakes a symbol)
+        tok = Tokenizer.from_merges(tok.merges, model="char", end_of_word=eow, end_of_word_fused=eow is not None,
+                                    alphabet=set("".join(corpus)), special_tokens=specials + ([unk] if unk else []),
+                                    byte_fallback=fallback == "bytes", unk_token=unk, pattern=pattern,
+                                    merge_rule="lowest-rank")
     assume(_pipeline_or_refused(tok) is not None)
     for _ in range(3):
         assert_same(tok, data.draw(text_strategy(specials + ([unk] if unk else []))))
@@ -169,7 +174,7 @@ def test_lowest_rank_merges_are_refused():
     HF ranks pairs once, so it is refused with the reason."""
     tok = Tokenizer.from_merges([("a", "b"), ("b", "c"), ("a", "bc"), ("ab", "c")], model="char", end_of_word=None,
                                 merge_rule="lowest-rank")
-    with pytest.raises(FormatError):
+    with pytest.raises(FormatError, match="two merges made the same|makes a symbol that merge"):
         tok.as_pipeline()
 
 
