@@ -128,8 +128,8 @@ def test_ranks_table_byte_model(corpus, n, specials, prefix, drop, data):
 
 
 @SETTINGS
-@given(corpus=corpus_strategy(), n=st.integers(0, 40), specials=st.lists(st.sampled_from(SPECIALS), unique=True,
-                                                                            max_size=3),
+@given(corpus=corpus_strategy().filter(lambda docs: any(not c.isspace() for d in docs for c in d)),  # a word
+       n=st.integers(0, 40), specials=st.lists(st.sampled_from(SPECIALS), unique=True, max_size=3),
        eow=st.sampled_from([None, "</w>", "@"]), pattern=st.sampled_from(["default", "gpt2"]), data=st.data())
 def test_trained_char_model(corpus, n, specials, eow, pattern, data):
     # byte fallback with a fused marker is refused (test_byte_fallback_with_a_fused_marker_is_refused)
