@@ -512,12 +512,18 @@ pub(crate) const VETTED_VM_PATTERNS: [&str; 4] = [
     r##"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)|(?:(?!\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S))[\s\S])+"##,
 ];
 
+/// Whether `pattern` is a vetted preset, as written or as a `tokenizer.json`
+/// Split holds it (`$` made multi-line, Oniguruma's meaning).
+fn vetted(pattern: &str) -> bool {
+    VETTED_VM_PATTERNS.iter().any(|v| *v == pattern || v.replace('$', "(?m:$)") == pattern)
+}
+
 /// `Err(Error::Pattern)` for a pattern the backtracking VM would run with
 /// uncounted work that grows with the text (`unbounded_vm_piece`), unless
 /// the whole pattern has a bounded length or is a vetted preset.
 pub(crate) fn check_vm(pattern: &str, what: &str) -> Result<()> {
     let Ok(tree) = Expr::parse_tree(pattern) else { return Ok(()) };
-    if !needs_backtracking(&tree.expr) || max_len_or_reach(&tree.expr, true).is_some() || VETTED_VM_PATTERNS.contains(&pattern) {
+    if !needs_backtracking(&tree.expr) || max_len_or_reach(&tree.expr, true).is_some() || vetted(pattern) {
         return Ok(());
     }
     let other = |e: &Expr| {
