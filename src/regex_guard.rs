@@ -377,6 +377,11 @@ fn rewrite(pattern: &str) -> Option<(Vec<String>, Vec<bool>)> {
             trims.push(false);
             continue;
         }
+        if let Some(e) = drop_atomics(b).filter(|e| !needs_backtracking(e)) {
+            out.push(to_str(&e));
+            trims.push(false);
+            continue;
+        }
         let Expr::Concat(parts) = b else { return None };
         let [run @ Expr::Repeat { child, lo: 1, hi: usize::MAX, greedy: true }, Expr::LookAround(body, LookAround::LookAheadNeg)] =
             parts.as_slice()
@@ -399,6 +404,82 @@ fn rewrite(pattern: &str) -> Option<(Vec<String>, Vec<bool>)> {
         trims.push(true);
     }
     Some((out, trims))
+}
+
+/// The alternative `b` without its atomic groups (possessive quantifiers),
+/// when that changes none of its matches: an atomic group `(?>E)` in `b`'s
+/// sequence only differs from `E` when what follows it fails and the VM
+/// would try a shorter match of `E`. That never happens when what follows
+/// always matches (each part can match empty: `[\r\n]*+`), nor when `E` is a
+/// greedy run of one class `C` (`\p{L}++`, `X?+`) and what follows is the end
+/// of the text (`\z`: a shorter run ends before a `C`, not at the end) or
+/// starts with a class disjoint from `C` (`[^\r\n\p{L}\p{N}]?+\p{L}++`: a
+/// shorter run ends before a `C`, where that cannot start). Gives the
+/// possessive forms of GPT-2 and cl100k (tiktoken's, and bytepair's
+/// tokenizer.json export of them) to the lazy DFA.
+fn drop_atomics(b: &Expr) -> Option<Expr> {
+    use fancy_regex::Assertion;
+    let parts: Vec<&Expr> = match b {
+        Expr::Concat(v) => v.iter().collect(),
+        e => vec![e],
+    };
+    let mut out = Vec::with_capacity(parts.len());
+    for (i, p) in parts.iter().enumerate() {
+        let Expr::AtomicGroup(inner) = p else {
+            out.push((*p).clone());
+            continue;
+        };
+        let inner: &Expr = inner;
+        let rest = &parts[i + 1..];
+        let run = greedy_class_run(inner);
+        let ok = rest.iter().all(|r| always_matches(r))
+            || (run.is_some() && matches!(rest, [Expr::Assertion(Assertion::EndText)]))
+            || match (&run, rest.first()) {
+                (Some(c), Some(k0)) => first_class(k0).is_some_and(|k| {
+                    let mut both = k.clone();
+                    both.intersect(c);
+                    both.ranges().is_empty()
+                }),
+                _ => false,
+            };
+        if !ok {
+            return None;
+        }
+        out.push(inner.clone());
+    }
+    Some(if out.len() == 1 { out.pop()? } else { Expr::Concat(out) })
+}
+
+/// Whether `e` can match the empty text at any position.
+fn always_matches(e: &Expr) -> bool {
+    match e {
+        Expr::Empty => true,
+        Expr::Repeat { lo: 0, .. } => true,
+        Expr::Group(c) => always_matches(c),
+        Expr::AtomicGroup(c) => always_matches(c),
+        Expr::Concat(v) => v.iter().all(always_matches),
+        Expr::Alt(v) => v.iter().any(always_matches),
+        _ => false,
+    }
+}
+
+/// `C` when `e` is a greedy repetition of the one-character class `C`.
+fn greedy_class_run(e: &Expr) -> Option<regex_syntax::hir::ClassUnicode> {
+    match e {
+        Expr::Repeat { child, greedy: true, .. } => one_char_class(child),
+        _ => None,
+    }
+}
+
+/// The class every match of `e` starts with, for a class or a repetition
+/// (at least once) of one, possibly atomic.
+fn first_class(e: &Expr) -> Option<regex_syntax::hir::ClassUnicode> {
+    match e {
+        Expr::AtomicGroup(c) => first_class(c),
+        Expr::Group(c) => first_class(c),
+        Expr::Repeat { child, lo, .. } if *lo >= 1 => one_char_class(child),
+        e => one_char_class(e),
+    }
 }
 
 /// The code points `e` matches, when it is one character class (or escape).
@@ -768,6 +849,23 @@ mod tests {
                 assert_eq!(matches(p, t), find_iter(p, t), "{p:?} on {t:?}");
             }
         }
+        // possessive forms (tiktoken's GPT-2 and cl100k, and their tokenizer.json export) lose their atomic groups
+        for p in [
+            crate::pretokenize::GPT2,
+            crate::pretokenize::CL100K,
+            r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|(?>\p{N}{1,3})| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++\z|\s*[\r\n]|\s+(?!\S)|\s",
+        ] {
+            let g = GuardedRegex::new(p, "test").unwrap();
+            assert!(g.counted.is_some(), "{p} is rewritten");
+            for t in ["", " ", "a  b", "don't  \n\n x ", "héllo wörld 12345  \u{3000}\t\n", "  x\n  ", "ab!!  ?\n\n"] {
+                assert_eq!(matches(p, t), find_iter(p, t), "{p:?} on {t:?}");
+            }
+        }
+        // possessive runs whose giving back would change the match keep the VM
+        for p in [r"(?>a+)ab|b", r"\s++(?m:$)|\s"] {
+            let g = GuardedRegex::new(p, "test");
+            assert!(g.map_or(true, |g| g.counted.is_none()), "{p}");
+        }
         // not rewritten: D is not the complement of C, or no `C+` follows
         for p in [r"\s+(?!\S)", r"\s+(?!x)|\s{1,9}", r"\s+(?!\S)|\w{1,5}", r"\s*(?!\S)|\s{0,3}"] {
             let g = GuardedRegex::new(p, "test").unwrap();
@@ -790,7 +888,7 @@ mod tests {
             r"(?!a*b)[\s\S]",
             r"(?<=a+)b|[\s\S]",
             r"a(?:[ab]*c)?|(?=x)y",
-            r"(?>a+)b|a",
+            r"(?>a+)ab|b",
             r"(?:(?=(?:a(?!b))+)c|[\s\S])",
             r"\s*[\r\n]+|\s+(?!\S)",
             r"(a+)\1|b",
