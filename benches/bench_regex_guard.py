@@ -60,7 +60,8 @@ ORDINARY = textwrap.dedent(r"""
     import json, sys, time
     from bytepair import Tokenizer
     import tokenizers
-    pattern, text = json.loads(sys.argv[1])
+    pattern, para, size = json.loads(sys.argv[1])
+    text = para * (size // len(para.encode()))
     tok = Tokenizer.train("hello world aaa bbb the cat sat on the mat " * 40, vocab_size=280)
     d = tok.to_dict()
     d["pattern"] = pattern
@@ -72,6 +73,7 @@ ORDINARY = textwrap.dedent(r"""
         pre.pre_tokenize_str(text); t2 = time.perf_counter()
         best["bytepair"] = min(best.get("bytepair", 1e9), t1 - t0)
         best["hf_split"] = min(best.get("hf_split", 1e9), t2 - t1)
+    best["mb"] = len(text.encode()) / 1e6
     print(json.dumps(best))
 """)
 
@@ -81,13 +83,12 @@ def ordinary(size: int) -> None:
     slow it): bytepair's encode_ordinary (pre-tokenizing and BPE) beside HF's Split pre-tokenizer alone."""
     para = ("The quick brown fox, isn't it?  It jumped over 12345 lazy dogs.\n\n\tIndented line;  "
             "café naïve 日本語 — done!   \n")
-    text = para * (size // len(para.encode()))
     print(f"{'pattern':<12} {'MB':>5} {'bytepair s':>11} {'MB/s':>7} {'HF Split s':>11}")
     for name in ("llama3", "o200k/tekken-like"):
-        out = subprocess.run([sys.executable, "-c", ORDINARY, json.dumps([PUBLISHED[name], text])],
+        out = subprocess.run([sys.executable, "-c", ORDINARY, json.dumps([PUBLISHED[name], para, size])],
                              capture_output=True, text=True, check=True)
         best = json.loads(out.stdout.strip().splitlines()[-1])
-        mb = len(text.encode()) / 1e6
+        mb = best["mb"]
         print(f"{name:<12} {mb:5.1f} {best['bytepair']:11.3f} {mb / best['bytepair']:7.1f} {best['hf_split']:11.3f}",
               flush=True)
 
