@@ -461,9 +461,11 @@ def test_million_whitespace_runs_match_hf(name: str, n: int, tmp_path: Path) -> 
     from bytepair import patterns
     regex = patterns.PRESETS[name]
     text = _whitespace_runs(n)
-    for pattern in ([regex, _unrecognized(regex)] if n == 10**6 else [_unrecognized(regex)]):
+    want = None
+    for pattern in ([_unrecognized(regex), regex] if n == 10**6 else [_unrecognized(regex)]):
         path = hf_file(tmp_path, split(pattern))
-        want = tokenizers.Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
+        if want is None:  # the two spellings are the same regex for Oniguruma too: one oracle run
+            want = tokenizers.Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
         assert Tokenizer.load(str(path)).encode(text) == want, pattern
     if n == 10**6:
         tok = Tokenizer.train("hello world  \n\n the  cat\t sat " * 40, vocab_size=300, pattern=name)
