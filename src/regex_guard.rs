@@ -23,6 +23,13 @@
 //! each search reads; a text may read at most `SCAN_PER_BYTE` bytes per
 //! byte of text plus `SCAN_BUDGET`, past which encoding is a
 //! `Error::Pattern` naming the pattern.
+//!
+//! What the VM does not count (the reads of the sub-patterns it hands to the
+//! `regex` crate, the work of lookaround and atomic bodies that succeeded)
+//! is bounded at load: `check_vm` refuses a pattern where such a piece can
+//! match unbounded text (bytepair's vetted presets excepted). Alternations
+//! ending `\s+(?!\S)|\s+`, and possessive runs that never give back, are
+//! rewritten exactly (`rewrite`, `drop_atomics`) to run in the lazy DFA.
 
 use crate::error::{Error, Result};
 use fancy_regex::{Expr, Regex, RegexBuilder};
@@ -108,8 +115,9 @@ impl Counted {
 /// of bytes read proportional to the text; a backtracking one is checked
 /// at load (`check`) and searched with a budget of backtracking steps
 /// proportional to the text. Exceeding either is an `Error::Pattern`,
-/// never a hang. (Not counted: what the backtracking VM's calls into the
-/// `regex` crate read; see docs/decisions.md.)
+/// never a hang. What the VM does not count (its calls into the `regex`
+/// crate, lookaround and atomic bodies) is bounded at load (`check_vm`),
+/// and `C+(?!D)|C+` alternations skip the VM (`rewrite`).
 #[derive(Debug, Clone)]
 pub struct GuardedRegex {
     tiers: Vec<Regex>,
