@@ -575,6 +575,8 @@ fn unbounded_vm_piece(e: &Expr, hard: bool) -> Option<&Expr> {
         }
         Expr::Alt(children) => children.iter().find_map(|c| unbounded_vm_piece(c, hard)),
         Expr::Group(c) => unbounded_vm_piece(c, hard),
+        // fancy-regex compiles `e?` in the incoming context, other repetitions in a hard one
+        Expr::Repeat { child, lo: 0, hi: 1, .. } => unbounded_vm_piece(child, hard),
         Expr::Repeat { child, .. } => unbounded_vm_piece(child, true),
         Expr::LookAround(body, _) | Expr::AtomicGroup(body) => {
             if bounded(body) {
@@ -897,6 +899,7 @@ mod tests {
             r"(?<=a+)b|[\s\S]",
             r"a(?:[ab]*c)?|(?=x)y",
             r"(?>a+)ab|b",
+            r"(?:x(?=y)c+)?",
             r"(?:(?=(?:a(?!b))+)c|[\s\S])",
             r"\s*[\r\n]+|\s+(?!\S)",
             r"(a+)\1|b",
