@@ -23,6 +23,13 @@
 //! each search reads; a text may read at most `SCAN_PER_BYTE` bytes per
 //! byte of text plus `SCAN_BUDGET`, past which encoding is a
 //! `Error::Pattern` naming the pattern.
+//!
+//! What the VM does not count (the reads of the sub-patterns it hands to the
+//! `regex` crate, the work of lookaround and atomic bodies that succeeded)
+//! is bounded at load: `check_vm` refuses a pattern where such a piece can
+//! match unbounded text (bytepair's vetted presets excepted). Alternations
+//! ending `\s+(?!\S)|\s+`, and possessive runs that never give back, are
+//! rewritten exactly (`rewrite`, `drop_atomics`) to run in the lazy DFA.
 
 use crate::error::{Error, Result};
 use fancy_regex::{Expr, Regex, RegexBuilder};
@@ -85,6 +92,22 @@ impl Counted {
         let make: CacheFn = Box::new(move || re2.create_cache());
         Some(Counted { re, caches: Pool::new(make) })
     }
+
+    /// The alternatives of a rewritten pattern (`Rewrite`), one pattern id
+    /// each, tried in order as an alternation is. `None` when the lazy DFA
+    /// cannot take them without quitting (a Unicode word boundary): such a
+    /// pattern keeps the backtracking route.
+    fn new_many(branches: &[String]) -> Option<Counted> {
+        use regex_automata::hybrid::dfa;
+        let re = DfaRegex::builder()
+            .dfa(dfa::Config::new().cache_capacity(DFA_CACHE_BYTES).minimum_cache_clear_count(None))
+            .build_many(branches)
+            .ok()?;
+        let re = Arc::new(re);
+        let re2 = Arc::clone(&re);
+        let make: CacheFn = Box::new(move || re2.create_cache());
+        Some(Counted { re, caches: Pool::new(make) })
+    }
 }
 
 /// A regex whose matching over a text is bounded: a pattern the `regex`
@@ -92,12 +115,17 @@ impl Counted {
 /// of bytes read proportional to the text; a backtracking one is checked
 /// at load (`check`) and searched with a budget of backtracking steps
 /// proportional to the text. Exceeding either is an `Error::Pattern`,
-/// never a hang. (Not counted: what the backtracking VM's calls into the
-/// `regex` crate read; see docs/decisions.md.)
+/// never a hang. What the VM does not count (its calls into the `regex`
+/// crate, lookaround and atomic bodies) is bounded at load (`check_vm`),
+/// and `C+(?!D)|C+` alternations skip the VM (`rewrite`).
 #[derive(Debug, Clone)]
 pub struct GuardedRegex {
     tiers: Vec<Regex>,
     counted: Option<Arc<Counted>>,
+    /// Per pattern id of `counted`: whether a match gives back its last
+    /// character unless it is a single character or ends the text (the
+    /// `C+(?!D)` alternatives of `rewrite`).
+    trims: Vec<bool>,
 }
 
 impl GuardedRegex {
@@ -111,13 +139,25 @@ impl GuardedRegex {
                 .map_err(|e| Error::Pattern(format!("{what}: invalid regex {:?}: {e}", shorten(pattern))))
         };
         let backtracking = Expr::parse_tree(pattern).map(|t| needs_backtracking(&t.expr)).unwrap_or(false);
+        // `\s+(?!\S)|\s+` and its kin run without the backtracking VM (see `rewrite`)
+        let rewritten = if backtracking {
+            rewrite(pattern).and_then(|(branches, trims)| Some((Counted::new_many(&branches)?, trims)))
+        } else {
+            None
+        };
+        if let Some((counted, trims)) = rewritten {
+            return Ok(GuardedRegex { tiers: vec![build(BACKTRACK_LIMIT)?], counted: Some(Arc::new(counted)), trims });
+        }
+        if backtracking {
+            check_vm(pattern, what)?;
+        }
         let tiers = if backtracking {
             TIERS.iter().map(|&l| build(l)).collect::<Result<_>>()?
         } else {
             vec![build(BACKTRACK_LIMIT)?]
         };
         let counted = if backtracking { None } else { Counted::new(pattern).map(Arc::new) };
-        Ok(GuardedRegex { tiers, counted })
+        Ok(GuardedRegex { tiers, counted, trims: Vec::new() })
     }
 
     pub(crate) fn as_str(&self) -> &str {
@@ -197,7 +237,18 @@ impl GuardedRegex {
                     let after = read(&cache);
                     // a cache cleared during the search restarted its count: charge what it still holds
                     spent += if after.1 == read_before.1 { after.0.saturating_sub(read_before.0) } else { after.0 };
-                    m.map(|m| (m.start(), m.end()))
+                    m.map(|m| {
+                        let (s, mut e) = (m.start(), m.end());
+                        if self.trims.get(m.pattern().as_usize()) == Some(&true) && e < text.len() {
+                            // `C+(?!D)`: the run of C ends before a character of D, so the lookahead
+                            // fails there and holds one character back (if the run has two)
+                            let last = text[s..e].chars().next_back().map_or(0, char::len_utf8);
+                            if e - last > s {
+                                e -= last;
+                            }
+                        }
+                        (s, e)
+                    })
                 }
                 // the lazy DFA quits on a Unicode word boundary next to a non-ASCII byte: this
                 // search runs in fancy-regex (the `regex` crate's other engines), charged to the match end
@@ -294,6 +345,364 @@ fn nested_repetition(e: &Expr) -> bool {
     }
 }
 
+/// The pattern without its lookaheads, when every alternative that needs
+/// the backtracking VM is `C+(?!D)`, with `C` and `D` one-character classes
+/// that are each other's complement, followed by the alternative `C+` (the
+/// `\s+(?!\S)|\s+` of GPT-2, cl100k, o200k, Llama 3, Qwen, Tekken...).
+/// Returns the alternatives, `C+(?!D)` written as `C+`, and which of them
+/// give back their last character.
+///
+/// Why this is the same pattern: at a position where no earlier alternative
+/// matches, let the longest run of `C` be `[s, q)`. Inside the run the next
+/// character is in `C`, so not in `D`, and `(?!D)` holds; at `q < len` the
+/// next character is not in `C`, so in `D`, and it fails. Greedy `C+(?!D)`
+/// therefore matches `[s, q)` when `q` is the end of the text, else `[s, q)`
+/// minus its last character when the run has two or more, else fails, and
+/// then the next alternative `C+` matches `[s, q)`, the same words the
+/// rewritten alternation gives after trimming. Where `C` does not match at
+/// `s`, both fail there and the later alternatives decide, unchanged. So the
+/// positions where the pattern matches, and each match, are the same.
+/// fancy-regex runs `C+(?!D)` in its VM, pushing one backtracking entry per
+/// character, and refuses a run of a million spaces ("max stack size
+/// exceeded"); the rewritten alternation runs in the counted lazy DFA.
+fn rewrite(pattern: &str) -> Option<(Vec<String>, Vec<bool>)> {
+    use fancy_regex::LookAround;
+    let tree = Expr::parse_tree(pattern).ok()?;
+    let branches: Vec<&Expr> = match &tree.expr {
+        Expr::Alt(v) => v.iter().collect(),
+        e => vec![e],
+    };
+    let to_str = |e: &Expr| {
+        let mut s = String::new();
+        e.to_str(&mut s, 1);
+        s
+    };
+    let mut out = Vec::with_capacity(branches.len());
+    let mut trims = Vec::with_capacity(branches.len());
+    for (i, b) in branches.iter().enumerate() {
+        if !needs_backtracking(b) {
+            out.push(to_str(b));
+            trims.push(false);
+            continue;
+        }
+        if let Some(e) = drop_atomics(b).filter(|e| !needs_backtracking(e)) {
+            out.push(to_str(&e));
+            trims.push(false);
+            continue;
+        }
+        let Expr::Concat(parts) = b else { return None };
+        let [run @ Expr::Repeat { child, lo: 1, hi: usize::MAX, greedy: true }, Expr::LookAround(body, LookAround::LookAheadNeg)] =
+            parts.as_slice()
+        else {
+            return None;
+        };
+        let (c, d) = (one_char_class(child)?, one_char_class(body)?);
+        let mut not_c = c.clone();
+        not_c.negate();
+        if d != not_c {
+            return None;
+        }
+        let run = to_str(run);
+        // the next alternative matches where `C+(?!D)` fails (a run of one `C` before a `D`): `C+` or `C`
+        let next = branches.get(i + 1)?;
+        if to_str(next) != run && !(one_char_class(next).as_ref() == Some(&c) && max_len(next).is_some()) {
+            return None;
+        }
+        out.push(run);
+        trims.push(true);
+    }
+    Some((out, trims))
+}
+
+/// The alternative `b` without its atomic groups (possessive quantifiers),
+/// when that changes none of its matches: an atomic group `(?>E)` in `b`'s
+/// sequence only differs from `E` when what follows it fails and the VM
+/// would try a shorter match of `E`. That never happens when what follows
+/// always matches (each part can match empty: `[\r\n]*+`), nor when `E` is a
+/// greedy run of one class `C` (`\p{L}++`, `X?+`) and what follows is the end
+/// of the text (`\z`: a shorter run ends before a `C`, not at the end) or
+/// starts with a class disjoint from `C` (`[^\r\n\p{L}\p{N}]?+\p{L}++`: a
+/// shorter run ends before a `C`, where that cannot start). Gives the
+/// possessive forms of GPT-2 and cl100k (tiktoken's, and bytepair's
+/// tokenizer.json export of them) to the lazy DFA.
+fn drop_atomics(b: &Expr) -> Option<Expr> {
+    use fancy_regex::Assertion;
+    let parts: Vec<&Expr> = match b {
+        Expr::Concat(v) => v.iter().collect(),
+        e => vec![e],
+    };
+    let mut out = Vec::with_capacity(parts.len());
+    for (i, p) in parts.iter().enumerate() {
+        let Expr::AtomicGroup(inner) = p else {
+            out.push((*p).clone());
+            continue;
+        };
+        let inner: &Expr = inner;
+        let rest = &parts[i + 1..];
+        let run = greedy_class_run(inner);
+        let ok = rest.iter().all(|r| always_matches(r))
+            || (run.is_some() && matches!(rest, [Expr::Assertion(Assertion::EndText)]))
+            || match (&run, rest.first()) {
+                (Some(c), Some(k0)) => first_class(k0).is_some_and(|k| {
+                    let mut both = k.clone();
+                    both.intersect(c);
+                    both.ranges().is_empty()
+                }),
+                _ => false,
+            };
+        if !ok {
+            return None;
+        }
+        out.push(inner.clone());
+    }
+    Some(if out.len() == 1 { out.pop()? } else { Expr::Concat(out) })
+}
+
+/// Whether `e` can match the empty text at any position.
+fn always_matches(e: &Expr) -> bool {
+    match e {
+        Expr::Empty => true,
+        Expr::Repeat { lo: 0, .. } => true,
+        Expr::Group(c) => always_matches(c),
+        Expr::AtomicGroup(c) => always_matches(c),
+        Expr::Concat(v) => v.iter().all(always_matches),
+        Expr::Alt(v) => v.iter().any(always_matches),
+        _ => false,
+    }
+}
+
+/// `C` when `e` is a greedy repetition of the one-character class `C`.
+fn greedy_class_run(e: &Expr) -> Option<regex_syntax::hir::ClassUnicode> {
+    match e {
+        Expr::Repeat { child, greedy: true, .. } => one_char_class(child),
+        _ => None,
+    }
+}
+
+/// The class every match of `e` starts with, for a class or a repetition
+/// (at least once) of one, possibly atomic.
+fn first_class(e: &Expr) -> Option<regex_syntax::hir::ClassUnicode> {
+    match e {
+        Expr::AtomicGroup(c) => first_class(c),
+        Expr::Group(c) => first_class(c),
+        Expr::Repeat { child, lo, .. } if *lo >= 1 => one_char_class(child),
+        e => one_char_class(e),
+    }
+}
+
+/// The code points `e` matches, when it is one character class (or escape).
+fn one_char_class(e: &Expr) -> Option<regex_syntax::hir::ClassUnicode> {
+    use regex_syntax::hir::{Class, HirKind};
+    if needs_backtracking(e) {
+        return None;
+    }
+    let mut s = String::new();
+    e.to_str(&mut s, 3);
+    match regex_syntax::Parser::new().parse(&s).ok()?.into_kind() {
+        HirKind::Class(Class::Unicode(c)) => Some(c),
+        HirKind::Literal(lit) => {
+            let mut chars = std::str::from_utf8(&lit.0).ok()?.chars();
+            let (Some(c), None) = (chars.next(), chars.next()) else { return None };
+            Some(regex_syntax::hir::ClassUnicode::new([regex_syntax::hir::ClassUnicodeRange::new(c, c)]))
+        }
+        _ => None,
+    }
+}
+
+/// The longest text `e` can match, in bytes (`None`: unbounded or unknown).
+fn max_len(e: &Expr) -> Option<usize> {
+    max_len_or_reach(e, false)
+}
+
+/// With `reach`, lookaround bodies count too: a bound on how far from a
+/// position matching `e` there may read.
+fn max_len_or_reach(e: &Expr, reach: bool) -> Option<usize> {
+    let max_len = |e: &Expr| max_len_or_reach(e, reach);
+    match e {
+        Expr::LookAround(body, _) if reach => max_len(body),
+        Expr::Empty | Expr::Assertion(_) | Expr::LookAround(..) | Expr::KeepOut | Expr::ContinueFromPreviousMatchEnd => {
+            Some(0)
+        }
+        Expr::Any { .. } => Some(4),
+        Expr::GeneralNewline { .. } => Some(2),
+        // a case-insensitive character may fold to one of another length (k, KELVIN SIGN)
+        Expr::Literal { val, .. } => Some(4 * val.chars().count()),
+        Expr::LiteralBytes { bytes } => Some(bytes.len()),
+        Expr::Delegate { inner, casei } => {
+            let p = if *casei { format!("(?i:{inner})") } else { inner.clone() };
+            regex_syntax::Parser::new().parse(&p).ok()?.properties().maximum_len()
+        }
+        Expr::Concat(v) => v.iter().try_fold(0usize, |acc, c| acc.checked_add(max_len(c)?)),
+        Expr::Alt(v) => v.iter().try_fold(0usize, |acc, c| Some(acc.max(max_len(c)?))),
+        Expr::Group(c) => max_len(c),
+        Expr::AtomicGroup(c) => max_len(c),
+        Expr::Repeat { child, hi, .. } => {
+            if *hi == usize::MAX {
+                if max_len(child)? == 0 { Some(0) } else { None }
+            } else {
+                max_len(child)?.checked_mul(*hi)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The first place where fancy-regex's VM would run a piece of unbounded
+/// length whose work it does not count (mirrors fancy-regex 0.20's compiler:
+/// `visit`, `compile_concat`, `compile_repeat`, lookaround and atomic
+/// bodies): a sub-expression handed to the `regex` crate ("delegated",
+/// which reads as far as its automaton lives, uncounted), or the body of a
+/// lookaround or atomic group (whose backtracking entries are dropped when
+/// it succeeds, uncounted). `hard` is true where something after `e` may
+/// backtrack into it (the VM then runs `e` itself).
+fn unbounded_vm_piece(e: &Expr, hard: bool) -> Option<&Expr> {
+    let bounded = |x: &'_ Expr| max_len(x).is_some();
+    if !hard && !needs_backtracking(e) {
+        return if bounded(e) { None } else { Some(e) };
+    }
+    if !needs_backtracking(e) {
+        // run by the VM itself: it delegates only pieces of constant size here
+        return None;
+    }
+    match e {
+        Expr::Concat(children) => {
+            let suffix = if hard { 0 } else { children.iter().rev().take_while(|c| !needs_backtracking(c)).count() };
+            let split = children.len() - suffix;
+            children[..split]
+                .iter()
+                .find_map(|c| unbounded_vm_piece(c, true))
+                .or_else(|| children[split..].iter().find(|c| !bounded(c)))
+        }
+        Expr::Alt(children) => children.iter().find_map(|c| unbounded_vm_piece(c, hard)),
+        Expr::Group(c) => unbounded_vm_piece(c, hard),
+        // fancy-regex compiles `e?` in the incoming context, other repetitions in a hard one
+        Expr::Repeat { child, lo: 0, hi: 1, .. } => unbounded_vm_piece(child, hard),
+        Expr::Repeat { child, .. } => unbounded_vm_piece(child, true),
+        Expr::LookAround(body, _) | Expr::AtomicGroup(body) => {
+            if bounded(body) {
+                None
+            } else {
+                Some(e)
+            }
+        }
+        // backreferences, conditionals, subroutine calls...: only in a pattern of bounded length
+        _ => None,
+    }
+}
+
+/// Patterns of the library's own presets that the VM runs with unbounded
+/// lookahead or atomic bodies, checked by hand (docs/decisions.md, "Backtracking
+/// patterns: what the VM may run"): each lookahead body's reads stop where
+/// the body matches, and there the repetition around it stops too. Must
+/// equal `GPT2`, `CL100K`, `DEEPSEEK` and `SUPERBPE` of python/bytepair/patterns.py
+/// (tests/test_hostile_files.py loads each as a custom Split pattern).
+pub(crate) const VETTED_VM_PATTERNS: [&str; 4] = [
+    crate::pretokenize::GPT2,
+    crate::pretokenize::CL100K,
+    r##"\p{N}{1,3}|(?:(?=[一-龥぀-ゟ゠-ヿ])[^\r\n\p{L}\p{P}\p{S}])?(?:(?=[一-龥぀-ゟ゠-ヿ])[\p{L}\p{M}])+|(?:(?=[一-龥぀-ゟ゠-ヿ])[\p{P}\p{S}])+|(?:(?!(?:(?=[一-龥぀-ゟ゠-ヿ])[^\r\n\p{L}\p{P}\p{S}])?(?:(?=[一-龥぀-ゟ゠-ヿ])[\p{L}\p{M}])+|(?:(?=[一-龥぀-ゟ゠-ヿ])[\p{P}\p{S}])+)[一-龥぀-ゟ゠-ヿ])+|[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}\p{N}一-龥぀-ゟ゠-ヿ]?[^\p{N}\p{P}\p{S}\p{Z}\p{C}一-龥぀-ゟ゠-ヿ]+| ?[^\p{L}\p{M}\p{N}\p{Z}\p{C}一-龥぀-ゟ゠-ヿ]+[\r\n]*|\s*[\r\n]+|\s+(?![^\s\p{N}一-龥぀-ゟ゠-ヿ])|\s+|(?:(?!\p{N}|[一-龥぀-ゟ゠-ヿ]|[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}\p{N}一-龥぀-ゟ゠-ヿ]?[^\p{N}\p{P}\p{S}\p{Z}\p{C}一-龥぀-ゟ゠-ヿ]+| ?[^\p{L}\p{M}\p{N}\p{Z}\p{C}一-龥぀-ゟ゠-ヿ]+[\r\n]*|\s*[\r\n]+|\s+(?![^\s\p{N}一-龥぀-ゟ゠-ヿ])|\s+)[\s\S])+"##,
+    r##"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)|(?:(?!\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S))[\s\S])+"##,
+];
+
+/// Whether `pattern` is a vetted preset, as written or as a `tokenizer.json`
+/// Split holds it (`$` made multi-line, Oniguruma's meaning).
+fn vetted(pattern: &str) -> bool {
+    VETTED_VM_PATTERNS.iter().any(|v| *v == pattern || v.replace('$', "(?m:$)") == pattern)
+}
+
+/// `Err(Error::Pattern)` for a pattern the backtracking VM would run with
+/// uncounted work that grows with the text (`unbounded_vm_piece`), unless
+/// the whole pattern has a bounded length or is a vetted preset.
+pub(crate) fn check_vm(pattern: &str, what: &str) -> Result<()> {
+    let Ok(tree) = Expr::parse_tree(pattern) else { return Ok(()) };
+    if !needs_backtracking(&tree.expr) || max_len_or_reach(&tree.expr, true).is_some() || vetted(pattern) {
+        return Ok(());
+    }
+    let other = |e: &Expr| {
+        matches!(e, Expr::LookAround(..) | Expr::AtomicGroup(_) | Expr::Group(_) | Expr::Concat(_) | Expr::Alt(_) | Expr::Repeat { .. })
+            || !needs_backtracking(e)
+    };
+    fn exotic(e: &Expr, ok: &dyn Fn(&Expr) -> bool) -> bool {
+        !ok(e) || e.children_iter().any(|c| exotic(c, ok))
+    }
+    let piece = if exotic(&tree.expr, &other) { Some(&tree.expr) } else { unbounded_vm_piece(&tree.expr, false) };
+    if let Some(piece) = piece {
+        let mut s = String::new();
+        let shown = if std::ptr::eq(piece, &tree.expr) {
+            pattern.to_string()
+        } else {
+            piece_str(piece, &mut s);
+            s
+        };
+        return Err(Error::Pattern(format!(
+            "{what}: the regex {:?} needs the backtracking engine (lookaround, a backreference or an atomic \
+             group) and its part {:?} can match text of any length, which that engine would read again from \
+             every position without counting it (time growing with the square of the text); refused at load. \
+             Bound that part (e.g. {{0,100}} for + or *), or drop the lookaround",
+            shorten(pattern),
+            shorten(&shown)
+        )));
+    }
+    Ok(())
+}
+
+/// `to_str` of a piece that may be hard (lookaround and atomic groups are
+/// written back in their syntax; anything else hard as `...`).
+fn piece_str(e: &Expr, buf: &mut String) {
+    use fancy_regex::LookAround::*;
+    match e {
+        Expr::LookAround(body, la) => {
+            buf.push_str(match la {
+                LookAhead => "(?=",
+                LookAheadNeg => "(?!",
+                LookBehind => "(?<=",
+                LookBehindNeg => "(?<!",
+            });
+            piece_str(body, buf);
+            buf.push(')');
+        }
+        Expr::AtomicGroup(body) => {
+            buf.push_str("(?>");
+            piece_str(body, buf);
+            buf.push(')');
+        }
+        Expr::Concat(v) => v.iter().for_each(|c| piece_str(c, buf)),
+        Expr::Alt(v) => {
+            buf.push_str("(?:");
+            for (i, c) in v.iter().enumerate() {
+                if i > 0 {
+                    buf.push('|');
+                }
+                piece_str(c, buf);
+            }
+            buf.push(')');
+        }
+        Expr::Group(c) => {
+            buf.push('(');
+            piece_str(c, buf);
+            buf.push(')');
+        }
+        Expr::Repeat { child, lo, hi, greedy } => {
+            buf.push_str("(?:");
+            piece_str(child, buf);
+            buf.push(')');
+            let q = match (*lo, *hi) {
+                (0, usize::MAX) => "*".to_string(),
+                (1, usize::MAX) => "+".to_string(),
+                (0, 1) => "?".to_string(),
+                (l, usize::MAX) => format!("{{{l},}}"),
+                (l, h) if l == h => format!("{{{l}}}"),
+                (l, h) => format!("{{{l},{h}}}"),
+            };
+            buf.push_str(&q);
+            if !greedy {
+                buf.push('?');
+            }
+        }
+        e if !needs_backtracking(e) => e.to_str(buf, 3),
+        _ => buf.push_str("..."),
+    }
+}
+
 /// `Err(Error::Pattern)` for a pattern that may backtrack catastrophically
 /// (`what` says where it comes from). Patterns that do not parse are left to
 /// the compiler, which gives the syntax error.
@@ -331,7 +740,7 @@ mod tests {
 
     #[test]
     fn guarded_matches_equal_find_iter() {
-        for p in [r"\s+(?!\S)|\s+|\w+|[^\w\s]+", r"(?=a)|b", r"a*(?!x)", r"\b", r"(?<=a)b*", CL100K] {
+        for p in [r"\s+(?!\S)|\s+|\w+|[^\w\s]+", r"(?=a)|b", r"a*(?!x)", r"\b", r"(?<=a)b{0,9}", CL100K] {
             let re = Regex::new(p).unwrap();
             for text in ["", "a", "ab  ba", "aab bb  x ", "héllo wörld 123  \n\n x", "bbb"] {
                 let want: Vec<_> = re.find_iter(text).map(|m| m.unwrap()).map(|m| (m.start(), m.end())).collect();
@@ -411,4 +820,102 @@ mod tests {
             check(p, "test").unwrap();
         }
     }
+    fn find_iter(p: &str, text: &str) -> Vec<(usize, usize)> {
+        let re = RegexBuilder::new(p).backtrack_limit(usize::MAX).build().unwrap();
+        re.find_iter(text).map(|m| m.unwrap()).map(|m| (m.start(), m.end())).collect()
+    }
+
+    const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+    #[test]
+    fn rewritten_lookaheads_equal_find_iter() {
+        let pats = [
+            LLAMA3,
+            crate::pipeline::pre_tokenizer::HF_BYTE_LEVEL_REGEX,
+            r"\s+(?!\S)|\s+",
+            r"a+(?![^a])|a+|b",
+            r"(?i)k+(?![^k])|k+|\s",
+            r"[ \t]+(?![^ \t])|[ \t]+|\w+|\n",
+        ];
+        for p in pats {
+            let g = GuardedRegex::new(p, "test").unwrap();
+            assert!(g.counted.is_some() && g.trims.contains(&true), "{p} is rewritten");
+            let mut texts: Vec<String> =
+                ["", " ", "  ", "a", " a", "  a", "a ", "a  ", " \t\n x  y   z\n\n  ", "héllo  wörld \u{a0}\u{a0}é  ", "aab ba  ", "xX  x"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+            let mut seed = 7u64;
+            let alphabet = [" ", "\t", "\n", "a", "b", "x", "é", "\u{3000}", "1", "'s", ".", "\r"];
+            for _ in 0..300 {
+                let mut t = String::new();
+                for _ in 0..(seed % 24) {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    t.push_str(alphabet[(seed >> 33) as usize % alphabet.len()]);
+                }
+                texts.push(t);
+            }
+            for t in &texts {
+                assert_eq!(matches(p, t), find_iter(p, t), "{p:?} on {t:?}");
+            }
+        }
+        // possessive forms (tiktoken's GPT-2 and cl100k, and their tokenizer.json export) lose their atomic groups
+        for p in [
+            crate::pretokenize::GPT2,
+            crate::pretokenize::CL100K,
+            r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|(?>\p{N}{1,3})| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++\z|\s*[\r\n]|\s+(?!\S)|\s",
+        ] {
+            let g = GuardedRegex::new(p, "test").unwrap();
+            assert!(g.counted.is_some(), "{p} is rewritten");
+            for t in ["", " ", "a  b", "don't  \n\n x ", "héllo wörld 12345  \u{3000}\t\n", "  x\n  ", "ab!!  ?\n\n"] {
+                assert_eq!(matches(p, t), find_iter(p, t), "{p:?} on {t:?}");
+            }
+        }
+        // possessive runs whose giving back would change the match keep the VM
+        for p in [r"(?>a+)ab|b", r"\s++(?m:$)|\s"] {
+            let g = GuardedRegex::new(p, "test");
+            assert!(g.map_or(true, |g| g.counted.is_none()), "{p}");
+        }
+        // not rewritten: D is not the complement of C, or no `C+` follows
+        for p in [r"\s+(?!\S)", r"\s+(?!x)|\s{1,9}", r"\s+(?!\S)|\w{1,5}", r"\s*(?!\S)|\s{0,3}"] {
+            let g = GuardedRegex::new(p, "test").unwrap();
+            assert!(g.trims.is_empty(), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_million_spaces_encode() {
+        let text = format!("x{}y{}\n{}", " ".repeat(1_000_000), "\t".repeat(1_000_000), " \n".repeat(500_000));
+        let got = matches(LLAMA3, &text);
+        assert_eq!(got[..3], [(0, 1), (1, 1_000_000), (1_000_000, 1_000_002)]);
+        assert_eq!(got.iter().map(|m| m.1 - m.0).sum::<usize>(), text.len());
+    }
+
+    #[test]
+    fn unbounded_vm_pieces_are_refused() {
+        for p in [
+            r"(?=a+b)|[\s\S]",
+            r"(?!a*b)[\s\S]",
+            r"(?<=a+)b|[\s\S]",
+            r"a(?:[ab]*c)?|(?=x)y",
+            r"(?>a+)ab|b",
+            r"(?:x(?=y)c+)?",
+            r"(?:(?=(?:a(?!b))+)c|[\s\S])",
+            r"\s*[\r\n]+|\s+(?!\S)",
+            r"(a+)\1|b",
+        ] {
+            match GuardedRegex::new(p, "test") {
+                Err(Error::Pattern(m)) => assert!(m.contains("any length") && m.contains("test"), "{m}"),
+                other => panic!("{p} gave {other:?}"),
+            }
+        }
+        // bounded pieces, and the VM's own loops (counted), are accepted
+        for p in [r"\s+(?!\S)", r"a+(?=b)|c", r"(?=ab{1,5})|x", r"(?<=ab)c{1,5}", r"(?>a{1,9})b|a", r"\w+(?=\s|$)"] {
+            GuardedRegex::new(p, "test").unwrap();
+        }
+        for p in VETTED_VM_PATTERNS {
+            GuardedRegex::new(p, "test").unwrap();
+        }
+    }
 }
+

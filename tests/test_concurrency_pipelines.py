@@ -13,7 +13,10 @@ sha256; mistral_common's own data files):
 - a SentencePiece ``.model`` (Mistral v1) through bytepair's own pipeline
   description of it (``formats.sentencepiece.to_hf_json``), and a model with
   a precompiled ``nmt_nfkc`` charsmap (trained here by ``sentencepiece``);
-- ``tekken.json`` (mistral_common's tekken_240911.json).
+- ``tekken.json`` (mistral_common's tekken_240911.json);
+- Claude's ``tokenizer.json`` (NFKC normalizer, ByteLevel without regex), GPT-NeoX/OLMo's (NFC, ByteLevel with
+  its regex, offsets trimmed by the ByteLevel post-processor) and Tortoise TTS's (Whitespace pre-tokenizer, unk
+  token, char-level BPE without byte fallback).
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ EDGE = ["", " ", "  leading and trailing  ", "Hello world! 12345 1234567", "don'
         "emoji 🤗🏳️‍🌈", "\u2581 already", "a\u00a0b\u3000c", "x" * 300, "🤗" * 40, "\x00\x01 控制"]
 
 
-NAMES = ["llama3", "deepseek-v3", "mistral-v1-legacy", "mistral-v3-metaspace", "qwen2"]
+NAMES = ["llama3", "deepseek-v3", "mistral-v1-legacy", "mistral-v3-metaspace", "qwen2", "claude", "gpt-neox-olmo",
+         "tortoise"]
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +85,7 @@ def results(tok: Tokenizer, text: str) -> Result:
 
 
 KINDS = ["llama3", "deepseek-v3", "qwen2", "mistral-v1-legacy", "mistral-v3-metaspace", "sentencepiece-model",
-         "sentencepiece-nfkc-charsmap", "tekken"]
+         "sentencepiece-nfkc-charsmap", "tekken", "claude", "gpt-neox-olmo", "tortoise"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
