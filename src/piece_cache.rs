@@ -180,6 +180,9 @@ pub struct PieceCache {
     long_budget: usize,
     /// `GENERATION` when last emptied.
     generation: u64,
+    /// The budget it was made for (`CACHE_BYTES` then): compared on every
+    /// borrow instead of recomputing the shape.
+    budget: usize,
     hits: u64,
     misses: u64,
 }
@@ -197,6 +200,7 @@ impl PieceCache {
             long_held: 0,
             long_budget,
             generation: GENERATION.load(Ordering::Relaxed),
+            budget: bytes,
             hits: 0,
             misses: 0,
         };
@@ -453,7 +457,7 @@ pub(crate) fn with_thread_cache<R>(f: impl FnOnce(&mut PieceCache) -> R) -> Opti
             let budget = CACHE_BYTES.load(Ordering::Relaxed);
             let generation = GENERATION.load(Ordering::Relaxed);
             let cache = match guard.as_mut() {
-                Some(c) if c.generation == generation && c.bytes() == PieceCache::size_for(budget) => c,
+                Some(c) if c.generation == generation && c.budget == budget => c,
                 _ => {
                     *guard = None; // free the old one first
                     if PieceCache::size_for(budget) == 0 {

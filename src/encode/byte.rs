@@ -357,15 +357,29 @@ impl ByteRanks {
     /// unlinked rather than moved, and the scan for the lowest rank skips
     /// it because its rank is `NONE`.
     fn encode_short(&self, piece: &[u8], pairs: &ConcatRanks, out: &mut Vec<u32>) {
+        // stack arrays sized to the piece (filling 1.3 KB for a 5-byte
+        // piece was a memset call per piece)
+        match piece.len() {
+            0..=16 => self.encode_short_in::<16>(piece, pairs, out),
+            17..=32 => self.encode_short_in::<32>(piece, pairs, out),
+            33..=64 => self.encode_short_in::<64>(piece, pairs, out),
+            _ => self.encode_short_in::<SHORT_PIECE>(piece, pairs, out),
+        }
+    }
+
+    /// `encode_short` on arrays of `N` (at least the piece's length, at
+    /// most `SHORT_PIECE`) entries.
+    #[inline(always)]
+    fn encode_short_in<const N: usize>(&self, piece: &[u8], pairs: &ConcatRanks, out: &mut Vec<u32>) {
         let n = piece.len();
-        debug_assert!((2..=SHORT_PIECE).contains(&n));
+        debug_assert!((2..=N).contains(&n) && N <= SHORT_PIECE);
         // live parts k: id[k] its token, next[k] the next live part (n
         // after the last), rank[k] the rank of part k merged with next[k]
         // (NONE if not a token, after the last part, or k merged away)
-        let mut id = [NONE; SHORT_PIECE];
-        let mut rank = [NONE; SHORT_PIECE];
-        let mut next = [0u8; SHORT_PIECE];
-        let mut prev = [0u8; SHORT_PIECE];
+        let mut id = [NONE; N];
+        let mut rank = [NONE; N];
+        let mut next = [0u8; N];
+        let mut prev = [0u8; N];
         for k in 0..n {
             id[k] = self.byte_ids[piece[k] as usize].unwrap_or(NONE);
             next[k] = (k + 1) as u8;

@@ -48,7 +48,7 @@ pub struct Bpe {
     cache_id: u64,
     /// Names this model in the per-thread piece cache (`crate::piece_cache`).
     owner: u32,
-    /// Names this model's raw-byte keys in the piece cache (`tokenize_raw`).
+    /// Names this model's raw-byte keys in the piece cache (`tokenize_raw_in`).
     raw_owner: u32,
     /// Hugging Face's `get_vocab_size` (number of entries)
     pub len: usize,
@@ -291,14 +291,23 @@ impl Bpe {
         self.tokenize_uncached(w, ids, offsets)
     }
 
+    /// Whether `tokenize_raw_in` may use a piece cache (no dropout: its
+    /// pieces are not the cached ones).
+    pub(crate) fn caches_pieces(&self) -> bool {
+        self.dropout.is_none()
+    }
+
     /// `tokenize` of the byte-level chars of `raw` (a byte-level pipeline's
     /// piece before its byte-to-char mapping), no offsets: the piece cache is
     /// keyed on the raw bytes, so a hit maps nothing.
-    pub(crate) fn tokenize_raw(&self, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
+    /// The caller holds the piece cache (borrowed once per text rather
+    /// than twice per piece; None: no cache).
+    pub(crate) fn tokenize_raw_in(&self, cache: Option<&mut crate::piece_cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
         let key = if self.dropout.is_none() { crate::piece_cache::Key::new(self.raw_owner, raw) } else { None };
-        if let Some(key) = &key {
-            let hit = crate::piece_cache::extend_from_cache(key, ids);
-            if hit == Some(true) {
+        let mut cache = cache.filter(|_| key.is_some());
+        if let (Some(c), Some(key)) = (cache.as_deref_mut(), &key) {
+            if let Some(got) = c.get(key) {
+                ids.extend_from_slice(got);
                 return Ok(());
             }
         }
@@ -306,8 +315,8 @@ impl Bpe {
         let mapped: String = raw.iter().map(|&b| t[b as usize]).collect();
         let start = ids.len();
         self.tokenize_uncached(&mapped, ids, None)?;
-        if let Some(key) = &key {
-            crate::piece_cache::with_thread_cache(|c| c.insert(key, &ids[start..]));
+        if let (Some(c), Some(key)) = (cache, &key) {
+            c.insert(key, &ids[start..]);
         }
         Ok(())
     }

@@ -4,7 +4,7 @@
 //! `ByteLevel(add_prefix_space=false, use_regex=false)`, as in Llama 3,
 //! DeepSeek and Qwen 2, or `ByteLevel(add_prefix_space=false)` with its own
 //! regex, as in GPT-2). Each regex piece's raw bytes key the per-thread
-//! piece cache (`Bpe::tokenize_raw`); only a miss maps the bytes to
+//! piece cache (`Bpe::tokenize_raw_in`); only a miss maps the bytes to
 //! byte-level chars and merges. Used when no offsets are asked for; the
 //! ids are those of the general route (the same pieces, the same model).
 
@@ -41,12 +41,21 @@ impl ByteLevelSplit {
         if text.is_empty() {
             return Ok(());
         }
-        // "isolated": every range, matched or not, is a piece of its own
-        for ((a, b), _) in self.pattern.find_matches(text)? {
-            if a < b {
-                model.tokenize_raw(&text.as_bytes()[a..b], ids)?;
+        // "isolated": every range, matched or not, is a piece of its own;
+        // this thread's piece cache is borrowed once for the whole text
+        let matches = self.pattern.find_matches(text)?;
+        let mut body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| -> Result<()> {
+            for &((a, b), _) in &matches {
+                if a < b {
+                    model.tokenize_raw_in(cache.as_deref_mut(), &text.as_bytes()[a..b], ids)?;
+                }
             }
+            Ok(())
+        };
+        let done = if model.caches_pieces() { crate::piece_cache::with_thread_cache(|c| body(Some(c))) } else { None };
+        match done {
+            Some(r) => r,
+            None => body(None),
         }
-        Ok(())
     }
 }
