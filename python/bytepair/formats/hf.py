@@ -700,7 +700,7 @@ def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Op
     try:
         return checked(PipelineSpec(d, path))
     except FormatError as e:
-        if "not supported by bytepair's pipeline engine" in str(e):
+        if "not supported by bytepair's pipeline engine" in str(e) or "cannot be run exactly" in str(e):
             raise FormatError(str(e).splitlines()[0]) from None
         raise refused from None
 
