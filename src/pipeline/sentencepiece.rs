@@ -76,6 +76,8 @@ pub struct SpSpec {
     pub byte_fallback: bool,
     pub(crate) unk_surface: String,
     pub(crate) normalizer: NormSpec,
+    /// sentencepiece's `denormalizer_spec` (a normalizer run over the decoded text)
+    pub(crate) denormalizer: Option<NormSpec>,
 }
 
 fn flag(m: &Map<String, Value>, key: &str, default: bool, at: &str) -> Result<bool> {
@@ -124,31 +126,12 @@ pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
         Some(Value::String(s)) => s.clone(),
         Some(_) => return Err(fail("model.unk_surface: expected a string")),
     };
-    let at = "normalizer";
     let normalizer = match root.get("normalizer") {
         None | Some(Value::Null) => NormSpec::default(),
         Some(Value::Object(n))
             if n.get("type").and_then(Value::as_str) == Some("SentencePiece") =>
         {
-            use base64::Engine;
-            let raw = match n.get("precompiled_charsmap") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::String(s)) => base64::engine::general_purpose::STANDARD
-                    .decode(s)
-                    .map_err(|e| fail(format!("{at}.precompiled_charsmap: invalid base64: {e}")))?,
-                Some(_) => {
-                    return Err(fail(format!(
-                        "{at}.precompiled_charsmap: expected base64 text"
-                    )))
-                }
-            };
-            NormSpec {
-                charsmap: raw,
-                add_dummy_prefix: flag(n, "add_dummy_prefix", true, at)?,
-                remove_extra_whitespaces: flag(n, "remove_extra_whitespaces", true, at)?,
-                escape_whitespaces: flag(n, "escape_whitespaces", true, at)?,
-                treat_whitespace_as_suffix: flag(n, "treat_whitespace_as_suffix", false, at)?,
-            }
+            norm_spec(n, "normalizer", true)?
         }
         Some(_) => {
             return Err(fail(
@@ -161,10 +144,20 @@ pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
             "pre_tokenizer: a SentencePieceBPE model runs without a pre-tokenizer",
         ));
     }
+    let mut denormalizer = None;
     match root.get("decoder") {
         None | Some(Value::Null) => {}
         Some(Value::Object(d))
-            if d.get("type").and_then(Value::as_str) == Some("SentencePiece") => {}
+            if d.get("type").and_then(Value::as_str) == Some("SentencePiece") =>
+        {
+            match d.get("denormalizer") {
+                None | Some(Value::Null) => {}
+                Some(Value::Object(n)) => {
+                    denormalizer = Some(norm_spec(n, "decoder.denormalizer", false)?)
+                }
+                Some(_) => return Err(fail("decoder.denormalizer: expected an object")),
+            }
+        }
         Some(_) => {
             return Err(fail(
                 "decoder: a SentencePieceBPE model needs the SentencePiece decoder (or null)",
@@ -176,7 +169,28 @@ pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
         byte_fallback: flag(model, "byte_fallback", false, "model")?,
         unk_surface,
         normalizer,
+        denormalizer,
     }))
+}
+
+/// A `NormalizerSpec`'s fields (`default` for the three flags sentencepiece
+/// defaults to true: the normalizer's; a denormalizer's are written out).
+fn norm_spec(n: &Map<String, Value>, at: &str, default: bool) -> Result<NormSpec> {
+    use base64::Engine;
+    let raw = match n.get("precompiled_charsmap") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => base64::engine::general_purpose::STANDARD
+            .decode(s)
+            .map_err(|e| fail(format!("{at}.precompiled_charsmap: invalid base64: {e}")))?,
+        Some(_) => return Err(fail(format!("{at}.precompiled_charsmap: expected base64 text"))),
+    };
+    Ok(NormSpec {
+        charsmap: raw,
+        add_dummy_prefix: flag(n, "add_dummy_prefix", default, at)?,
+        remove_extra_whitespaces: flag(n, "remove_extra_whitespaces", default, at)?,
+        escape_whitespaces: flag(n, "escape_whitespaces", default, at)?,
+        treat_whitespace_as_suffix: flag(n, "treat_whitespace_as_suffix", false, at)?,
+    })
 }
 
 // ---------------------------------------------------------------- normalizer
@@ -375,6 +389,8 @@ pub struct SentencePiece {
     pub pieces: Vec<String>,
     pub types: Vec<u8>,
     normalizer: SpNormalizer,
+    /// run over decoded text (sentencepiece applies it when its charsmap is not empty)
+    denormalizer: Option<SpNormalizer>,
     /// pieces SentencePiece merges into and reads (normal, user-defined, unused)
     piece_ids: FxHashMap<String, u32>,
     /// symbol key -> its byte length (piece ids, then the virtual keys of
@@ -564,6 +580,13 @@ impl SentencePiece {
             normalizer: SpNormalizer {
                 map,
                 spec: ns.clone(),
+            },
+            denormalizer: match &spec.denormalizer {
+                Some(d) if !d.charsmap.is_empty() => Some(SpNormalizer {
+                    map: Some(CharsMap::new(&d.charsmap)?),
+                    spec: d.clone(),
+                }),
+                _ => None,
             },
             has_unused: spec.pieces.iter().any(|(_, _, t)| *t == UNUSED),
             piece_ids,
@@ -900,6 +923,11 @@ impl SentencePiece {
             }
         }
         flush_bytes(&mut pending, &mut out);
+        if let Some(d) = &self.denormalizer {
+            // sentencepiece's Decode: the whole text through the denormalizer (no user-defined matcher)
+            let mut n2o = Vec::new();
+            out = d.normalize(&out, None, false, &mut n2o);
+        }
         Ok(out)
     }
 }
@@ -1010,6 +1038,7 @@ mod tests {
                 escape_whitespaces: true,
                 ..Default::default()
             },
+            denormalizer: None,
         };
         SentencePiece::new(&spec).unwrap()
     }

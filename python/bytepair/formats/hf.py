@@ -806,6 +806,9 @@ def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Op
     except FormatError as e:
         if "not supported by bytepair's pipeline engine" in str(e):
             raise FormatError(str(e).splitlines()[0]) from None
+        if "cannot be run exactly" in str(e):  # a regex (say `\\b`): name it, not the byte model's refusal
+            line = str(e).splitlines()[0]
+            raise FormatError(line if line.startswith(path) else f"{path}: {line}") from None
         raise refused from None
 
 

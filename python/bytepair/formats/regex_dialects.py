@@ -15,6 +15,15 @@ same string means different things in the two where:
 - ``(?m)`` in Oniguruma's Ruby syntax is fancy-regex's ``(?s)`` (dot matches
   newline), and the other way round; ``\\h`` is a hex digit in Oniguruma.
 
+Oniguruma's Unicode classes differ from regex-syntax's where translated
+for fancy-regex (each measured over every code point against Hugging Face
+itself, tests/test_unicode_classes_hf.py): a bare ``\\w`` (``\\p{Word}``) also
+holds ``²³¹¼½¾`` and not the joiners U+200C/U+200D, a ``\\w`` inside a class
+only lacks the joiners; POSIX brackets (``[[:alpha:]]``...) and
+``\\p{Graph}``/``\\p{Print}``/``\\p{XDigit}`` are Unicode classes; a bare
+``\\p{..}`` is not case-folded under ``(?i)``; ``\\pL`` (no braces) is the
+text ``pL``. ``\\b`` and ``\\B`` are refused.
+
 Constructs whose meaning differs in ways not handled here (other inline
 flags, ``\\Z``, ``\\R``, ``\\X``, ``\\K``, ``\\G``, back-references and
 sub-expression calls) are rejected with ``ValueError`` rather than translated
@@ -93,6 +102,95 @@ def _class_end(p: str, i: int) -> int:
     raise ValueError(f"unterminated character class at offset {i}")
 
 
+# Oniguruma's classes written for fancy-regex (see the module docstring)
+_WORD_BARE = r"[\w\x{B2}\x{B3}\x{B9}\x{BC}-\x{BE}--\x{200C}\x{200D}]"
+_WORD_IN_CLASS = r"[\w--\x{200C}\x{200D}]"
+_GRAPH = r"[^\s\p{Cc}\p{Cn}\p{Cs}]"
+_POSIX = {
+    "alpha": r"[\p{Alphabetic}]", "alnum": r"[\p{Alphabetic}\p{Nd}]", "digit": r"[\p{Nd}]", "space": r"[\s]",
+    "upper": r"[\p{Uppercase}]", "lower": r"[\p{Lowercase}]", "word": _WORD_IN_CLASS, "cntrl": r"[\p{Cc}]",
+    "blank": r"[\p{Zs}\t]", "punct": r"[\p{P}\p{S}]", "graph": _GRAPH, "print": f"[{_GRAPH}\\p{{Zs}}]",
+    "xdigit": r"[0-9A-Fa-f]", "ascii": r"[\x00-\x7F]",
+}
+# \p{name} whose Oniguruma meaning regex-syntax does not share (names compared without case, '_', ' ', '-')
+_PROPERTIES = {"graph": _GRAPH, "print": _POSIX["print"], "xdigit": _POSIX["xdigit"]}
+
+
+def _negated(cls: str) -> str:
+    """The complement of a class ``[...]`` (nested, so ``[^...]`` works too)."""
+    return "[^" + cls + "]"
+
+
+def _property_fancy(esc: str, bare: bool) -> str:
+    """An Oniguruma ``\\p{..}``/``\\P{..}`` escape for fancy-regex, or ``""`` if kept as is."""
+    name = esc[3:-1]
+    negate = esc[1] == "P"
+    if name.startswith("^"):
+        negate, name = not negate, name[1:]
+    key = re.sub(r"[\s_-]", "", name).lower()
+    if key == "word":
+        cls = _WORD_BARE if bare else _WORD_IN_CLASS
+    elif key in _PROPERTIES:
+        cls = _PROPERTIES[key]
+    else:
+        return ""
+    return _negated(cls) if negate else cls
+
+
+def _class_fancy(cls: str) -> str:
+    """An Oniguruma character class ``[...]`` written for fancy-regex: POSIX
+    brackets, ``\\w``/``\\W``, ``\\p{Word}``..., and ``\\pL`` (the text "pL")."""
+    out = []
+    k = 0
+    depth = 0
+    while k < len(cls):
+        c = cls[k]
+        if c == "\\":
+            if cls[k + 1] in "pP" and (k + 2 >= len(cls) or cls[k + 2] != "{"):
+                out.append(cls[k + 1])  # Oniguruma (Ruby syntax): \p without braces is the letter
+                k += 2
+                continue
+            e = _escape(cls, k)
+            esc = cls[k:e]
+            if esc in ("\\w", "\\W"):
+                out.append(_WORD_IN_CLASS if esc == "\\w" else _negated(_WORD_IN_CLASS))
+            elif esc[1] in "pP" and _property_fancy(esc, False):
+                out.append(_property_fancy(esc, False))
+            elif esc == "\\h":
+                out.append("0-9a-fA-F")
+            elif esc == "\\H":
+                out.append("[^0-9a-fA-F]")
+            else:
+                out.append(esc)
+            k = e
+            continue
+        if c == "[" and depth > 0 and cls.startswith("[:", k):
+            m = re.match(r"\[:(\^?)([a-z]+):\]", cls[k:])
+            if m:
+                if m.group(2) not in _POSIX:
+                    raise ValueError(f"unknown POSIX bracket {m.group(0)!r}")
+                sub = _POSIX[m.group(2)]
+                out.append(_negated(sub) if m.group(1) else sub)
+                k += m.end()
+                continue
+        if c == "[":
+            depth += 1
+            out.append(c)
+            k += 1
+            if k < len(cls) and cls[k] == "^":
+                out.append("^")
+                k += 1
+            if k < len(cls) and cls[k] == "]":
+                out.append("\\]")
+                k += 1
+            continue
+        if c == "]":
+            depth -= 1
+        out.append(c)
+        k += 1
+    return "".join(out)
+
+
 def _check_escape(esc: str, i: int) -> None:
     if len(esc) >= 2 and esc[1] in _UNSAFE_ESCAPES:
         raise ValueError(f"the escape {esc!r} at offset {i} means different things in Oniguruma and fancy-regex")
@@ -103,6 +201,7 @@ def _translate(p: str, to: str) -> str:
     # each frame: list of atoms (strings); a quantifier applies to the last one
     stack: List[List[str]] = [[]]
     openers: List[Tuple[str, int]] = []
+    folding = [False]  # is (?i) on, per open group
     i = 0
     n = len(p)
     last_is_atom = False
@@ -110,11 +209,23 @@ def _translate(p: str, to: str) -> str:
         c = p[i]
         atoms = stack[-1]
         if c == "\\":
+            if to == "fancy" and i + 1 < n and p[i + 1] in "pP" and (i + 2 >= n or p[i + 2] != "{"):
+                atoms.append(p[i + 1])  # Oniguruma (Ruby syntax): \p without braces is the letter
+                i += 2
+                last_is_atom = True
+                continue
             j = _escape(p, i)
             esc = p[i:j]
             _check_escape(esc, i)
+            if to == "fancy" and esc in ("\\b", "\\B"):
+                raise ValueError(f"the word boundary {esc!r} at offset {i} uses Oniguruma's word characters, "
+                                 "which fancy-regex does not share")
             if to == "fancy" and esc in ("\\h", "\\H"):
                 esc = "[0-9a-fA-F]" if esc == "\\h" else "[^0-9a-fA-F]"
+            elif to == "fancy" and esc in ("\\w", "\\W"):
+                esc = _WORD_BARE if esc == "\\w" else _negated(_WORD_BARE)
+            elif to == "fancy" and esc[1] in "pP":
+                esc = _property_fancy(esc, True) or (f"(?-i:{esc})" if folding[-1] else esc)
             atoms.append(esc)
             i = j
             last_is_atom = True
@@ -131,13 +242,16 @@ def _translate(p: str, to: str) -> str:
                 else:
                     k += 1
             if to == "fancy":
-                cls = cls.replace("\\h", "0-9a-fA-F") if "\\h" in cls else cls
+                cls = _class_fancy(cls)
             atoms.append(cls)
             i = j
             last_is_atom = True
         elif c == "(":
             m = re.match(r"\(\?([a-zA-Z-]*)([:)])", p[i:])
+            fold = folding[-1]
             if m and m.group(1):
+                on, _, off = m.group(1).partition("-")
+                fold = True if "i" in on else False if "i" in off else fold
                 flags = m.group(1).replace("-", "")
                 bad = set(flags) - {"i"}
                 if to == "fancy" and bad == {"m"} and "-" not in m.group(1):
@@ -151,6 +265,7 @@ def _translate(p: str, to: str) -> str:
                 else:
                     header = m.group(0)
                 if m.group(2) == ")":
+                    folding[-1] = fold
                     atoms.append(header)
                     i += len(header)
                     last_is_atom = False
@@ -161,6 +276,7 @@ def _translate(p: str, to: str) -> str:
                 if p.startswith("(?", i) and header == "(":
                     raise ValueError(f"the group {p[i:i + 4]!r}... at offset {i} is not supported")
             openers.append((header, i))
+            folding.append(fold)
             stack.append([])
             i += len(header)
             last_is_atom = False
@@ -168,6 +284,7 @@ def _translate(p: str, to: str) -> str:
             if not openers:
                 raise ValueError(f"unbalanced ')' at offset {i}")
             header, _ = openers.pop()
+            folding.pop()
             inner = "".join(stack.pop())
             stack[-1].append(header + inner + ")")
             i += 1

@@ -152,6 +152,8 @@ class SentencePieceModel:
     split_digits: bool = False
     max_piece_length: int = 16
     denormalizer_charsmap: bytes = b""
+    # the denormalizer's add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces
+    denormalizer_flags: Tuple[bool, bool, bool] = (False, False, False)
     bos_id: int = 1
     eos_id: int = 2
     trainer: Dict[str, Any] = field(default_factory=dict)
@@ -218,7 +220,9 @@ def parse_model(data: bytes, path: str = "<bytes>") -> SentencePieceModel:
     sp.remove_extra_whitespaces = ns.remove_extra_whitespaces
     sp.escape_whitespaces = ns.escape_whitespaces
     if m.HasField("denormalizer_spec"):
-        sp.denormalizer_charsmap = bytes(m.denormalizer_spec.precompiled_charsmap)
+        dn = m.denormalizer_spec
+        sp.denormalizer_charsmap = bytes(dn.precompiled_charsmap)
+        sp.denormalizer_flags = (dn.add_dummy_prefix, dn.remove_extra_whitespaces, dn.escape_whitespaces)
     unks = [i for i, t in enumerate(types) if t == SP_UNKNOWN]
     if len(unks) != 1:
         raise FormatError(f"{path}: not a valid SentencePiece model: it has {len(unks)} unknown pieces (needs one)")
@@ -320,7 +324,7 @@ def hf_compatible(sp: SentencePieceModel) -> List[str]:
     if sp.treat_whitespace_as_suffix and sp.add_dummy_prefix:
         why.append("treat_whitespace_as_suffix (the dummy space goes at the end: normalizer `Append`)")
     if sp.denormalizer_charsmap:
-        why.append("a denormalizer (not supported)")
+        why.append("a denormalizer (Hugging Face has no decoder that applies one)")
     return why
 
 
@@ -538,8 +542,6 @@ def to_pipeline(sp: SentencePieceModel) -> Dict[str, Any]:
     >>> d["model"]["pieces"][2], d["normalizer"]["type"], [t["content"] for t in d["added_tokens"]]
     (['▁a', -1.0, 1], 'SentencePiece', ['<unk>', '<s>'])
     """
-    if sp.denormalizer_charsmap:
-        raise FormatError("a SentencePiece model with a denormalizer is not supported")
     added = [{"id": i, "content": p, "single_word": False, "lstrip": False, "rstrip": False,
               "normalized": False, "special": True}
              for i, (p, t) in enumerate(zip(sp.pieces, sp.types)) if t in (SP_CONTROL, SP_UNKNOWN)]
@@ -566,7 +568,7 @@ def to_pipeline(sp: SentencePieceModel) -> Dict[str, Any]:
         },
         "pre_tokenizer": None,
         "post_processor": post,
-        "decoder": {"type": "SentencePiece"},
+        "decoder": _denormalizing_decoder(sp),
         "model": {
             "type": "SentencePieceBPE",
             "pieces": [[p, float(s), t] for p, s, t in zip(sp.pieces, sp.scores, sp.types)],
@@ -574,6 +576,23 @@ def to_pipeline(sp: SentencePieceModel) -> Dict[str, Any]:
             "unk_surface": sp.unk_surface,
         },
     }
+
+
+def _denormalizing_decoder(sp: SentencePieceModel) -> Dict[str, Any]:
+    """The ``SentencePiece`` decoder extension; with a denormalizer (sentencepiece applies it, when its
+    charsmap is not empty, to the whole decoded text as a normalizer with its own flags), that too.
+
+    >>> _denormalizing_decoder(SentencePieceModel(pieces=["<unk>"], scores=[0], types=[2]))
+    {'type': 'SentencePiece'}
+    """
+    d: Dict[str, Any] = {"type": "SentencePiece"}
+    if sp.denormalizer_charsmap:
+        add, remove, escape = sp.denormalizer_flags
+        d["denormalizer"] = {"precompiled_charsmap": base64.b64encode(sp.denormalizer_charsmap).decode("ascii"),
+                             "add_dummy_prefix": bool(add), "remove_extra_whitespaces": bool(remove),
+                             "escape_whitespaces": bool(escape),
+                             "treat_whitespace_as_suffix": sp.treat_whitespace_as_suffix}
+    return d
 
 
 def from_pipeline(desc: Dict[str, Any]) -> SentencePieceModel:
@@ -589,7 +608,11 @@ def from_pipeline(desc: Dict[str, Any]) -> SentencePieceModel:
     types = [int(t) for _, _, t in m["pieces"]]
     post = desc.get("post_processor") or {}
     bos = [v["ids"][0] for v in (post.get("special_tokens") or {}).values()]
+    dn = (desc.get("decoder") or {}).get("denormalizer") or {}
     return SentencePieceModel(
+        denormalizer_charsmap=base64.b64decode(dn.get("precompiled_charsmap") or ""),
+        denormalizer_flags=(dn.get("add_dummy_prefix", False), dn.get("remove_extra_whitespaces", False),
+                            dn.get("escape_whitespaces", False)),
         pieces=pieces, scores=[float(s) for _, s, _ in m["pieces"]], types=types,
         byte_fallback=bool(m.get("byte_fallback")), unk_id=types.index(SP_UNKNOWN) if SP_UNKNOWN in types else 0,
         unk_surface=m.get("unk_surface", " \u2047 "),
