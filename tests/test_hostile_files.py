@@ -344,9 +344,11 @@ CASES = [
     Case("native-alternation-matching-1mb", lambda t: native_file(t, lambda d: d.update(pattern=r"a+b|\s+|\S+")),
          text=("a", 1 << 20)),  # the same pattern, where the short alternative takes the whole run: linear
     # a Unicode \b next to non-ASCII text makes the lazy DFA give up: those searches run in fancy-regex, charged
-    # to their match end, so a long ordinary text is not refused
-    Case("split-word-boundary-non-ascii-1mb", lambda t: hf_file(t, split(r"\b\w+\b|\s+|[^\w\s]+")),
-         text=("héllo wörld ", 90_000), oracle=True),
+    # to their match end, so a long ordinary text is not refused (a native pattern: in a tokenizer.json, \b is
+    # Oniguruma's, whose word characters differ, and is refused at load)
+    Case("native-word-boundary-non-ascii-1mb",
+         lambda t: native_file(t, lambda d: d.update(pattern=r"\b\w+\b|\s+|[^\w\s]+")),
+         text=("héllo wörld ", 90_000)),
     Case("split-nested-quantifier-linear", lambda t: hf_file(t, split(r"(a|aa)+b|(\w+)*x|[\s\S]")),
          text=("a" * 100 + "c ", 200)),  # 2^100 steps backtracking; runs of 3,000 would read too much (above)
     Case("split-exponential-matching", lambda t: hf_file(t, split(r"(a+)+$|[\s\S]")), text=("a", 200_000),
