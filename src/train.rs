@@ -12,6 +12,7 @@
 //! best pair; one that does not is pushed back with the current state.
 
 use crate::error::{Error, Result};
+use crate::symbol_texts::SymbolTexts;
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -317,12 +318,20 @@ impl LivePairs {
 /// valid during merge number `epoch` only.
 #[derive(Clone, Copy)]
 struct NeighbourSlots {
+    /// The symbol x (an entry of the cache serves every symbol equal to it
+    /// modulo the cache size).
+    sym: u32,
     epoch: u32,
     /// The pair that loses the occurrence (`NONE`: it is the merged pair).
     old: u32,
     /// The pair that gains it.
     new: u32,
 }
+
+/// Entries of each side's `NeighbourSlots` cache at most: a fixed size, so
+/// the cache does not grow with the vocabulary (a merge's neighbours are
+/// far fewer; two that share an entry are looked up again, which is exact).
+const SLOT_CACHE: usize = 1 << 16;
 
 /// A heap entry of the pair-id and first rules (small: heap moves are the cost).
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
@@ -464,17 +473,17 @@ pub struct Trainer {
     /// Count of each word, and the position where it starts (one extra at the end).
     counts: Vec<u64>,
     starts: Vec<u32>,
-    /// Bytes of every symbol by id (initial symbols, then merges).
-    symbol_text: Vec<Vec<u8>>,
+    /// Bytes of every symbol by id (initial symbols, then merges), and the
+    /// smallest id of each text: a merge whose text already exists yields
+    /// that symbol (the reference works on strings, where they are one).
+    texts: SymbolTexts,
     /// Length of a symbol for `max_token_length`: bytes, or characters.
     units: Vec<u32>,
-    /// Text to its smallest id: a merge whose text already exists yields
-    /// that symbol (the reference works on strings, where they are one).
-    text_ids: FxHashMap<Vec<u8>, u32>,
     pairs: LivePairs,
     arena: PosArena,
-    /// `NeighbourSlots` by symbol id, for left and right neighbours, and
-    /// the current merge's number.
+    /// `NeighbourSlots` by symbol id modulo their length (a power of two,
+    /// at most `SLOT_CACHE`), for left and right neighbours, and the
+    /// current merge's number.
     left_slots: Vec<NeighbourSlots>,
     right_slots: Vec<NeighbourSlots>,
     epoch: u32,
@@ -521,10 +530,8 @@ impl Trainer {
             return Err(Error::Training("too many symbols in the distinct words (2^32 or more)".into()));
         }
         let units = symbol_text.iter().map(|t| units_of(t, count_chars)).collect();
-        let mut text_ids = FxHashMap::default();
-        for (id, t) in symbol_text.iter().enumerate() {
-            text_ids.entry(t.clone()).or_insert(id as u32);
-        }
+        let texts = SymbolTexts::new(&symbol_text);
+        drop(symbol_text);
         let mut nodes = Vec::with_capacity(total);
         let mut starts: Vec<u32> = words.starts.iter().map(|&s| s as u32).collect();
         starts.push(total as u32);
@@ -545,9 +552,8 @@ impl Trainer {
             nodes,
             counts: words.counts,
             starts,
-            symbol_text,
+            texts,
             units,
-            text_ids,
             pairs: LivePairs::default(),
             left_slots: Vec::new(),
             right_slots: Vec::new(),
@@ -624,7 +630,7 @@ impl Trainer {
         };
         let entry = Entry { count: info.count, tie, pair };
         if self.rule.by_text() {
-            let (l, r) = (&self.symbol_text[pair.0 as usize], &self.symbol_text[pair.1 as usize]);
+            let (l, r) = (self.texts.get(pair.0), self.texts.get(pair.1));
             let mut text = Vec::with_capacity(l.len() + r.len());
             let split = if self.rule == TieBreak::MaxString {
                 text.extend(l.iter().chain(r).map(|&b| self.order[b as usize]));
@@ -721,8 +727,9 @@ impl Trainer {
     #[inline]
     fn neighbour_slots(&mut self, x: u32, left: bool, pair: Pair, new_id: u32, p: Pos) -> NeighbourSlots {
         let cache = if left { &mut self.left_slots } else { &mut self.right_slots };
-        let cached = cache[x as usize];
-        if cached.epoch == self.epoch {
+        let at = x as usize & (cache.len() - 1);
+        let cached = cache[at];
+        if cached.epoch == self.epoch && cached.sym == x {
             return cached;
         }
         let (old, new) = if left { ((x, pair.0), (x, new_id)) } else { ((pair.1, x), (new_id, x)) };
@@ -730,9 +737,9 @@ impl Trainer {
         let old = self.pairs.get(old).unwrap_or(NONE);
         let s = self.pairs.slot(new, p);
         self.grown.push((new, s));
-        let slots = NeighbourSlots { epoch: self.epoch, old, new: s };
+        let slots = NeighbourSlots { sym: x, epoch: self.epoch, old, new: s };
         let cache = if left { &mut self.left_slots } else { &mut self.right_slots };
-        cache[x as usize] = slots;
+        cache[at] = slots;
         slots
     }
 
@@ -893,10 +900,10 @@ impl Trainer {
         let mut pos = std::mem::take(&mut self.scratch);
         pos.clear();
         self.arena.take_into(&mut list, &mut pos);
-        let n_symbols = self.symbol_text.len();
-        let unset = NeighbourSlots { epoch: 0, old: NONE, new: NONE };
-        self.left_slots.resize(n_symbols, unset);
-        self.right_slots.resize(n_symbols, unset);
+        let cache = self.texts.len().next_power_of_two().min(SLOT_CACHE);
+        let unset = NeighbourSlots { sym: NONE, epoch: 0, old: NONE, new: NONE };
+        self.left_slots.resize(cache, unset);
+        self.right_slots.resize(cache, unset);
         self.epoch += 1;
         // increasing positions: left to right in each word, so of two
         // overlapping occurrences ("aaa") the left one merges
@@ -948,11 +955,7 @@ impl Trainer {
     /// occurs: the pair may be absent, when it was chosen elsewhere). Returns
     /// how many symbols the words lost, counts included.
     pub fn merge(&mut self, pair: (u32, u32)) -> u128 {
-        let merge_id = self.symbol_text.len() as u32;
-        let mut text = self.symbol_text[pair.0 as usize].clone();
-        text.extend_from_slice(&self.symbol_text[pair.1 as usize]);
-        let new_id = *self.text_ids.entry(text.clone()).or_insert(merge_id);
-        self.symbol_text.push(text);
+        let new_id = self.texts.push_concat(pair.0, pair.1);
         self.units.push(self.units[pair.0 as usize] + self.units[pair.1 as usize]);
         self.apply_merge(pair, new_id)
     }
@@ -1121,7 +1124,8 @@ mod tests {
     fn run(words: &[(&str, u64)], rule: TieBreak, n: usize) -> Vec<String> {
         let (tw, text) = chars(words);
         let t = Trainer::new(tw, text, rule, true).unwrap();
-        let mut names: Vec<String> = t.symbol_text.iter().map(|b| String::from_utf8(b.clone()).unwrap()).collect();
+        let mut names: Vec<String> =
+            (0..t.texts.len() as u32).map(|id| String::from_utf8(t.texts.get(id).to_vec()).unwrap()).collect();
         let cfg = TrainConfig { tie_break: rule, min_frequency: 1, max_merges: n, max_token_length: None };
         let (merges, _) = t.run(&cfg, |_, _| true);
         merges
