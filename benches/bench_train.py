@@ -78,7 +78,8 @@ def main(argv=None):
     ap.add_argument("--sizes", help="slice sizes in MB for the main table (default 50; --quick 2)")
     ap.add_argument("--threads", default="2,1", help="thread settings (default 2,1)")
     ap.add_argument("--reps", type=int, help="repetitions; medians are reported (default 3; --quick 1)")
-    ap.add_argument("--tools", default=",".join(TOOLS), help="tools to run (default: all installed)")
+    ap.add_argument("--tools", default=",".join(t for t in TOOLS if t != "gigatoken"),
+                    help="tools to run (default: all installed but gigatoken, minutes per MB at 32768)")
     ap.add_argument("--vocab", type=int, default=32768)
     ap.add_argument("--linearity", help="sizes (MB) of the linearity check on --linearity-corpus "
                     "(default 10,50,100; --quick 1,2,4; '' to skip)")
