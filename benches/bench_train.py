@@ -26,21 +26,29 @@ sys.path.insert(0, HERE)
 import common  # noqa: E402
 from common import MB, fmt_s, fmt_x, median, run_job, table  # noqa: E402
 
-TOOLS = ["bytepair", "bytepair-first", "bytepair-char", "rustbpe", "hf", "bpeasy", "sentencepiece", "youtokentome"]
+TOOLS = ["bytepair", "bytepair-first", "bytepair-char", "bytepair-serial", "rustbpe", "hf", "bpeasy", "sentencepiece", "youtokentome",
+         "flashbpe", "fast-bpe-rs", "ffbpe", "gigatoken"]
 LABEL = {
     "bytepair": "bytepair (byte, pair-id)",
     "bytepair-first": "bytepair (byte, first)",
     "bytepair-char": "bytepair (char model)",
+    "bytepair-serial": "bytepair (byte, pair-id, merge loop on one thread)",
     "rustbpe": "rustbpe",
     "hf": "HF tokenizers",
     "bpeasy": "bpeasy",
     "sentencepiece": "sentencepiece (BPE)",
     "youtokentome": "youtokentome",
+    "flashbpe": "flashbpe",
+    "fast-bpe-rs": "fast-bpe-rs",
+    "ffbpe": "ffbpe (own pre-tokenizer)",
+    "gigatoken": "gigatoken train_bpe (own pre-tokenizer)",
 }
-IMPORT = {"bytepair": "bytepair", "bytepair-first": "bytepair", "bytepair-char": "bytepair", "rustbpe": "rustbpe",
-          "hf": "tokenizers", "bpeasy": "bpeasy", "sentencepiece": "sentencepiece", "youtokentome": "youtokentome"}
-EXT = {"hf": ".json", "rustbpe": ".tiktoken", "bpeasy": ".tiktoken", "sentencepiece": "", "youtokentome": ".yttm"}
-PEERS = ["rustbpe", "hf", "bpeasy", "sentencepiece", "youtokentome"]
+IMPORT = {"bytepair": "bytepair", "bytepair-first": "bytepair", "bytepair-char": "bytepair", "bytepair-serial": "bytepair", "rustbpe": "rustbpe",
+          "hf": "tokenizers", "bpeasy": "bpeasy", "sentencepiece": "sentencepiece", "youtokentome": "youtokentome",
+          "flashbpe": "flashbpe", "fast-bpe-rs": "fast_bpe_rs", "ffbpe": "ffbpe", "gigatoken": "gigatoken"}
+EXT = {"hf": ".json", "rustbpe": ".tiktoken", "bpeasy": ".tiktoken", "sentencepiece": "", "youtokentome": ".yttm",
+       "flashbpe": ".tiktoken", "fast-bpe-rs": "", "ffbpe": "", "gigatoken": ""}
+PEERS = ["rustbpe", "hf", "bpeasy", "sentencepiece", "youtokentome", "flashbpe", "fast-bpe-rs", "ffbpe", "gigatoken"]
 WORST_TRAIN = ["ordinary", "a-run", "digits", "punct-run", "emoji", "no-space"]
 
 
@@ -70,7 +78,8 @@ def main(argv=None):
     ap.add_argument("--sizes", help="slice sizes in MB for the main table (default 50; --quick 2)")
     ap.add_argument("--threads", default="2,1", help="thread settings (default 2,1)")
     ap.add_argument("--reps", type=int, help="repetitions; medians are reported (default 3; --quick 1)")
-    ap.add_argument("--tools", default=",".join(TOOLS), help="tools to run (default: all installed)")
+    ap.add_argument("--tools", default=",".join(t for t in TOOLS if t != "gigatoken"),
+                    help="tools to run (default: all installed but gigatoken, minutes per MB at 32768)")
     ap.add_argument("--vocab", type=int, default=32768)
     ap.add_argument("--linearity", help="sizes (MB) of the linearity check on --linearity-corpus "
                     "(default 10,50,100; --quick 1,2,4; '' to skip)")

@@ -74,10 +74,12 @@ def train(spec):
         else:
             corpus = read_lines(path)
             info["route"] = "lines"
+        if tool == "bytepair-serial":  # the merge loop on one thread (counting stays parallel)
+            bytepair._core._set_parallel_merge(2**62, 1)
         if tool == "bytepair-char":
             tok = bytepair.Tokenizer.train(corpus, model="char", vocab_size=vocab)
         else:
-            tie = {"bytepair": "pair-id", "bytepair-first": "first"}[tool]
+            tie = {"bytepair": "pair-id", "bytepair-first": "first", "bytepair-serial": "pair-id"}[tool]
             tok = bytepair.Tokenizer.train(corpus, vocab_size=vocab, pattern=pattern, tie_break=tie)
         tok.save(out)
         info["vocab"] = tok.n_vocab
@@ -129,6 +131,29 @@ def train(spec):
 
         bpe = yttm.BPE.train(data=path, model=out, vocab_size=vocab, n_threads=threads)
         info["vocab"] = bpe.vocab_size()
+    elif tool == "flashbpe":  # rustbpe's interface: lines, the cl100k regex, mergeable ranks
+        import flashbpe
+
+        tok = flashbpe.Tokenizer()
+        tok.train_from_iterator(iter(read_lines(path)), vocab, pattern=pattern)
+        ranks = dict(tok.get_mergeable_ranks())
+        write_tiktoken(ranks, out)
+        info["vocab"] = len(ranks)
+    elif tool == "fast-bpe-rs":  # lines and the cl100k regex; the model is not written (no file format)
+        import fast_bpe_rs
+
+        fast_bpe_rs.BPE(pattern).train(vocab, read_lines(path))
+        info["vocab"] = vocab
+    elif tool == "ffbpe":  # lines, its own default pre-tokenizer
+        import ffbpe
+
+        model = ffbpe.train_bpe(iter(read_lines(path)), vocab_size=vocab)
+        info["vocab"] = len(model.vocab)
+    elif tool == "gigatoken":  # gigatoken.train_bpe on the file's path, its own pre-tokenizer
+        import gigatoken
+
+        vocab_table, _ = gigatoken.train_bpe(path, vocab, [])
+        info["vocab"] = len(vocab_table)
     else:
         raise SystemExit(f"unknown tool {tool}")
     return info
@@ -145,7 +170,7 @@ def count_tokens(tool, out, lines, pattern=CL100K):
         if tool == "bytepair-char":  # tokenize keeps characters never seen in training as pieces
             return sum(len(tok.tokenize(t)) for t in lines)
         return sum(len(ids) for ids in tok.encode_ordinary_batch(lines))
-    if tool in ("rustbpe", "bpeasy"):
+    if tool in ("rustbpe", "bpeasy", "flashbpe"):
         import tiktoken
 
         enc = tiktoken.Encoding(tool, pat_str=pattern, mergeable_ranks=read_tiktoken(out), special_tokens={})

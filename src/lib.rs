@@ -24,6 +24,7 @@ pub mod stream;
 pub mod superword;
 pub mod tokenizer;
 pub mod train;
+mod symbol_texts;
 pub mod training;
 pub mod vocab;
 pub mod words;

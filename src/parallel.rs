@@ -30,3 +30,24 @@ pub fn threads() -> usize {
         1
     }
 }
+
+/// `items.iter_mut().map(f).collect()`, in parallel when it is safe (each
+/// item is handed to one task only, so items may hold disjoint `&mut`
+/// parts of one buffer).
+pub fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync + Send) -> Vec<R> {
+    if items.len() > 1 && pool_usable() {
+        items.par_iter_mut().map(f).collect()
+    } else {
+        items.iter_mut().map(f).collect()
+    }
+}
+
+/// Sorts `v` (parallel merge sort when it is large and safe; the result is
+/// the same either way).
+pub fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
+    if v.len() >= 1 << 15 && pool_usable() && rayon::current_num_threads() > 1 {
+        v.par_sort_unstable();
+    } else {
+        v.sort_unstable();
+    }
+}

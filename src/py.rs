@@ -639,6 +639,15 @@ fn clear_caches() {
     crate::encode::clear_piece_caches();
 }
 
+/// Internal knob of the training merge loop: merges with at least
+/// `min_positions` positions run in `runs` parallel runs (0: one per
+/// thread). Returns the previous (min_positions, runs). Results never
+/// depend on it; tests lower it so small corpora take the parallel path.
+#[pyfunction]
+fn _set_parallel_merge(min_positions: usize, runs: usize) -> (usize, usize) {
+    crate::train::set_parallel_merge(min_positions, runs)
+}
+
 
 // ---------------------------------------------------------------- HF pipelines (src/pipeline)
 
@@ -801,6 +810,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(train_parity, m)?)?;
     m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_parallel_merge, m)?)?;
     m.add_function(wrap_pyfunction!(set_cache_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(split_words, m)?)?;

@@ -12,9 +12,11 @@
 //! best pair; one that does not is pushed back with the current state.
 
 use crate::error::{Error, Result};
+use crate::symbol_texts::SymbolTexts;
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TieBreak {
@@ -316,12 +318,20 @@ impl LivePairs {
 /// valid during merge number `epoch` only.
 #[derive(Clone, Copy)]
 struct NeighbourSlots {
+    /// The symbol x (an entry of the cache serves every symbol equal to it
+    /// modulo the cache size).
+    sym: u32,
     epoch: u32,
     /// The pair that loses the occurrence (`NONE`: it is the merged pair).
     old: u32,
     /// The pair that gains it.
     new: u32,
 }
+
+/// Entries of each side's `NeighbourSlots` cache at most: a fixed size, so
+/// the cache does not grow with the vocabulary (a merge's neighbours are
+/// far fewer; two that share an entry are looked up again, which is exact).
+const SLOT_CACHE: usize = 1 << 16;
 
 /// A heap entry of the pair-id and first rules (small: heap moves are the cost).
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
@@ -463,17 +473,17 @@ pub struct Trainer {
     /// Count of each word, and the position where it starts (one extra at the end).
     counts: Vec<u64>,
     starts: Vec<u32>,
-    /// Bytes of every symbol by id (initial symbols, then merges).
-    symbol_text: Vec<Vec<u8>>,
+    /// Bytes of every symbol by id (initial symbols, then merges), and the
+    /// smallest id of each text: a merge whose text already exists yields
+    /// that symbol (the reference works on strings, where they are one).
+    texts: SymbolTexts,
     /// Length of a symbol for `max_token_length`: bytes, or characters.
     units: Vec<u32>,
-    /// Text to its smallest id: a merge whose text already exists yields
-    /// that symbol (the reference works on strings, where they are one).
-    text_ids: FxHashMap<Vec<u8>, u32>,
     pairs: LivePairs,
     arena: PosArena,
-    /// `NeighbourSlots` by symbol id, for left and right neighbours, and
-    /// the current merge's number.
+    /// `NeighbourSlots` by symbol id modulo their length (a power of two,
+    /// at most `SLOT_CACHE`), for left and right neighbours, and the
+    /// current merge's number.
     left_slots: Vec<NeighbourSlots>,
     right_slots: Vec<NeighbourSlots>,
     epoch: u32,
@@ -489,6 +499,11 @@ pub struct Trainer {
     /// during the current merge (kept to reuse their allocations).
     grown: Vec<(Pair, u32)>,
     shrunk: Vec<(Pair, u32)>,
+    /// The occurrences noted by each run of a parallel merge (reused).
+    notes: Vec<Vec<Occurrence>>,
+    /// Merges of at least `.0` positions run in `.1` runs (0: one per
+    /// thread); `set_parallel_merge` at construction.
+    parallel: (usize, usize),
 }
 
 impl Trainer {
@@ -515,10 +530,8 @@ impl Trainer {
             return Err(Error::Training("too many symbols in the distinct words (2^32 or more)".into()));
         }
         let units = symbol_text.iter().map(|t| units_of(t, count_chars)).collect();
-        let mut text_ids = FxHashMap::default();
-        for (id, t) in symbol_text.iter().enumerate() {
-            text_ids.entry(t.clone()).or_insert(id as u32);
-        }
+        let texts = SymbolTexts::new(&symbol_text);
+        drop(symbol_text);
         let mut nodes = Vec::with_capacity(total);
         let mut starts: Vec<u32> = words.starts.iter().map(|&s| s as u32).collect();
         starts.push(total as u32);
@@ -539,9 +552,8 @@ impl Trainer {
             nodes,
             counts: words.counts,
             starts,
-            symbol_text,
+            texts,
             units,
-            text_ids,
             pairs: LivePairs::default(),
             left_slots: Vec::new(),
             right_slots: Vec::new(),
@@ -554,6 +566,8 @@ impl Trainer {
             rule,
             grown: Vec::new(),
             shrunk: Vec::new(),
+            notes: Vec::new(),
+            parallel: parallel_knobs(),
         };
         t.count_all_pairs(max_symbol.map_or(0, |m| m as usize + 1))?;
         Ok(t)
@@ -616,7 +630,7 @@ impl Trainer {
         };
         let entry = Entry { count: info.count, tie, pair };
         if self.rule.by_text() {
-            let (l, r) = (&self.symbol_text[pair.0 as usize], &self.symbol_text[pair.1 as usize]);
+            let (l, r) = (self.texts.get(pair.0), self.texts.get(pair.1));
             let mut text = Vec::with_capacity(l.len() + r.len());
             let split = if self.rule == TieBreak::MaxString {
                 text.extend(l.iter().chain(r).map(|&b| self.order[b as usize]));
@@ -713,8 +727,9 @@ impl Trainer {
     #[inline]
     fn neighbour_slots(&mut self, x: u32, left: bool, pair: Pair, new_id: u32, p: Pos) -> NeighbourSlots {
         let cache = if left { &mut self.left_slots } else { &mut self.right_slots };
-        let cached = cache[x as usize];
-        if cached.epoch == self.epoch {
+        let at = x as usize & (cache.len() - 1);
+        let cached = cache[at];
+        if cached.epoch == self.epoch && cached.sym == x {
             return cached;
         }
         let (old, new) = if left { ((x, pair.0), (x, new_id)) } else { ((pair.1, x), (new_id, x)) };
@@ -722,9 +737,9 @@ impl Trainer {
         let old = self.pairs.get(old).unwrap_or(NONE);
         let s = self.pairs.slot(new, p);
         self.grown.push((new, s));
-        let slots = NeighbourSlots { epoch: self.epoch, old, new: s };
+        let slots = NeighbourSlots { sym: x, epoch: self.epoch, old, new: s };
         let cache = if left { &mut self.left_slots } else { &mut self.right_slots };
-        cache[x as usize] = slots;
+        cache[at] = slots;
         slots
     }
 
@@ -760,29 +775,14 @@ impl Trainer {
     /// Count of the word holding position `p` (for counts of 2^32 - 1 or more).
     #[cold]
     fn word_count(&self, p: Pos) -> u64 {
-        self.counts[self.starts.partition_point(|&s| s <= p) - 1]
+        word_count(&self.starts, &self.counts, p)
     }
 
-    /// Replaces `pair` by `new_id` at its positions, left to right without
-    /// overlap inside each word, and updates the pair counts around each
-    /// occurrence. Only the merged positions and their neighbours are touched.
-    /// Returns how many symbols the words lost (occurrences times word counts).
-    fn apply_merge(&mut self, pair: Pair, new_id: u32) -> u128 {
+    /// The one-thread merge: rewrites each occurrence at `pos` (sorted) and
+    /// updates the pair counts around it, one occurrence after another.
+    fn merge_serial(&mut self, pos: &[Pos], pair: Pair, new_id: u32) -> u128 {
         let (a, b) = pair;
-        // absent: a merge chosen from another corpus (parity training)
-        let Some(mut list) = self.pairs.remove(pair) else { return 0 };
         let mut merged: u128 = 0;
-        let mut pos = std::mem::take(&mut self.scratch);
-        pos.clear();
-        self.arena.take_into(&mut list, &mut pos);
-        let n_symbols = self.symbol_text.len();
-        let unset = NeighbourSlots { epoch: 0, old: NONE, new: NONE };
-        self.left_slots.resize(n_symbols, unset);
-        self.right_slots.resize(n_symbols, unset);
-        self.epoch += 1;
-        // increasing positions: left to right in each word, so of two
-        // overlapping occurrences ("aaa") the left one merges
-        pos.sort_unstable();
         for (i, &p) in pos.iter().enumerate() {
             // the positions are spread over the whole array: fetch ahead
             if let Some(&ahead) = pos.get(i + PREFETCH) {
@@ -818,6 +818,103 @@ impl Trainer {
             self.nodes[p as usize].next = r;
             self.nodes[q as usize].sym = DEAD;
         }
+        merged
+    }
+
+    /// How many runs a merge of `n` positions is cut into (1: the serial loop).
+    fn parallel_chunks(&self, n: usize) -> usize {
+        let (min, runs) = self.parallel;
+        if n < min.max(2) {
+            return 1;
+        }
+        let runs = if runs == 0 { crate::parallel::threads() } else { runs };
+        runs.min(n)
+    }
+
+    /// The many-thread merge: the sorted positions are cut at word starts
+    /// into `chunks` runs, each owning its words' nodes, rewritten in
+    /// parallel (`rewrite_chunk`), each run noting its occurrences with
+    /// their neighbours in order. The pair counts are then updated from
+    /// the runs' notes in run order: the same updates in the same order
+    /// as `merge_serial`, so the result is identical.
+    fn merge_parallel(&mut self, pos: &[Pos], pair: Pair, new_id: u32, chunks: usize) -> u128 {
+        let (a, b) = pair;
+        let mut notes = std::mem::take(&mut self.notes);
+        notes.resize_with(chunks, Vec::new);
+        {
+            let starts = &self.starts;
+            let counts = &self.counts;
+            // node ranges [cut_k, cut_k+1) and position ranges, cut at word starts
+            let word_start = |p: Pos| starts[starts.partition_point(|&s| s <= p) - 1];
+            let mut runs: Vec<Run> = Vec::with_capacity(chunks);
+            let mut rest: &mut [Node] = &mut self.nodes;
+            let (mut node_lo, mut pos_lo) = (0 as Pos, 0usize);
+            let mut notes_iter = notes.iter_mut();
+            for k in 1..=chunks {
+                let (node_hi, pos_hi) = if k == chunks {
+                    (node_lo + rest.len() as Pos, pos.len())
+                } else {
+                    let cut = word_start(pos[pos.len() * k / chunks]).max(node_lo);
+                    (cut, pos_lo + pos[pos_lo..].partition_point(|&p| p < cut))
+                };
+                let (mine, tail) = std::mem::take(&mut rest).split_at_mut((node_hi - node_lo) as usize);
+                rest = tail;
+                let out = notes_iter.next().expect("one note list per run");
+                out.clear();
+                runs.push(Run { nodes: mine, base: node_lo, pos: &pos[pos_lo..pos_hi], out });
+                (node_lo, pos_lo) = (node_hi, pos_hi);
+            }
+            crate::parallel::map_mut(&mut runs, |run| rewrite_chunk(run, pair, new_id, starts, counts));
+        }
+        let mut merged: u128 = 0;
+        for run in &notes {
+            for o in run {
+                merged += u128::from(o.count);
+                if o.left != BARRIER {
+                    let slots = self.neighbour_slots(o.left, true, pair, new_id, o.l);
+                    self.remove_occurrence((o.left, a), slots.old, o.l, o.count);
+                    self.add_occurrence(slots.new, o.l, o.count);
+                }
+                if o.right != BARRIER {
+                    let slots = self.neighbour_slots(o.right, false, pair, new_id, o.p);
+                    self.remove_occurrence((b, o.right), slots.old, o.q, o.count);
+                    self.add_occurrence(slots.new, o.p, o.count);
+                }
+            }
+        }
+        self.notes = notes;
+        merged
+    }
+
+    /// Replaces `pair` by `new_id` at its positions, left to right without
+    /// overlap inside each word, and updates the pair counts around each
+    /// occurrence. Only the merged positions and their neighbours are touched.
+    /// Returns how many symbols the words lost (occurrences times word counts).
+    ///
+    /// A merge with many positions rewrites its words on every thread
+    /// (`rewrite_parallel`); the pair counts are then updated from the
+    /// occurrences in position order, exactly as the one-thread loop does.
+    fn apply_merge(&mut self, pair: Pair, new_id: u32) -> u128 {
+        // absent: a merge chosen from another corpus (parity training)
+        let Some(mut list) = self.pairs.remove(pair) else { return 0 };
+        let mut pos = std::mem::take(&mut self.scratch);
+        pos.clear();
+        self.arena.take_into(&mut list, &mut pos);
+        let cache = self.texts.len().next_power_of_two().min(SLOT_CACHE);
+        let unset = NeighbourSlots { sym: NONE, epoch: 0, old: NONE, new: NONE };
+        self.left_slots.resize(cache, unset);
+        self.right_slots.resize(cache, unset);
+        self.epoch += 1;
+        // increasing positions: left to right in each word, so of two
+        // overlapping occurrences ("aaa") the left one merges
+        let chunks = self.parallel_chunks(pos.len());
+        let merged = if chunks > 1 {
+            crate::parallel::sort_unstable(&mut pos);
+            self.merge_parallel(&pos, pair, new_id, chunks)
+        } else {
+            pos.sort_unstable();
+            self.merge_serial(&pos, pair, new_id)
+        };
         self.scratch = pos;
         // the merged pair is gone for good (its symbols never meet again)
         if let Some(mut list) = self.pairs.remove(pair) {
@@ -858,11 +955,7 @@ impl Trainer {
     /// occurs: the pair may be absent, when it was chosen elsewhere). Returns
     /// how many symbols the words lost, counts included.
     pub fn merge(&mut self, pair: (u32, u32)) -> u128 {
-        let merge_id = self.symbol_text.len() as u32;
-        let mut text = self.symbol_text[pair.0 as usize].clone();
-        text.extend_from_slice(&self.symbol_text[pair.1 as usize]);
-        let new_id = *self.text_ids.entry(text.clone()).or_insert(merge_id);
-        self.symbol_text.push(text);
+        let new_id = self.texts.push_concat(pair.0, pair.1);
         self.units.push(self.units[pair.0 as usize] + self.units[pair.1 as usize]);
         self.apply_merge(pair, new_id)
     }
@@ -897,6 +990,91 @@ impl Trainer {
         }
         (merges, reason)
     }
+}
+
+/// Count of the word holding position `p`, from the words' starts and counts.
+#[cold]
+fn word_count(starts: &[u32], counts: &[u64], p: Pos) -> u64 {
+    counts[starts.partition_point(|&s| s <= p) - 1]
+}
+
+/// One merged occurrence at `p` (its right symbol at `q`), with its left
+/// neighbour symbol at `l` and its right neighbour symbol, as they were
+/// just before it merged (`BARRIER`: none, or a barrier).
+#[derive(Clone, Copy)]
+struct Occurrence {
+    left: u32,
+    l: Pos,
+    right: u32,
+    p: Pos,
+    q: Pos,
+    count: u64,
+}
+
+/// One run of a parallel merge: the nodes of whole words (`nodes[0]` is
+/// position `base`), the merged pair's positions among them, and the
+/// occurrences it merged, in order.
+struct Run<'a> {
+    nodes: &'a mut [Node],
+    base: Pos,
+    pos: &'a [Pos],
+    out: &'a mut Vec<Occurrence>,
+}
+
+/// Merges `pair` into `new_id` at the run's positions, left to right
+/// without overlap (as `Trainer::merge_serial` rewrites nodes), noting each
+/// occurrence with its neighbours.
+fn rewrite_chunk(run: &mut Run, pair: Pair, new_id: u32, starts: &[u32], counts: &[u64]) {
+    let base = run.base as usize;
+    let nodes = &mut *run.nodes;
+    let out = &mut *run.out;
+    let at = |p: Pos| p as usize - base;
+    for (i, &p) in run.pos.iter().enumerate() {
+        if let Some(&ahead) = run.pos.get(i + PREFETCH) {
+            prefetch(&nodes[at(ahead)]);
+        }
+        let node = nodes[at(p)];
+        if node.sym != pair.0 || node.next == NONE || nodes[at(node.next)].sym != pair.1 {
+            continue;
+        }
+        let q = node.next;
+        let count = if node.count != BIG_COUNT { u64::from(node.count) } else { word_count(starts, counts, p) };
+        let l = node.prev;
+        let left = if l != NONE { nodes[at(l)].sym } else { BARRIER };
+        let r = nodes[at(q)].next;
+        let right = if r != NONE {
+            let right = nodes[at(r)].sym;
+            nodes[at(r)].prev = p;
+            right
+        } else {
+            BARRIER
+        };
+        nodes[at(p)].sym = new_id;
+        nodes[at(p)].next = r;
+        nodes[at(q)].sym = DEAD;
+        out.push(Occurrence { left, l, right, p, q, count });
+    }
+}
+
+/// Merges with at least this many positions run on every thread (set by
+/// `set_parallel_merge`; fewer positions cost less than a fork-join).
+const PARALLEL_MIN_POSITIONS: usize = 1024;
+static PARALLEL_MIN: AtomicUsize = AtomicUsize::new(PARALLEL_MIN_POSITIONS);
+/// Runs per parallel merge (0: one per thread).
+static PARALLEL_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets the parallel merge's knobs: merges with at least `min_positions`
+/// positions run in `runs` runs (0: one per thread; a merge runs on one
+/// thread when that is 1). Returns the previous setting. Training's result
+/// never depends on it: tests lower the threshold so small corpora take
+/// the parallel path.
+pub fn set_parallel_merge(min_positions: usize, runs: usize) -> (usize, usize) {
+    (PARALLEL_MIN.swap(min_positions, AtomicOrdering::Relaxed), PARALLEL_RUNS.swap(runs, AtomicOrdering::Relaxed))
+}
+
+/// The knobs as `set_parallel_merge` left them: (least positions, runs).
+fn parallel_knobs() -> (usize, usize) {
+    (PARALLEL_MIN.load(AtomicOrdering::Relaxed), PARALLEL_RUNS.load(AtomicOrdering::Relaxed))
 }
 
 /// Largest dense table of initial pairs (4 bytes each): 256 x 256 bytes and
@@ -946,7 +1124,8 @@ mod tests {
     fn run(words: &[(&str, u64)], rule: TieBreak, n: usize) -> Vec<String> {
         let (tw, text) = chars(words);
         let t = Trainer::new(tw, text, rule, true).unwrap();
-        let mut names: Vec<String> = t.symbol_text.iter().map(|b| String::from_utf8(b.clone()).unwrap()).collect();
+        let mut names: Vec<String> =
+            (0..t.texts.len() as u32).map(|id| String::from_utf8(t.texts.get(id).to_vec()).unwrap()).collect();
         let cfg = TrainConfig { tie_break: rule, min_frequency: 1, max_merges: n, max_token_length: None };
         let (merges, _) = t.run(&cfg, |_, _| true);
         merges
@@ -982,6 +1161,54 @@ mod tests {
         let cfg = TrainConfig { tie_break: TieBreak::PairId, min_frequency: 1, max_merges: 3, max_token_length: None };
         let counts: Vec<u64> = t.run(&cfg, |_, _| true).0.iter().map(|m| m.count).collect();
         assert_eq!(counts, [(1 << 40) + u64::from(u32::MAX) + 12, 1 << 40, u64::from(u32::MAX)]);
+    }
+
+    /// Merges (left, right, count) of `words` with the merge loop cut into
+    /// `runs` runs for merges of at least `min` positions.
+    fn merges_with(words: &[(String, u64)], rule: TieBreak, parallel: (usize, usize)) -> Vec<Merge> {
+        let refs: Vec<(&str, u64)> = words.iter().map(|(w, c)| (w.as_str(), *c)).collect();
+        let (tw, text) = chars(&refs);
+        let mut t = Trainer::new(tw, text, rule, true).unwrap();
+        t.parallel = parallel;
+        let cfg = TrainConfig { tie_break: rule, min_frequency: 1, max_merges: usize::MAX, max_token_length: None };
+        t.run(&cfg, |_, _| true).0
+    }
+
+    #[test]
+    fn parallel_merges_equal_serial_ones() {
+        // tiny alphabets: overlapping pairs ("aaa"), ties and repeated
+        // neighbours on every step; runs cut at word starts, some empty
+        let mut rng = crate::testing::Rng(0x2545F4914F6CDD1Du64);
+        let mut next = move || rng.next();
+        for round in 0..300 {
+            let alphabet = ["a", "b", "c", "ab", "é"];
+            let n_words = 1 + (next() % 40) as usize;
+            let words: Vec<(String, u64)> = (0..n_words)
+                .map(|_| {
+                    let len = 1 + (next() % 12) as usize;
+                    let w: String = (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+                    // a few counts beyond 32 bits take the word-count lookup
+                    let count = if next() % 17 == 0 { u64::from(u32::MAX) + next() % 5 } else { 1 + next() % 9 };
+                    (w, count)
+                })
+                .collect();
+            for rule in [TieBreak::First, TieBreak::PairId, TieBreak::Alphabetical, TieBreak::MaxString] {
+                let serial = merges_with(&words, rule, (usize::MAX, 1));
+                for runs in [2, 3, 7] {
+                    let parallel = merges_with(&words, rule, (1 + round % 3, runs));
+                    assert_eq!(serial, parallel, "{rule:?}, {runs} runs, words {words:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parallel_merge_of_one_long_word() {
+        // one word: every run but the one holding it is empty
+        let words = vec![("ab".repeat(500) + &"a".repeat(301), 3u64), ("ba".into(), 1)];
+        let serial = merges_with(&words, TieBreak::First, (usize::MAX, 1));
+        assert_eq!(serial, merges_with(&words, TieBreak::First, (1, 4)));
+        assert!(serial.len() > 5);
     }
 
     #[test]
