@@ -25,7 +25,6 @@ Markdown table (MB/s, and each encoder / byte model).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -35,11 +34,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def _module(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+sys.path.insert(0, HERE)
+import bench_pipeline  # noqa: E402  (its documents and its module loader)
+
+_module = bench_pipeline._module
 
 
 def _best(fs, repeat):
@@ -68,7 +66,7 @@ def main(argv=None):
     import bytepair
     from bytepair import Tokenizer
 
-    docs, _ = _module(os.path.join(HERE, "bench_pipeline.py"), "bench_pipeline").documents(args.mb, "mixed")
+    docs, _ = bench_pipeline.documents(args.mb, "mixed")
     vocabs = _module(os.path.join(ROOT, "scripts", "get_vocabs.py"), "get_vocabs").get_vocabs()
     mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
 
