@@ -15,6 +15,8 @@ import re
 import subprocess
 import sys
 
+from childproc import with_fresh_peak
+
 import atheris  # noqa: F401  (the test extra installs it: a missing one fails here, never skips)
 import pytest
 
@@ -32,8 +34,8 @@ def test_atheris_fuzzes_every_loader(harness, tmp_path, record_property):
     counts = tmp_path / "counts.json"
     env = dict(os.environ, BYTEPAIR_FUZZ_COUNTS=str(counts), TMPDIR=str(tmp_path))
     proc = subprocess.run(
-        [sys.executable, str(FUZZ / harness), "all", f"-runs={RUNS}", "-seed=1", f"-artifact_prefix={tmp_path}/",
-         str(tmp_path / "corpus")],
+        with_fresh_peak([sys.executable, str(FUZZ / harness), "all", f"-runs={RUNS}", "-seed=1",
+                         f"-artifact_prefix={tmp_path}/", str(tmp_path / "corpus")]),
         capture_output=True, text=True, timeout=900, env=env, cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr[-5000:]
@@ -63,7 +65,7 @@ def test_crashes_found_stay_fixed(tmp_path, harness, folder):
     """
     inputs = sorted((DATA / folder).iterdir())
     assert inputs
-    proc = subprocess.run([sys.executable, str(harness), "all", *map(str, inputs)], capture_output=True,
+    proc = subprocess.run(with_fresh_peak([sys.executable, str(harness), "all", *map(str, inputs)]), capture_output=True,
                           text=True, timeout=600, cwd=tmp_path, env=dict(os.environ, TMPDIR=str(tmp_path)))
     assert proc.returncode == 0, proc.stderr[-5000:]
     assert proc.stderr.count("Executed ") == len(inputs), proc.stderr[-2000:]
