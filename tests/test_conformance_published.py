@@ -28,7 +28,7 @@ CASES = cases()
 N = 250
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)  # one tokenizer and its oracle at a time: all 24 held ~1.6 GB in the test process
 def loaded(name):
     return CASES[name].load()
 
