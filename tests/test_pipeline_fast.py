@@ -1,5 +1,5 @@
 """The string-free route of byte-level pipelines (src/pipeline/fast.rs: one
-regex split, then bytes looked up in the per-thread piece cache) against
+regex split or several, then bytes looked up in the per-thread piece cache) against
 Hugging Face ``tokenizers`` on published tokenizer.json files: cold, warm
 (every text encoded twice, so the second pass is all cache hits), with a
 tiny cache (evictions on every text), in batches, and next to the offsets
@@ -35,7 +35,19 @@ def paths(tmp_path_factory):
     d["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     gpt2_shape = tmp_path_factory.mktemp("fast") / "bytelevel-regex.json"
     gpt2_shape.write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
-    return {"llama3": llama, "deepseek-v3": p["deepseek/tokenizer.json"], "bytelevel-regex": str(gpt2_shape)}
+    # several isolated splits in a row (DeepSeek V3's shape) under an empty normalizer Sequence: each later
+    # split runs on every piece of the one before, so its lookahead stops at the piece's end
+    d = json.loads(pathlib.Path(llama).read_text(encoding="utf-8"))
+    split = d["pre_tokenizer"]["pretokenizers"][0]
+    d["normalizer"] = {"type": "Sequence", "normalizers": []}
+    d["pre_tokenizer"]["pretokenizers"] = [
+        {"type": "Split", "pattern": {"Regex": "[ \\t]{2,}|\\p{P}"}, "behavior": "Isolated", "invert": False},
+        {"type": "Split", "pattern": {"Regex": "[0-9]{1,4}|e(?= )"}, "behavior": "Isolated", "invert": False},
+        split] + d["pre_tokenizer"]["pretokenizers"][1:]
+    splits = tmp_path_factory.mktemp("fast") / "split-sequence.json"
+    splits.write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
+    return {"llama3": llama, "deepseek-v3": p["deepseek/tokenizer.json"], "bytelevel-regex": str(gpt2_shape),
+            "split-sequence": str(splits)}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +56,7 @@ def texts(real_texts):
     return lines[:600] + EDGE + [real_texts[0][:8000]]
 
 
-@pytest.mark.parametrize("name", ["llama3", "deepseek-v3", "bytelevel-regex"])
+@pytest.mark.parametrize("name", ["llama3", "deepseek-v3", "bytelevel-regex", "split-sequence"])
 @pytest.mark.parametrize("cache_bytes", [4 << 20, 256])
 def test_fast_route_gives_hfs_ids_cold_and_warm(paths, texts, name, cache_bytes):
     tok = bytepair.Tokenizer.load(paths[name])

@@ -153,6 +153,8 @@ class PipelineTokenizer(Tokenizer):
     def _ordinary(self, text: str, allowed: Any, disallowed: Any) -> bool:
         """Whether ``text`` is encoded with special tokens' text as text,
         by tiktoken's rules for ``allowed`` / ``disallowed``."""
+        if isinstance(allowed, str) and allowed == "all":
+            return False  # every special token allowed (HF's default): no per-call scan of the table
         specials = self._added[1].keys()  # the table itself: no copy per call
         allowed_set = specials if allowed == "all" else set(allowed)
         if specials <= allowed_set:

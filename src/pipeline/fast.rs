@@ -1,12 +1,13 @@
 //! A route for the most common byte-level shape that builds no
-//! intermediate strings: no normalizer, and a pre-tokenizer that is one
-//! regex split (`Split(regex, "isolated")` followed by
-//! `ByteLevel(add_prefix_space=false, use_regex=false)`, as in Llama 3,
-//! DeepSeek and Qwen 2, or `ByteLevel(add_prefix_space=false)` with its own
-//! regex, as in GPT-2). Each regex piece's raw bytes key the per-thread
-//! piece cache (`Bpe::tokenize_raw_in`); only a miss maps the bytes to
-//! byte-level chars and merges. Used when no offsets are asked for; the
-//! ids are those of the general route (the same pieces, the same model).
+//! intermediate strings: no normalizer (or an empty `Sequence`), and a
+//! pre-tokenizer that is one regex split (`Split(regex, "isolated")`
+//! followed by `ByteLevel(add_prefix_space=false, use_regex=false)`, as in
+//! Llama 3 and Qwen 2; or several such splits in a row, as DeepSeek V3's
+//! three; or `ByteLevel(add_prefix_space=false)` with its own regex, as in
+//! GPT-2). Each regex piece's raw bytes key the per-thread piece cache
+//! (`Bpe::tokenize_raw_in`); only a miss maps the bytes to byte-level chars
+//! and merges. Used when no offsets are asked for; the ids are those of the
+//! general route (the same pieces, the same model).
 
 use super::bpe::Bpe;
 use super::normalizer::Normalizer;
@@ -16,24 +17,63 @@ use crate::error::Result;
 
 #[derive(Debug, Clone)]
 pub(crate) struct ByteLevelSplit {
+    /// The first split's pattern; `then` are the later isolated splits of a
+    /// `Sequence` (DeepSeek V3 has three), each run on every piece of the
+    /// one before it, as Hugging Face's `Sequence` does.
     pattern: CompiledPattern,
+    then: Vec<CompiledPattern>,
+}
+
+/// An empty normalizer `Sequence` (DeepSeek V3's) changes nothing.
+fn is_identity(n: &Normalizer) -> bool {
+    matches!(n, Normalizer::Sequence(items) if items.iter().all(is_identity))
 }
 
 impl ByteLevelSplit {
     /// The route, when the pipeline has this shape.
     pub(crate) fn of(normalizer: Option<&Normalizer>, pre: Option<&PreTokenizer>) -> Option<ByteLevelSplit> {
-        if normalizer.is_some() {
+        if normalizer.is_some_and(|n| !is_identity(n)) {
             return None;
         }
-        let pattern = match pre? {
-            PreTokenizer::ByteLevel { add_prefix_space: false, regex: Some(re @ CompiledPattern::Regex(_)) } => re,
+        match pre? {
+            PreTokenizer::ByteLevel { add_prefix_space: false, regex: Some(re @ CompiledPattern::Regex(_)) } => {
+                Some(ByteLevelSplit { pattern: re.clone(), then: Vec::new() })
+            }
             PreTokenizer::Sequence(items) => match items.as_slice() {
-                [PreTokenizer::Split { pattern: re @ CompiledPattern::Regex(_), behavior: Behavior::Isolated, invert: false }, PreTokenizer::ByteLevel { add_prefix_space: false, regex: None }] => re,
-                _ => return None,
+                [splits @ .., PreTokenizer::ByteLevel { add_prefix_space: false, regex: None }] if !splits.is_empty() => {
+                    let mut patterns = splits
+                        .iter()
+                        .map(|p| match p {
+                            PreTokenizer::Split {
+                                pattern: re @ CompiledPattern::Regex(_),
+                                behavior: Behavior::Isolated,
+                                invert: false,
+                            } => Some(re.clone()),
+                            _ => None,
+                        })
+                        .collect::<Option<Vec<_>>>()?;
+                    let pattern = patterns.remove(0);
+                    Some(ByteLevelSplit { pattern, then: patterns })
+                }
+                _ => None,
             },
-            _ => return None,
+            _ => None,
+        }
+    }
+
+    /// Calls `f` on every non-empty piece of `text[a..b]` under the splits
+    /// `rest` (the whole range when there are none).
+    fn pieces(rest: &[CompiledPattern], text: &str, a: usize, b: usize, f: &mut impl FnMut(usize, usize) -> Result<()>) -> Result<()> {
+        let Some((first, rest)) = rest.split_first() else {
+            return f(a, b);
         };
-        Some(ByteLevelSplit { pattern: pattern.clone() })
+        // "isolated": every range, matched or not, is a piece of its own
+        for ((s, e), _) in first.find_matches(&text[a..b])? {
+            if s < e {
+                Self::pieces(rest, text, a + s, a + e, f)?;
+            }
+        }
+        Ok(())
     }
 
     /// Appends the ids of one text segment (no added tokens in it).
@@ -45,9 +85,10 @@ impl ByteLevelSplit {
         // this thread's piece cache is borrowed once for the whole text
         let matches = self.pattern.find_matches(text)?;
         let mut body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| -> Result<()> {
+            let mut piece = |a: usize, b: usize| model.tokenize_raw_in(cache.as_deref_mut(), &text.as_bytes()[a..b], ids);
             for &((a, b), _) in &matches {
                 if a < b {
-                    model.tokenize_raw_in(cache.as_deref_mut(), &text.as_bytes()[a..b], ids)?;
+                    Self::pieces(&self.then, text, a, b, &mut piece)?;
                 }
             }
             Ok(())
