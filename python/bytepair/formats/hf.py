@@ -695,6 +695,8 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     d = parse_json(text, path)
     del text  # the file's text goes before anything is built from it (a big vocabulary's peak)
     post = d.get("post_processor") if isinstance(d, dict) else None
+    if isinstance(post, dict) and post.get("type") == "Sequence" and not isinstance(post.get("processors"), list):
+        raise FormatError(f"{path}: post_processor.processors: expected a list")  # as the pipeline's loader says
     if pattern is None and special_tokens is None and (_adds_tokens(post) or _trims_offsets(post)):
         # encode(text, add_special_tokens=True) must add them, and offsets be trimmed as HF trims them:
         # only the pipeline runs post-processors
@@ -719,7 +721,8 @@ def _adds_tokens(post: Any) -> bool:
     if not isinstance(post, dict):
         return False
     if post.get("type") == "Sequence":
-        return any(_adds_tokens(p) for p in post.get("processors") or [])
+        procs = post.get("processors")
+        return isinstance(procs, list) and any(_adds_tokens(p) for p in procs)
     return post.get("type") in ("TemplateProcessing", "RobertaProcessing", "BertProcessing")
 
 
@@ -729,7 +732,8 @@ def _trims_offsets(post: Any) -> bool:
     if not isinstance(post, dict):
         return False
     if post.get("type") == "Sequence":
-        return any(_trims_offsets(p) for p in post.get("processors") or [])
+        procs = post.get("processors")
+        return isinstance(procs, list) and any(_trims_offsets(p) for p in procs)
     return post.get("type") == "ByteLevel" and bool(post.get("trim_offsets", True))
 
 
