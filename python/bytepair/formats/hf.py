@@ -276,14 +276,17 @@ def as_pipeline(tok: Any) -> PipelineSpec:
     regex or a prefix space), a ``BPE`` model over byte-level strings with
     ``ignore_merges`` and a ``ByteLevel`` decoder; a char model is a ``BPE``
     model with ``end_of_word_suffix`` (its fused marker) and a ``BPEDecoder``
-    (no marker: ``Fuse``, the pieces joined). Special tokens are added tokens.
+    (no marker: ``Fuse``, the pieces joined), with ``byte_fallback``
+    (``ByteFallback`` decoder first) and ``unk_token`` when the model has them.
+    Special tokens are added tokens.
 
     What no pipeline runs exactly is refused with a ``FormatError`` naming it
     (docs/decisions.md, "A byte or char model as a pipeline"): a separate
-    end-of-word marker (the seeds' layout), byte fallback, an unknown token,
-    merges that remake a symbol an earlier merge uses, ``add_prefix_space``
-    with a pattern other than HF's GPT-2 regex, a multi-byte token no merge
-    makes. A pipeline's own description is returned as it is.
+    end-of-word marker (the seeds' layout), byte fallback together with a
+    fused marker, merges that remake a symbol an earlier merge uses, two ids
+    with one token, ``add_prefix_space`` with a pattern other than HF's GPT-2
+    regex, a multi-byte token no merge makes. A pipeline's own description
+    is returned as it is.
 
     >>> import bytepair
     >>> tok = bytepair.Tokenizer.train("hello hello world", vocab_size=262)
