@@ -399,7 +399,39 @@ def _added(d: Dict[str, Any], vocab: Dict[str, int], fail: _Fail) -> Dict[str, i
             )
         out[t["content"]] = id_
         top = max(top, id_)
+    _check_match_order(raw, fail)
     return out
+
+
+def _check_match_order(raw: List[Any], fail: _Fail) -> None:
+    """Hugging Face matches the added tokens with ``normalized=false`` first
+    and the others in the gaps left; the byte model matches all of them in
+    one leftmost-longest pass, which is the same unless a token of one kind
+    can overlap one of the other in some text (one holds the other, or one
+    ends with the other's start): then a FormatError (the pipeline runs it)."""
+    kinds: Tuple[set, set] = (set(), set())
+    for t in raw:
+        if t["content"]:
+            kinds[bool(t.get("normalized", True))].add(t["content"])
+    first, second = kinds
+    if not first or not second:
+        return
+    # characters compared; past it (or past 50,000 pairs), refused: the pipeline engine runs every file exactly
+    budget = 1_000_000 if len(first) * len(second) <= 50_000 else -1
+    if budget < 0:
+        raise fail("too many added tokens with and without normalized=true to check that they never overlap")
+    for a in first:
+        for b in second:
+            budget -= len(a) + len(b) + min(len(a), len(b)) ** 2
+            if budget < 0:
+                raise fail("too many or too long added tokens with and without normalized=true to check "
+                           "that they never overlap")
+            if a in b or b in a or any(a.endswith(b[:k]) or b.endswith(a[:k])
+                                       for k in range(1, min(len(a), len(b)))):
+                raise fail(
+                    f"the added tokens {a!r} (normalized=false) and {b!r} (normalized=true) can overlap; "
+                    "Hugging Face matches the first kind first, the byte model both at once"
+                )
 
 
 def _unsupported(kind: str, value: Any, why: str, fail: _Fail) -> FormatError:
