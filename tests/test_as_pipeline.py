@@ -265,3 +265,30 @@ def test_byte_core_of_a_pipeline_equals_its_pipeline_core(corpus, n, plain, temp
         ordinary = pipe._core.encode(text, False, True)
         assert pipe.encode_ordinary(text) == ordinary == pipe.encode_ordinary_batch([text])[0]
         assert pipe.count(text) == len(ordinary) == pipe.count_batch([text])[0]
+
+
+@pytest.mark.parametrize("tokens", [
+    [("<|a|>", True, False), ("x<|a", False, True)],  # a normalized token overlapping a special one's start
+    [("bc", True, False), ("abc", False, True)],      # a special token inside a normalized one
+    [("bc", False, False), ("abcd", False, True)],    # non-special, normalized=false, inside a normalized one
+    [("abcd", False, True), ("bc", False, False)],
+])
+@pytest.mark.parametrize("post", [None, {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                                         "use_regex": False}])
+def test_added_tokens_with_and_without_normalized_match_as_hf(tokens, post):
+    """Hugging Face matches the added tokens with ``normalized=false`` first, then the others in the gaps; one
+    leftmost-longest pass over all of them (the byte model's) differs where a token of one kind overlaps one
+    of the other, so such files are run by the pipeline engine: ids and offsets equal HF's (the byte model
+    route, ``post=None``, and the byte core of a ``PipelineTokenizer``, a trimming post-processor)."""
+    tok = Tokenizer.train("hello world " * 4, num_merges=6)
+    d = dict(tok.as_pipeline().description, post_processor=post)
+    size = len(d["model"]["vocab"])
+    d["added_tokens"] = [{"id": size + k, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": norm, "special": special} for k, (c, special, norm) in enumerate(tokens)]
+    text_json = json.dumps(d)
+    hf = tokenizers.Tokenizer.from_str(text_json)
+    ours = Tokenizer.from_spec(bytepair.formats.hf.loads(text_json))
+    for text in ["x<|a|>", "zx<|a|>y", "abcd", "xabcd", "abc bc", "abcdabcd"]:
+        e = hf.encode(text, add_special_tokens=False)
+        assert ours.encode(text, allowed_special="all") == e.ids, text
+        assert ours.encode_with_offsets(text, allowed_special="all") == (e.ids, e.offsets), text

@@ -134,3 +134,15 @@ def test_rerouted_files_still_write_tiktoken_and_gpt2(gpt2_roberta_layout, tmp_p
         assert enc.encode(text, allowed_special="all") == want
         for t in again:
             assert t.encode(text, allowed_special="all") == want
+
+
+@pytest.mark.parametrize("processors", [5, None, "ab", {"type": "ByteLevel"}])
+def test_a_sequence_post_processor_without_a_list_is_named(processors):
+    """A ``Sequence`` post-processor whose ``processors`` is not a list (HF refuses the file) is a one-line
+    ``FormatError`` naming the file and the field, not a ``TypeError`` from the routing."""
+    d = Tokenizer.train("hello world " * 4, num_merges=3).as_pipeline().description
+    d = dict(d, post_processor={"type": "Sequence", "processors": processors})
+    with pytest.raises(Exception, match="PostProcessorWrapper"):
+        tokenizers.Tokenizer.from_str(json.dumps(d))  # the oracle: not a valid file
+    with pytest.raises(hf_format.FormatError, match=r"^bad\.json: post_processor\.processors: expected a list$"):
+        hf_format.loads(json.dumps(d), "bad.json")

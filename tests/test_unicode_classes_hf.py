@@ -17,6 +17,7 @@ import pytest
 import tokenizers
 from tokenizers import Regex, pre_tokenizers
 
+from bytepair.errors import FormatError
 from bytepair.pipeline import from_hf_json
 
 TEXT = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000)
@@ -90,3 +91,26 @@ def test_normalizer_over_every_code_point(norm):
         a, b = got.split("|"), want.split("|")
         bad = [f"U+{ord(c):04X}" for c, x, y in zip(TEXT, a, b) if x != y][:8]
         pytest.fail(f"{len(a)} vs {len(b)} parts; first code points that differ: {bad}")
+
+
+ASCII = "".join(chr(cp) for cp in range(0x20, 0x7F)) + "\t\n"
+
+
+@pytest.mark.parametrize("cls", [r"[a~~b]", r"[~~]", r"[!-~~]", r"[+--]", r"[--/]", r"[a-z--]", r"[\w--\d]"])
+def test_class_set_operators_of_fancy_regex(cls):
+    """``--`` and ``~~`` are class difference and symmetric difference in fancy-regex but text (or ranges) in
+    Oniguruma: a class holding them is run with HF's meaning or refused naming the regex, never with
+    fancy-regex's."""
+    pre = {"type": "Split", "pattern": {"Regex": cls}, "behavior": "Removed", "invert": False}
+    try:
+        hf = pre_tokenizers.Split(Regex(cls), behavior="removed")
+    except Exception:  # Oniguruma refuses it too
+        hf = None
+    try:
+        tok = _bytepair(pre)
+    except FormatError as e:
+        assert repr(cls) in str(e) and "\n" not in str(e)
+        return
+    assert hf is not None, f"{cls}: Oniguruma refuses it, bytepair loaded it"
+    left_hf = set("".join(p for p, _ in hf.pre_tokenize_str(ASCII)))
+    assert set("".join(_pieces(tok, ASCII))) == left_hf, cls

@@ -325,7 +325,12 @@ class PipelineTokenizer(Tokenizer):
 
     def to_tiktoken(self, name: Optional[str] = None) -> Any:
         """A ``tiktoken.Encoding`` with the same ids, when the pipeline is
-        exactly a byte-model configuration (its byte model's); else ``FormatError``."""
+        exactly a byte-model configuration (its byte model's); else ``FormatError``.
+
+        >>> pipe = Tokenizer.from_spec(Tokenizer.train("ab ab", num_merges=1).as_pipeline())
+        >>> pipe.to_tiktoken("tiny").encode("ab ab") == pipe.encode("ab ab")
+        True
+        """
         if self._byte_spec is None:
             raise FormatError("a Hugging Face pipeline cannot be written as a tiktoken Encoding")
         return Tokenizer(self._byte_spec).to_tiktoken(name)

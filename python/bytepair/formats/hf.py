@@ -276,14 +276,17 @@ def as_pipeline(tok: Any) -> PipelineSpec:
     regex or a prefix space), a ``BPE`` model over byte-level strings with
     ``ignore_merges`` and a ``ByteLevel`` decoder; a char model is a ``BPE``
     model with ``end_of_word_suffix`` (its fused marker) and a ``BPEDecoder``
-    (no marker: ``Fuse``, the pieces joined). Special tokens are added tokens.
+    (no marker: ``Fuse``, the pieces joined), with ``byte_fallback``
+    (``ByteFallback`` decoder first) and ``unk_token`` when the model has them.
+    Special tokens are added tokens.
 
     What no pipeline runs exactly is refused with a ``FormatError`` naming it
     (docs/decisions.md, "A byte or char model as a pipeline"): a separate
-    end-of-word marker (the seeds' layout), byte fallback, an unknown token,
-    merges that remake a symbol an earlier merge uses, ``add_prefix_space``
-    with a pattern other than HF's GPT-2 regex, a multi-byte token no merge
-    makes. A pipeline's own description is returned as it is.
+    end-of-word marker (the seeds' layout), byte fallback together with a
+    fused marker, merges that remake a symbol an earlier merge uses, two ids
+    with one token, ``add_prefix_space`` with a pattern other than HF's GPT-2
+    regex, a multi-byte token no merge makes. A pipeline's own description
+    is returned as it is.
 
     >>> import bytepair
     >>> tok = bytepair.Tokenizer.train("hello hello world", vocab_size=262)
@@ -396,7 +399,39 @@ def _added(d: Dict[str, Any], vocab: Dict[str, int], fail: _Fail) -> Dict[str, i
             )
         out[t["content"]] = id_
         top = max(top, id_)
+    _check_match_order(raw, fail)
     return out
+
+
+def _check_match_order(raw: List[Any], fail: _Fail) -> None:
+    """Hugging Face matches the added tokens with ``normalized=false`` first
+    and the others in the gaps left; the byte model matches all of them in
+    one leftmost-longest pass, which is the same unless a token of one kind
+    can overlap one of the other in some text (one holds the other, or one
+    ends with the other's start): then a FormatError (the pipeline runs it)."""
+    kinds: Tuple[set, set] = (set(), set())
+    for t in raw:
+        if t["content"]:
+            kinds[bool(t.get("normalized", True))].add(t["content"])
+    first, second = kinds
+    if not first or not second:
+        return
+    # characters compared; past it (or past 50,000 pairs), refused: the pipeline engine runs every file exactly
+    budget = 1_000_000 if len(first) * len(second) <= 50_000 else -1
+    if budget < 0:
+        raise fail("too many added tokens with and without normalized=true to check that they never overlap")
+    for a in first:
+        for b in second:
+            budget -= len(a) + len(b) + min(len(a), len(b)) ** 2
+            if budget < 0:
+                raise fail("too many or too long added tokens with and without normalized=true to check "
+                           "that they never overlap")
+            if a in b or b in a or any(a.endswith(b[:k]) or b.endswith(a[:k])
+                                       for k in range(1, min(len(a), len(b)))):
+                raise fail(
+                    f"the added tokens {a!r} (normalized=false) and {b!r} (normalized=true) can overlap; "
+                    "Hugging Face matches the first kind first, the byte model both at once"
+                )
 
 
 def _unsupported(kind: str, value: Any, why: str, fail: _Fail) -> FormatError:
@@ -695,6 +730,8 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     d = parse_json(text, path)
     del text  # the file's text goes before anything is built from it (a big vocabulary's peak)
     post = d.get("post_processor") if isinstance(d, dict) else None
+    if isinstance(post, dict) and post.get("type") == "Sequence" and not isinstance(post.get("processors"), list):
+        raise FormatError(f"{path}: post_processor.processors: expected a list")  # as the pipeline's loader says
     if pattern is None and special_tokens is None and (_adds_tokens(post) or _trims_offsets(post)):
         # encode(text, add_special_tokens=True) must add them, and offsets be trimmed as HF trims them:
         # only the pipeline runs post-processors
@@ -719,7 +756,8 @@ def _adds_tokens(post: Any) -> bool:
     if not isinstance(post, dict):
         return False
     if post.get("type") == "Sequence":
-        return any(_adds_tokens(p) for p in post.get("processors") or [])
+        procs = post.get("processors")
+        return isinstance(procs, list) and any(_adds_tokens(p) for p in procs)
     return post.get("type") in ("TemplateProcessing", "RobertaProcessing", "BertProcessing")
 
 
@@ -729,7 +767,8 @@ def _trims_offsets(post: Any) -> bool:
     if not isinstance(post, dict):
         return False
     if post.get("type") == "Sequence":
-        return any(_trims_offsets(p) for p in post.get("processors") or [])
+        procs = post.get("processors")
+        return isinstance(procs, list) and any(_trims_offsets(p) for p in procs)
     return post.get("type") == "ByteLevel" and bool(post.get("trim_offsets", True))
 
 

@@ -22,7 +22,9 @@ holds ``²³¹¼½¾`` and not the joiners U+200C/U+200D, a ``\\w`` inside a cla
 only lacks the joiners; POSIX brackets (``[[:alpha:]]``...) and
 ``\\p{Graph}``/``\\p{Print}``/``\\p{XDigit}`` are Unicode classes; a bare
 ``\\p{..}`` is not case-folded under ``(?i)``; ``\\pL`` (no braces) is the
-text ``pL``. ``\\b`` and ``\\B`` are refused.
+text ``pL``. ``\\b`` and ``\\B`` are refused. Inside a class, fancy-regex's
+set operators are Oniguruma's text: ``~~`` is escaped, ``--`` (a range or
+text in Oniguruma) refused.
 
 Constructs whose meaning differs in ways not handled here (other inline
 flags, ``\\Z``, ``\\R``, ``\\X``, ``\\K``, ``\\G``, back-references and
@@ -184,6 +186,13 @@ def _class_fancy(cls: str) -> str:
                 out.append("\\]")
                 k += 1
             continue
+        if c == "~" and cls.startswith("~~", k):  # fancy-regex's symmetric difference, Oniguruma's text
+            out.append("\\~\\~")
+            k += 2
+            continue
+        if c == "-" and cls.startswith("--", k):  # fancy-regex's difference; in Oniguruma a range or text
+            raise ValueError(f"the class {cls!r} holds '--', which means different things in Oniguruma "
+                             "and fancy-regex (write a lone '-' as '\\-')")
         if c == "]":
             depth -= 1
         out.append(c)
