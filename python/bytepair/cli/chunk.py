@@ -27,7 +27,7 @@ from typing import TextIO
 from bytepair._io import atomic_open
 from bytepair.chunking import chunk_spans
 from bytepair.cli.common import expand_paths, load, read_input
-from bytepair.cli.options import tokenizer_options, wrap
+from bytepair.cli.options import add_described, tokenizer_options, wrap
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -47,8 +47,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser(
-        "chunk",
+    p = add_described(
+        sub, "chunk",
         help="cut texts into chunks of at most N tokens (JSON lines)",
         description=wrap(
             "Cut each FILE (one document; - or nothing: standard input) into chunks of at most N tokens, "
@@ -62,7 +62,6 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
             "  bytepair chunk -t tok.json README.md --max-tokens 512\n"
             "  bytepair chunk -t tokenizer.json 'docs/**/*.md' --max-tokens 256 --overlap 32 -o chunks.jsonl"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     tokenizer_options(p)
     p.add_argument("files", nargs="*", metavar="FILE", help="text files or glob patterns (default: standard input)")

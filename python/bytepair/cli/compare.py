@@ -58,7 +58,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 from bytepair._io import atomic_write_bytes
 from bytepair.cli._pieces import pieces
 from bytepair.cli.common import expand_paths, labels, load, read_input
-from bytepair.cli.options import CliError, tokenizer_options, wrap
+from bytepair.cli.options import CliError, add_described, tokenizer_options, wrap
 from bytepair.parity import gini
 
 _SKIP = {"FULLWIDTH", "HALFWIDTH", "MODIFIER", "SMALL", "MATHEMATICAL"}
@@ -451,8 +451,8 @@ def parity_summary(rows: Sequence[Row], names: Sequence[str]) -> Dict[str, Dict[
 
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser(
-        "compare",
+    p = add_described(
+        sub, "compare",
         help="tokens per byte / word and whole-word share, per tokenizer, file and script",
         description=wrap(
             "For each tokenizer (-t, repeatable), each FILE, and each Unicode script in the file "
@@ -472,7 +472,6 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
             "  bytepair compare -t o200k.tiktoken --pattern o200k 'texts/*.txt' --json\n"
             "  bytepair compare -t a.json -t b.json texts/*.txt --plot costs.png"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     tokenizer_options(p, multiple=True)
     p.add_argument("files", nargs="+", metavar="FILE",

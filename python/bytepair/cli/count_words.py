@@ -19,7 +19,7 @@ import sys
 from typing import TextIO
 
 from bytepair.cli.common import dask_client, expand_paths, training_pattern
-from bytepair.cli.options import CliError, errors_option, progress_option, reading_options, wrap
+from bytepair.cli.options import CliError, add_described, errors_option, progress_option, reading_options, wrap
 from bytepair.counts import check_settings, count_words, merge_counts_with_header, save_counts
 from bytepair.training import resolve
 
@@ -67,9 +67,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser(
-        "count-words", help="count the words of files into a counts file",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_described(
+        sub, "count-words", help="count the words of files into a counts file",
         description=wrap(
             "Count the words (pre-tokenizer pieces) of FILEs, read a block at a time, and write the table "
             "(word, count, in order of first appearance) as a counts file (gzip-compressed if OUT ends in "

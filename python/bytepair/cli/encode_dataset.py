@@ -18,7 +18,7 @@ import sys
 from typing import Any, TextIO
 
 from bytepair.cli.common import dask_client, expand_paths, load
-from bytepair.cli.options import positive_float, progress_option, reading_options, tokenizer_options, wrap
+from bytepair.cli.options import add_described, positive_float, progress_option, reading_options, tokenizer_options, wrap
 from bytepair.dataset import encode_dataset, shard_dtype
 
 
@@ -42,9 +42,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser(
-        "encode-dataset", help="encode files into shards of token ids (.npy)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_described(
+        sub, "encode-dataset", help="encode files into shards of token ids (.npy)",
         description=wrap(
             "Encode the documents of FILEs (encode_ordinary, plus an end-of-text token with --append-eot) "
             "into OUTDIR: shard_NNNNNN.npy (token ids, uint16 when the vocabulary fits, else uint32; "

@@ -18,7 +18,7 @@ import json
 from typing import TextIO
 
 from bytepair.cli.common import load, text_arg
-from bytepair.cli.options import tokenizer_options, wrap
+from bytepair.cli.options import add_described, tokenizer_options, wrap
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -32,8 +32,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser(
-        "explain",
+    p = add_described(
+        sub, "explain",
         help="show how a word is encoded, merge by merge",
         description=wrap(
             "Show how TEXT (or standard input) is encoded: its pre-tokens (for Hugging Face pipelines, "
@@ -46,7 +46,6 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
             "  bytepair explain -t tok.json quickest\n"
             "  bytepair explain -t tokenizer.json ' tokenization' --json"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     tokenizer_options(p)
     p.add_argument("text", nargs="?", metavar="TEXT", help="the word or text (default: standard input)")

@@ -34,7 +34,7 @@ import json
 from typing import Any, Dict, Iterator, List, Optional, TextIO, Tuple, Union
 
 from bytepair.cli.common import load
-from bytepair.cli.options import CliError, tokenizer_options, wrap
+from bytepair.cli.options import CliError, add_described, tokenizer_options, wrap
 from bytepair.tokenizer import Tokenizer
 
 _ESCAPES = {" ": "␣", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -133,8 +133,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser(
-        "inspect",
+    p = add_described(
+        sub, "inspect",
         help="list the merges or the vocabulary, searchable",
         description=wrap(
             "Print the merges in order as [a][b] -> [ab] id (id: the merged token's id), or with "
@@ -149,7 +149,6 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
             "  bytepair inspect -t tok.json --vocab --grep '\\p{Cyrillic}' --limit 20\n"
             "  bytepair inspect -t tok.json --vocab --json > vocab.json"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     tokenizer_options(p, read_input=False)
     p.add_argument("--vocab", action="store_true", help="list the vocabulary (id and token) instead of the merges")

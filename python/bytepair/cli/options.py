@@ -111,6 +111,17 @@ def reading_options(p: argparse.ArgumentParser, *, max_bytes: bool = True) -> No
                    help="run on Dask: 'local' (a 2-worker cluster here; local:N for N workers) or tcp://host:8786")
 
 
+def add_described(sub: "argparse._SubParsersAction", name: str, **kwargs) -> argparse.ArgumentParser:
+    """A subcommand whose description (filled by :func:`wrap`) and epilog
+    (examples) are printed as written.
+
+    >>> sub = argparse.ArgumentParser(prog="bytepair").add_subparsers()
+    >>> add_described(sub, "x", help="h", description=wrap("d")).formatter_class.__name__
+    'RawDescriptionHelpFormatter'
+    """
+    return sub.add_parser(name, formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+
+
 def wrap(*paragraphs: str) -> str:
     """Paragraphs filled to 78 columns, for descriptions shown with
     ``argparse.RawDescriptionHelpFormatter`` (which keeps the examples of

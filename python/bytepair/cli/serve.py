@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any, Dict, TextIO
 
 from bytepair.cli._pieces import HTML_STYLE, all_ids, pieces
 from bytepair.cli.common import labels, load
-from bytepair.cli.options import CliError, tokenizer_options, wrap
+from bytepair.cli.options import CliError, add_described, tokenizer_options, wrap
 from bytepair.errors import BytepairError
 from bytepair.tokenizer import Tokenizer
 
@@ -276,8 +276,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser(
-        "serve",
+    p = add_described(
+        sub, "serve",
         help="a local web page to try tokenizers live",
         description=wrap(
             "Serve a web page where one types text and sees its tokens (coloured, id on hover), "
@@ -294,7 +294,6 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
             "  bytepair serve -t gpt2.json -t mine.json --port 0\n"
             "  curl -s localhost:8000/api/tokenize -H 'Content-Type: application/json' -d '{\"text\": \"hello world\"}'"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     tokenizer_options(p, multiple=True, read_input=False)
     p.add_argument("--host", default="127.0.0.1",

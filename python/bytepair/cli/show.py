@@ -54,7 +54,7 @@ from bytepair.cli._pieces import (
     plain,
 )
 from bytepair.cli.common import load, text_arg
-from bytepair.cli.options import CliError, tokenizer_options, wrap
+from bytepair.cli.options import CliError, add_described, tokenizer_options, wrap
 
 
 def use_colour(choice: str, out: TextIO) -> bool:
@@ -116,8 +116,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def add_parser(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser(
-        "show",
+    p = add_described(
+        sub, "show",
         help="the text with its token boundaries in colour (or as HTML)",
         description=wrap(
             "Print TEXT (or standard input) with token boundaries in alternating colours, or in "
@@ -135,7 +135,6 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
             "  bytepair show -t tok.json --ids --color never \"the cat sat\"\n"
             "  bytepair show -t tok.json --html tokens.html < essay.txt"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     tokenizer_options(p)
     p.add_argument("text", nargs="?", metavar="TEXT", help="text to show (default: standard input)")
