@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -61,10 +62,29 @@ def available(tools, python):
     return out
 
 
-def model_path(corpus, size, threads, tool):
+def model_path(corpus, size, threads, vocab, tool):
     d = os.path.join(common.WORK, "models")
     os.makedirs(d, exist_ok=True)
-    return os.path.join(d, "%s-%gMB-%dt-%s%s" % (corpus, size, threads, tool, EXT.get(tool, ".json")))
+    return os.path.join(d, "%s-%gMB-%dt-v%d-%s%s" % (corpus, size, threads, vocab, tool, EXT.get(tool, ".json")))
+
+
+def side_bench(script, args, python, timeout):
+    """The report of another training benchmark of this folder (parity-aware
+    or SuperBPE training), run now with ``args``, as lines of this report."""
+    cmd = [python, os.path.join(HERE, script)] + shlex.split(args)
+    print("running %s ..." % " ".join(cmd[1:]), flush=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout * 4)
+    except subprocess.TimeoutExpired:
+        return ["### %s: abandoned after %.0f s" % (script, timeout * 4), ""]
+    if r.returncode != 0:
+        return ["### %s failed (exit %d): %s" % (script, r.returncode, r.stderr.strip()[-500:]), ""]
+    out = r.stdout.rstrip("\n").splitlines()
+    # the script's own heading becomes a subsection of this report
+    out = ["#" + l if l.startswith("## ") else l for l in out]
+    if not out or not out[0].startswith("#"):
+        out = ["### %s" % " ".join(["benches/" + script] + shlex.split(args)), ""] + out
+    return out + ["", "(command: `python benches/%s %s`)" % (script, args), ""]
 
 
 def parse_list(s, kind=float):
@@ -80,10 +100,13 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, help="repetitions; medians are reported (default 3; --quick 1)")
     ap.add_argument("--tools", default=",".join(t for t in TOOLS if t != "gigatoken"),
                     help="tools to run (default: all installed but gigatoken, minutes per MB at 32768)")
-    ap.add_argument("--vocab", type=int, default=32768)
+    ap.add_argument("--vocab", default="32768", help="vocabulary sizes, comma-separated (default 32768; the issue's "
+                    "large settings: 131072,262144)")
     ap.add_argument("--linearity", help="sizes (MB) of the linearity check on --linearity-corpus "
                     "(default 10,50,100; --quick 1,2,4; '' to skip)")
-    ap.add_argument("--linearity-corpus", default="en")
+    ap.add_argument("--linearity-corpus", default="en", help="corpus of the linearity check; NAME-grown is NAME "
+                    "grown to 1100 MB of distinct text by scripts/grow_corpus.py (e.g. en-grown with --linearity "
+                    "100,300,1000)")
     ap.add_argument("--linearity-tools", default="bytepair,bytepair-first,rustbpe")
     ap.add_argument("--worst-n", type=int, help="bytes of each worst-case training input "
                     "(default 10**7; --quick 10**5; 0 to skip)")
@@ -92,6 +115,12 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="1 repetition, 2 MB slices, linearity 1,2,4 MB, worst 1e5")
     ap.add_argument("--worst-reps", type=int, default=1, help="repetitions of the worst cases (default 1)")
     ap.add_argument("--label", help="a note on the bytepair build, printed with it (e.g. the commit a wheel was built from)")
+    ap.add_argument("--parity", action="store_true", help="also run benches/bench_parity.py (bytepair's "
+                    "train_parity against HF's ParityBpeTrainer) in this run and report it")
+    ap.add_argument("--parity-args", default="", help="arguments for bench_parity.py (e.g. '--merges 16384')")
+    ap.add_argument("--superword", action="store_true", help="also run benches/bench_superword.py (SuperBPE "
+                    "against plain BPE at equal vocabulary; no peer offers it from a registry) and report it")
+    ap.add_argument("--superword-args", default="", help="arguments for bench_superword.py")
     ap.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md alone")
     a = ap.parse_args(argv)
     for name, full, quick in (("reps", 3, 1), ("sizes", "50", "2"), ("linearity", "10,50,100", "1,2,4"),
@@ -100,6 +129,7 @@ def main(argv=None):
             setattr(a, name, quick if a.quick else full)
     corpora = [c for c in a.corpora.split(",") if c]
     sizes = parse_list(a.sizes)
+    vocabs = parse_list(a.vocab, int)
     threads = parse_list(a.threads, int)
     lin_sizes = parse_list(a.linearity)
     tools = [t for t in a.tools.split(",") if t]
@@ -117,19 +147,20 @@ def main(argv=None):
     lin_tools = [t for t in a.linearity_tools.split(",") if t in tools]
 
     # ---- the jobs: (corpus, size, threads) settings, tools alternating inside each repetition
-    settings = [(c, s, th) for c in corpora for s in sizes for th in threads]
-    lin_settings = [(a.linearity_corpus, s, max(threads)) for s in lin_sizes]
-    results = defaultdict(list)  # (corpus, size, threads, tool) -> [job results]
+    settings = [(c, s, th, v) for c in corpora for s in sizes for v in vocabs for th in threads]
+    lin_settings = [(a.linearity_corpus, s, max(threads), vocabs[0]) for s in lin_sizes]
+    results = defaultdict(list)  # (corpus, size, threads, vocab, tool) -> [job results]
     heldout = {}
 
     def run(setting, tool, rep):
-        corpus, size, th = setting
-        spec = {"kind": "train", "tool": tool, "input": common.slice_path(corpus, size), "vocab": a.vocab,
-                "out": model_path(corpus, size, th, tool), "pattern": common.CL100K}
+        corpus, size, th, vocab = setting
+        spec = {"kind": "train", "tool": tool, "input": common.slice_path(corpus, size), "vocab": vocab,
+                "out": model_path(corpus, size, th, vocab, tool), "pattern": common.CL100K}
         r = run_job(spec, th, a.python, a.timeout)
-        results[(corpus, size, th, tool)].append(r)
+        results[(corpus, size, th, vocab, tool)].append(r)
         status = r.get("error") or "%.2f s, %.0f MB" % (r["wall"], r["rss_mb"])
-        print("  rep %d  %-6s %5g MB %dt  %-15s %s" % (rep + 1, corpus, size, th, tool, status), flush=True)
+        print("  rep %d  %-6s %5g MB %dt v%-6d %-15s %s" % (rep + 1, corpus, size, th, vocab, tool, status),
+              flush=True)
 
     for rep in range(a.reps):
         order = tools[rep % len(tools):] + tools[:rep % len(tools)]  # rotate so no tool always runs first
@@ -149,18 +180,19 @@ def main(argv=None):
         heldout[corpus] = os.path.getsize(ho)
         for size in sizes:
             th = max(threads)
-            for tool in tools:
-                if any("error" in r for r in results[(corpus, size, th, tool)][:1]):
-                    continue
-                r = run_job({"kind": "bpt", "tool": tool, "out": model_path(corpus, size, th, tool), "heldout": ho,
-                             "pattern": common.CL100K}, 2, a.python, a.timeout)
-                bpt[(corpus, size, tool)] = r.get("bytes_per_token")
-                if "error" in r:
-                    print("  bytes/token %s %s: %s" % (corpus, tool, r["error"]), flush=True)
-            if "bytepair" in tools and "rustbpe" in tools:
-                r = run_job({"kind": "merges", "bytepair": model_path(corpus, size, th, "bytepair"),
-                             "rustbpe": model_path(corpus, size, th, "rustbpe")}, 1, a.python, a.timeout)
-                exact[(corpus, size)] = r
+            for vocab in vocabs:
+                for tool in tools:
+                    if any("error" in r for r in results[(corpus, size, th, vocab, tool)][:1]):
+                        continue
+                    r = run_job({"kind": "bpt", "tool": tool, "out": model_path(corpus, size, th, vocab, tool),
+                                 "heldout": ho, "pattern": common.CL100K}, 2, a.python, a.timeout)
+                    bpt[(corpus, size, vocab, tool)] = r.get("bytes_per_token")
+                    if "error" in r:
+                        print("  bytes/token %s %s: %s" % (corpus, tool, r["error"]), flush=True)
+                if "bytepair" in tools and "rustbpe" in tools:
+                    r = run_job({"kind": "merges", "bytepair": model_path(corpus, size, th, vocab, "bytepair"),
+                                 "rustbpe": model_path(corpus, size, th, vocab, "rustbpe")}, 1, a.python, a.timeout)
+                    exact[(corpus, size, vocab)] = r
 
     # ---- worst cases: training on one long synthetic document
     worst = defaultdict(list)
@@ -171,7 +203,7 @@ def main(argv=None):
             for case in WORST_TRAIN:
                 for tool in wtools:
                     r = run_job({"kind": "train_text", "tool": tool, "case": case, "n": a.worst_n,
-                                 "ordinary": ordinary, "vocab": a.vocab}, max(threads), a.python,
+                                 "ordinary": ordinary, "vocab": vocabs[0]}, max(threads), a.python,
                                 min(a.timeout, 300))
                     worst[(case, tool)].append(r)
                     print("  rep %d  worst %-10s %-15s %s" % (rep + 1, case, tool, r.get("error") or
@@ -179,8 +211,8 @@ def main(argv=None):
 
     # ---- report
     lines = common.header(["benches/bench_train.py"] + argv, a.python, a.label)
-    lines.append("- settings: vocabulary %d, byte-level tools use the cl100k regex, %d repetition(s) (medians), "
-                 "total run time %.0f s" % (a.vocab, a.reps, time.time() - t_start))
+    lines.append("- settings: vocabulary %s, byte-level tools use the cl100k regex, %d repetition(s) (medians), "
+                 "total run time %.0f s" % (", ".join(map(str, vocabs)), a.reps, time.time() - t_start))
     routes = sorted({r["route"] for rs in results.values() for r in rs if "route" in r})
     if routes:
         lines.append("- bytepair's input: " + ", ".join(
@@ -200,44 +232,47 @@ def main(argv=None):
         return es[0] if es else None
 
     summary = []
-    for corpus, size, th in settings:
+    for corpus, size, th, vocab in settings:
         mb = os.path.getsize(common.slice_path(corpus, size)) / MB
-        lines.append("### Training: %s, %g MB slice (%.1f MB), %d thread%s" % (corpus, size, mb, th,
-                                                                           "s" if th > 1 else ""))
+        lines.append("### Training: %s, %g MB slice (%.1f MB), vocabulary %d, %d thread%s" % (
+            corpus, size, mb, vocab, th, "s" if th > 1 else ""))
         lines.append("")
-        base = med((corpus, size, th, "bytepair"))
-        base_rss = med((corpus, size, th, "bytepair"), "rss_mb")
+        base = med((corpus, size, th, vocab, "bytepair"))
+        base_rss = med((corpus, size, th, vocab, "bytepair"), "rss_mb")
         rows = []
         for tool in tools:
-            key = (corpus, size, th, tool)
+            key = (corpus, size, th, vocab, tool)
             t, rss = med(key), med(key, "rss_mb")
             if t is None:
                 rows.append([LABEL[tool], "failed: %s" % (err(key) or "?")] + [""] * 6)
                 continue
-            b = bpt.get((corpus, size, tool))
-            vocab = results[key][0].get("vocab", "")
+            b = bpt.get((corpus, size, vocab, tool))
             rows.append([LABEL[tool], fmt_s(t), "%.1f" % (mb / t), "%.0f" % rss,
                          fmt_x(t / base) if base else "-", fmt_x(rss / base_rss) if base_rss else "-",
-                         vocab, "%.3f" % b if b else "-"])
+                         results[key][0].get("vocab", ""), "%.3f" % b if b else "-"])
         lines += table(["tool", "time", "MB/s", "peak RSS (MB)", "time / bytepair", "RSS / bytepair", "vocab",
                         "held-out bytes/token"], rows)
         lines.append("")
-        peers = [(med((corpus, size, th, p)), p) for p in PEERS if med((corpus, size, th, p))]
+        peers = [(med((corpus, size, th, vocab, p)), p) for p in PEERS if med((corpus, size, th, vocab, p))]
         if base and peers:
             fastest = min(peers)
-            rss = {p: med((corpus, size, th, p), "rss_mb") for _, p in peers}
+            rss = {p: med((corpus, size, th, vocab, p), "rss_mb") for _, p in peers}
             lean = min(rss, key=rss.get)
-            s = ("%s %gMB %dt: fastest peer %s %s = %.2fx bytepair's time (goal %s); peak RSS %.0f MB vs leanest "
-                 "peer %s %.0f MB" % (corpus, size, th, fastest[1], fmt_s(fastest[0]), fastest[0] / base,
-                                      ">= 3x" if th > 1 else ">= 2x", base_rss, lean, rss[lean]))
+            s = ("%s %gMB v%d %dt: fastest peer %s %s = %.2fx bytepair's time (goal %s); peak RSS %.0f MB vs "
+                 "leanest peer %s %.0f MB" % (corpus, size, vocab, th, fastest[1], fmt_s(fastest[0]),
+                                              fastest[0] / base, ">= 3x" if th > 1 or vocab > 32768 else ">= 2x",
+                                              base_rss, lean, rss[lean]))
             if "hf" in rss:
                 s += ", vs HF %.2fx (goal <= 0.5x)" % (base_rss / rss["hf"])
-            first = med((corpus, size, th, "bytepair-first"))
+            first = med((corpus, size, th, vocab, "bytepair-first"))
             if first:
                 s += "; first / pair-id = %.2fx (goal <= 1.2x)" % (first / base)
-            char = med((corpus, size, th, "bytepair-char"))
+            char = med((corpus, size, th, vocab, "bytepair-char"))
             if char:
                 s += "; char / byte = %.2fx (goal <= 1x)" % (char / base)
+            one = med((corpus, size, 1, vocab, "bytepair"))
+            if th > 1 and one:
+                s += "; 1 thread / %d threads = %.2fx" % (th, one / base)
             summary.append(s)
     if summary:
         lines.append("Against the goals (the target after each ratio; ratios of medians):")
@@ -249,34 +284,43 @@ def main(argv=None):
         lines.append("### Exactness: bytepair `tie_break=\"pair-id\"` merges vs rustbpe's mergeable ranks")
         lines.append("")
         rows = []
-        for (corpus, size), r in sorted(exact.items()):
+        for (corpus, size, vocab), r in sorted(exact.items()):
             if "error" in r:
-                rows.append([corpus, "%g MB" % size, "error: %s" % r["error"], ""])
+                rows.append([corpus, "%g MB" % size, vocab, "error: %s" % r["error"], ""])
             elif r["equal"]:
-                rows.append([corpus, "%g MB" % size, "yes", "%d merges identical" % r["n_bytepair"]])
+                rows.append([corpus, "%g MB" % size, vocab, "yes", "%d merges identical" % r["n_bytepair"]])
             else:
-                rows.append([corpus, "%g MB" % size, "no", "first difference at merge %d: bytepair %s, rustbpe %s "
+                rows.append([corpus, "%g MB" % size, vocab, "no", "first difference at merge %d: bytepair %s, rustbpe %s "
                              "(%d vs %d merges)" % (r["first_difference"], r["bytepair"], r["rustbpe"],
                                                     r["n_bytepair"], r["n_rustbpe"])])
-        lines += table(["corpus", "slice", "identical", "detail"], rows)
+        lines += table(["corpus", "slice", "vocabulary", "identical", "detail"], rows)
         lines.append("")
 
     if lin_settings:
-        lines.append("### Linearity: %s slices, %d threads" % (a.linearity_corpus, max(threads)))
+        lines.append("### Linearity: %s slices, vocabulary %d, %d threads" % (a.linearity_corpus, vocabs[0],
+                                                                              max(threads)))
         lines.append("")
         rows = []
-        for corpus, size, th in lin_settings:
+        worst_ratio = {}
+        for corpus, size, th, vocab in lin_settings:
             mb = os.path.getsize(common.slice_path(corpus, size)) / MB
             row = ["%g MB" % size]
             for tool in lin_tools:
-                t = med((corpus, size, th, tool))
-                t0 = med((corpus, lin_sizes[0], th, tool))
+                t, rss = med((corpus, size, th, vocab, tool)), med((corpus, size, th, vocab, tool), "rss_mb")
+                t0 = med((corpus, lin_sizes[0], th, vocab, tool))
                 mb0 = os.path.getsize(common.slice_path(corpus, lin_sizes[0])) / MB
-                row.append("%s (%.3f s/MB, %s)" % (fmt_s(t), t / mb, fmt_x((t / mb) / (t0 / mb0)) if t0 else "-")
-                           if t else "-")
+                if t and t0:
+                    worst_ratio[tool] = max(worst_ratio.get(tool, 0), (t / mb) / (t0 / mb0))
+                row.append("%s (%.3f s/MB, %s), %.0f MB" % (fmt_s(t), t / mb, fmt_x((t / mb) / (t0 / mb0))
+                                                             if t0 else "-", rss) if t else "-")
             rows.append(row)
-        lines += table(["slice"] + ["%s: time (s/MB, per-MB time vs smallest)" % LABEL[t] for t in lin_tools], rows)
+        lines += table(["slice"] + ["%s: time (s/MB, per-MB time vs smallest), peak RSS" % LABEL[t]
+                                    for t in lin_tools], rows)
         lines.append("")
+        if worst_ratio:
+            lines.append("Largest per-MB time against the smallest slice (goal <= 1.3x): " + ", ".join(
+                "%s %s" % (LABEL[t], fmt_x(r)) for t, r in worst_ratio.items()))
+            lines.append("")
 
     if worst:
         lines.append("### Training worst cases: one document of %d bytes, %d threads (time inside the process)" %
@@ -299,6 +343,11 @@ def main(argv=None):
             rows.append(row)
         lines += table(["input"] + [LABEL[t] for t in wtools], rows)
         lines.append("")
+
+    for flag, script, extra in ((a.parity, "bench_parity.py", a.parity_args),
+                                (a.superword, "bench_superword.py", a.superword_args)):
+        if flag:
+            lines += side_bench(script, extra, a.python, a.timeout)
 
     print("\n".join(lines))
     if not a.no_doc:

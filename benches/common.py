@@ -46,12 +46,23 @@ CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a
 # ======================================================================= corpora
 
 
+GROWN = "-grown"  # NAME-grown: corpus NAME grown to GROWN_MB of distinct text (scripts/grow_corpus.py)
+GROWN_MB = 1100
+
+
 def ensure_corpora(names: Sequence[str]) -> None:
-    """Build the corpora with scripts/make_corpora.py if any is missing."""
-    if all(os.path.exists(os.path.join(CORPORA, n + ".txt")) for n in names):
-        return
-    print("building corpora (scripts/make_corpora.py) ...", flush=True)
-    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_corpora.py"), CORPORA], check=True)
+    """Build the corpora with scripts/make_corpora.py if any is missing, and
+    the grown ones (``en-grown``) from theirs with scripts/grow_corpus.py."""
+    bases = sorted({n[: -len(GROWN)] if n.endswith(GROWN) else n for n in names})
+    if not all(os.path.exists(os.path.join(CORPORA, n + ".txt")) for n in bases):
+        print("building corpora (scripts/make_corpora.py) ...", flush=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_corpora.py"), CORPORA], check=True)
+    for n in names:
+        if n.endswith(GROWN) and not os.path.exists(os.path.join(CORPORA, n + ".txt")):
+            print("growing %s (scripts/grow_corpus.py, %d MB) ..." % (n, GROWN_MB), flush=True)
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "grow_corpus.py"),
+                            os.path.join(CORPORA, n[: -len(GROWN)] + ".txt"), os.path.join(CORPORA, n + ".txt"),
+                            "--mb", str(GROWN_MB)], check=True)
 
 
 def _corpus_id(name: str) -> str:
