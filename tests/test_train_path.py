@@ -79,3 +79,43 @@ def test_continued_training_on_a_path(tmp_path):
     a = Tokenizer.train(path, init=base, num_merges=5)
     b = Tokenizer.train(python_lines(path), init=base, num_merges=5)
     assert a.to_dict() == b.to_dict()
+
+
+@pytest.mark.filterwarnings("ignore::bytepair.TrainingWarning")
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(PIECES + ["\xff", "\xe4", "abcdefghij" * 3]), min_size=1, max_size=80),
+       st.integers(1, 40))
+def test_a_file_read_in_blocks_counts_as_read_whole(tmp_path_factory, pieces, block):
+    """Files are read in blocks of whole lines (bounded memory for gigabyte
+    corpora): any block size gives the lines, words and merges of reading
+    the whole file, and the same invalid-UTF-8 offset."""
+    import bytepair.training as training
+
+    path = tmp_path_factory.mktemp("p") / "c.txt"
+    # "\xff" and "\xe4" stand for a bad byte and a cut-off character
+    data = b"".join({"\xff": b"\xff", "\xe4": b"\xe4\x82"}.get(p, p.encode("utf-8")) for p in pieces)
+    path.write_bytes(data)
+    options = dict(num_merges=20, special_tokens=["<|x|>"])
+
+    def outcome():
+        try:
+            tok = Tokenizer.train(path, **options)
+        except (InputError, TrainingError) as e:
+            return type(e), str(e)
+        return tok.to_dict(), tok.merge_counts
+
+    whole = outcome()  # the default block (64 MB) holds this whole file
+    saved = training._FILE_BLOCK_BYTES
+    training._FILE_BLOCK_BYTES = block
+    try:
+        assert outcome() == whole
+    finally:
+        training._FILE_BLOCK_BYTES = saved
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        assert whole[0] is InputError and f"byte offset {e.start} " in whole[1]
+    else:
+        if whole[0] is not TrainingError:
+            assert whole == (lambda t: (t.to_dict(), t.merge_counts))(
+                Tokenizer.train(text.replace("\r\n", "\n").replace("\r", "\n").splitlines(keepends=True), **options))

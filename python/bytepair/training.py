@@ -37,6 +37,7 @@ from bytepair.spec import MODELS, ModelSpec, PipelineSpec, build_core
 Corpus = Union[str, "os.PathLike[str]", Iterable[str], Mapping[str, int]]
 TIE_BREAKS = ("first", "alphabetical", "pair-id", "max-string")
 _BATCH_BYTES = 8 << 20  # documents are handed to the core in blocks of about this size
+_FILE_BLOCK_BYTES = 64 << 20  # a corpus file is read and counted in blocks of whole lines of about this size
 _MAX_ID = 2**32 - 1  # ids are 32-bit: larger targets cannot be reached
 
 
@@ -170,14 +171,7 @@ def _count_words(corpus: Corpus, pattern: Optional[str], specials: Sequence[str]
     if isinstance(corpus, str):
         _add_documents(counts, [corpus])
     elif isinstance(corpus, os.PathLike):
-        # read and cut into lines by the core: no Python string per line
-        with open(corpus, "rb") as fh:
-            data = fh.read()
-        bad = counts.add_lines(data)
-        if bad is not None:
-            raise InputError(f"{os.fspath(corpus)}: invalid UTF-8 at byte offset {bad} (byte 0x{data[bad]:02X})")
-        if report:
-            report("count", len(data), len(data))
+        _count_file(counts, corpus, report)
     elif isinstance(corpus, _core.WordCounts):
         counts.merge(corpus)
     elif isinstance(corpus, Mapping):
@@ -212,6 +206,38 @@ def _count_words(corpus: Corpus, pattern: Optional[str], specials: Sequence[str]
         if report:
             report("count", done, total if total is not None else done)
     return counts
+
+
+def _count_file(counts: "_core.WordCounts", path: "os.PathLike[str]", report: Optional[Reporter]) -> None:
+    """Count the lines of the file at ``path`` (as Python's text mode cuts
+    them) in blocks of whole lines read one at a time, so that memory holds
+    one block, not the file: the file route of training, with no Python
+    string per line (the core cuts the lines)."""
+    total = os.path.getsize(path)
+    done = 0
+    pending = b""
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(_FILE_BLOCK_BYTES)
+            data = pending + block if pending else block
+            pending = b""
+            if block:
+                # cut after the last \n: never inside a character or a \r\n
+                cut = data.rfind(b"\n") + 1
+                if not cut:  # a line longer than a block: read on
+                    pending = data
+                    continue
+                data, pending = data[:cut], data[cut:]
+            if data:
+                bad = counts.add_lines(data)
+                if bad is not None:
+                    raise InputError(f"{os.fspath(path)}: invalid UTF-8 at byte offset {done + bad} "
+                                     f"(byte 0x{data[bad]:02X})")
+                done += len(data)
+            if report and (data or not block):
+                report("count", done, total)
+            if not block:
+                return
 
 
 def _add_documents(counts: "_core.WordCounts", docs: List[str]) -> None:
