@@ -633,9 +633,14 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
         else:
             bad_c = sorted({x[0] for x in differ[t]}, key=corpora.index)
             good_c = [c for c in corpora if c not in bad_c and any(x[0] == c for x in checked)]
-            lines.append("- %s: ids differ on %s (%s)%s" % (LABEL[t], ", ".join(bad_c), "; ".join(
-                "%s %s: %d of %d %s, first #%d" % (c, key, n, m, "documents" if m > 1 else "call", first)
-                for c, key, n, m, first in differ[t]), "; identical on " + ", ".join(good_c) if good_c else ""))
+            lines.append("- %s: ids differ on %s%s (rows: documents differing / documents, first differing "
+                         "document; 1/1 is the one long call or count)" % (
+                             LABEL[t], ", ".join(bad_c), "; identical on " + ", ".join(good_c) if good_c else ""))
+            for c in bad_c:
+                rows_c = [x for x in differ[t] if x[0] == c]
+                lines.append("  - %s: %s; identical on %d other row(s)" % (c, ", ".join(
+                    "%s %d/%d" % (key, n, m) + (" (#%d)" % first if m > 1 else "") for _, key, n, m, first in rows_c),
+                    sum(1 for x in checked if x[0] == c) - len(rows_c)))
     lines.append("")
     # cache memory
     lines.append("### Cache memory (MB): resident memory growth over the stage / the tool's own figure")
