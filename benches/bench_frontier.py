@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Encoding at the frontier: bytepair against gigatoken, fastokens and
-toktok-rs (and tiktoken, the reference for ids) with cl100k_base, one
-process per tool and stage, on the workloads below.
+"""Encoding at the frontier: bytepair against gigatoken, fastokens,
+toktok-rs, kitoken and tokie (and tiktoken, the reference for ids) with
+cl100k_base, one process per tool and stage, on the workloads below.
 
     python benches/bench_frontier.py --quick   # 1 MB slices, 1 repetition
     python benches/bench_frontier.py           # 10 MB slices, 3 repetitions
@@ -25,9 +25,18 @@ processes then cost little), wall time for 2-thread rows.
 Cache memory: the process's resident memory (``/proc/self/statm``) after the
 tool is loaded and after the stage, and what the tool itself reports
 (bytepair ``cache_info``, fastokens ``segment_cache_stats``, toktok
-``memory_bytes``). Ids: a digest of every document's ids (and of each long
-call and batch) is compared with tiktoken's; the table says which tool and
-row differ. Writes the "frontier" section of docs/benchmarks.md.
+``memory_bytes``; kitoken and tokie report none). Ids: a digest of every
+document's ids (and of each long call and batch) is compared with tiktoken's;
+a cell whose ids differ says so and is left out of the ratio, and a list after
+the tables names each tool and row that differs (with the first differing
+document). Writes the "frontier" section of docs/benchmarks.md.
+
+How each peer loads cl100k_base offline: gigatoken, fastokens and kitoken
+from the .tiktoken file (kitoken with its own reading of the cl100k regex, its
+special tokens not split out of the text, as in ``encode_ordinary``), toktok
+from its built-in copy, tokie from the HF tokenizer.json that bytepair exports
+(``common.hf_cl100k_json``) without its added tokens (tokie reads neither the
+.tiktoken file nor, offline, a name).
 """
 
 from __future__ import annotations
@@ -35,13 +44,13 @@ from __future__ import annotations
 import argparse
 import gc
 import hashlib
+import importlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-import unicodedata
 from array import array
 from collections import defaultdict
 
@@ -51,10 +60,12 @@ sys.path.insert(0, HERE)
 import common  # noqa: E402
 from common import CL100K, CL100K_SPECIALS, MB, median, table  # noqa: E402
 
-TOOLS = ["bytepair", "gigatoken", "fastokens", "toktok", "tiktoken"]
-PEERS = ["gigatoken", "fastokens", "toktok"]
+TOOLS = ["bytepair", "gigatoken", "fastokens", "toktok", "kitoken", "tokie", "tiktoken"]
+PIPELINE_TOOLS = ["bytepair", "gigatoken", "fastokens", "kitoken", "tokie", "hf"]
+PEERS = ["gigatoken", "fastokens", "toktok", "kitoken", "tokie"]
 LABEL = {"bytepair": "bytepair", "bytepair-base": "bytepair (baseline)", "gigatoken": "gigatoken", "fastokens": "fastokens", "toktok": "toktok-rs",
-         "tiktoken": "tiktoken", "hf": "HF tokenizers"}
+         "kitoken": "kitoken", "tokie": "tokie", "tiktoken": "tiktoken", "hf": "HF tokenizers"}
+DIST = {"toktok": "toktok-rs", "hf": "tokenizers"}  # PyPI names where they differ from the tool's
 DOC_BYTES = 4096
 LINE_BYTES = 50
 
@@ -178,8 +189,8 @@ def texts_of(corpus: str, mb: float):
 
 def load_pipeline(tool: str, path: str, threads: int):
     """``load`` for a tokenizer.json (``--tokenizer``): bytepair's pipeline
-    engine, gigatoken, fastokens and HF tokenizers (the reference for ids);
-    no special tokens added."""
+    engine, gigatoken, fastokens, kitoken, tokie and HF tokenizers (the
+    reference for ids); no special tokens added."""
     t = {}
     if tool == "bytepair":
         import bytepair
@@ -204,6 +215,19 @@ def load_pipeline(tool: str, path: str, threads: int):
         t["one"] = lambda s: f.encode(s, add_special_tokens=False).ids
         t["batch"] = lambda ts: [e.ids for e in f.encode_batch(ts, add_special_tokens=False)]
         t["flat"] = lambda ts: f.encode_batch_flat(ts, add_special_tokens=False)
+    elif tool == "kitoken":
+        import kitoken
+
+        k = kitoken.Kitoken.from_tokenizers_file(path)
+        t["one"] = k.encode
+        t["batch"] = k.encode_all
+    elif tool == "tokie":
+        import tokie
+
+        tk = tokie.Tokenizer.from_json(path)
+        t["one"] = lambda s: tk.encode(s, add_special_tokens=False).ids
+        t["batch"] = lambda ts: [e.ids for e in tk.encode_batch(ts, add_special_tokens=False)]
+        t["count"] = tk.count_tokens_batch
     elif tool == "hf":
         import tokenizers
 
@@ -211,10 +235,25 @@ def load_pipeline(tool: str, path: str, threads: int):
         t["one"] = lambda s: h.encode(s, add_special_tokens=False).ids
         t["batch"] = lambda ts: [e.ids for e in h.encode_batch(ts, add_special_tokens=False)]
         t["flat"] = t["batch"]  # not timed: the reference of the flat rows' ids
+        t["count"] = lambda ts: [len(x) for x in t["batch"](ts)]  # not timed: the count rows' reference
     else:
         raise ValueError(tool)
     t["one"]("warm up")
     return t
+
+
+def tokie_cl100k_json(vocab: str) -> str:
+    """data/bench/hf-cl100k-ordinary.json: bytepair's HF export of
+    cl100k_base (``common.hf_cl100k_json``) without its added tokens, so that
+    tokie, which reads only tokenizer.json (or its own .tkz), encodes special
+    token text as ordinary text, like ``encode_ordinary``."""
+    out = os.path.join(common.WORK, "hf-cl100k-ordinary.json")
+    if not os.path.exists(out):
+        with open(common.hf_cl100k_json(vocab), encoding="utf-8") as fh:
+            spec = json.load(fh)
+        spec["added_tokens"] = []
+        common._write(out, json.dumps(spec, ensure_ascii=False).encode("utf-8"))
+    return out
 
 
 def load(tool: str, vocab: str, threads: int):
@@ -265,6 +304,23 @@ def load(tool: str, vocab: str, threads: int):
         t["flat"] = lambda ts: k.encode_batch_to_numpy(ts, threads=threads)
         t["count"] = lambda ts: k.count_batch(ts, threads=threads)
         t["cache"] = lambda: k.memory_bytes
+    elif tool == "kitoken":
+        import kitoken
+
+        k = kitoken.Kitoken.from_tiktoken_file(vocab)  # its own cl100k regex and special tokens
+        spec = k.definition()
+        for s in spec["specials"]:
+            s["extract"] = False  # special token text encoded as ordinary text, as encode_ordinary does
+        k.set_definition(spec)
+        t["one"] = k.encode
+        t["batch"] = k.encode_all
+    elif tool == "tokie":
+        import tokie
+
+        tk = tokie.Tokenizer.from_json(tokie_cl100k_json(vocab))
+        t["one"] = lambda s: tk.encode(s, add_special_tokens=False).ids
+        t["batch"] = lambda ts: [e.ids for e in tk.encode_batch(ts, add_special_tokens=False)]
+        t["count"] = tk.count_tokens_batch
     elif tool == "tiktoken":
         enc = common.load_tiktoken_cl100k(vocab)
         t["one"] = enc.encode_ordinary
@@ -321,7 +377,7 @@ def rss() -> int:
 def job(spec: dict) -> dict:
     """One stage of one tool on one corpus in this process."""
     tool, stage, threads = spec["tool"], spec["stage"], spec["threads"]
-    import numpy  # noqa: F401  (imported before timing: a tool importing it lazily is not charged the import)
+    importlib.import_module("numpy")  # before timing: a tool importing it lazily is not charged the import
 
     A, B, C = texts_of(spec["corpus"], spec["mb"])
     if tool == "bytepair-base":  # --baseline: the bytepair package of that folder
@@ -414,8 +470,7 @@ def main(argv=None):
     ap.add_argument("--corpora", default="en,multi,code,cjk")
     ap.add_argument("--mb", type=float, help="MB of each of the three texts per corpus (default 10; --quick 1)")
     ap.add_argument("--reps", type=int, help="repetitions (fresh processes), medians (default 3; --quick 1)")
-    ap.add_argument("--tools", help="default: bytepair,gigatoken,fastokens,toktok,tiktoken (with --tokenizer: "
-                    "bytepair,gigatoken,fastokens,hf)")
+    ap.add_argument("--tools", help="default: %s (with --tokenizer: %s)" % (",".join(TOOLS), ",".join(PIPELINE_TOOLS)))
     ap.add_argument("--tokenizer", help="a tokenizer.json: compare pipelines on it (HF tokenizers is the reference "
                     "for ids) instead of cl100k_base")
     ap.add_argument("--stages", default="single,long,batch")
@@ -431,7 +486,7 @@ def main(argv=None):
     a.reps = a.reps or (1 if a.quick else 3)
     t_start = time.time()
     corpora = [c for c in a.corpora.split(",") if c]
-    a.tools = a.tools or ("bytepair,gigatoken,fastokens,hf" if a.tokenizer else ",".join(TOOLS))
+    a.tools = a.tools or ",".join(PIPELINE_TOOLS if a.tokenizer else TOOLS)
     tools = [t for t in a.tools.split(",") if t]
     if a.baseline:
         os.environ["BYTEPAIR_BASELINE"] = os.path.abspath(a.baseline)
@@ -482,13 +537,17 @@ def main(argv=None):
 
 def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_start, ref_tool="tiktoken"):
     lines = common.header(["benches/bench_frontier.py"] + argv, a.python, a.label)
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
-        lines.append("- frontier peers: " + ", ".join("%s %s" % (p, version(p)) for p in (
-            "gigatoken", "fastokens", "toktok-rs", "tiktoken")))
-    except Exception:  # noqa: BLE001
-        pass
+    vs = []
+    for t in tools:
+        if t.startswith("bytepair"):
+            continue
+        try:
+            vs.append("%s %s" % (DIST.get(t, t), version(DIST.get(t, t))))
+        except PackageNotFoundError:
+            vs.append("%s (not installed)" % DIST.get(t, t))
+    lines.append("- frontier peers: " + ", ".join(vs))
     if a.tokenizer:
         lines.append("- tokenizer: %s (ids checked against HF tokenizers)" % a.tokenizer)
     lines.append("- times: CPU time of the job process for 1-thread rows, wall time for 2-thread rows")
@@ -502,8 +561,22 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
     lines.append("")
     peers = [t for t in tools if t in PEERS]
     cols = [t for t in tools if t != ref_tool] + ([ref_tool] if ref_tool in tools else [])
+    differ = defaultdict(list)  # tool -> [(corpus, row, documents differing, documents, first)]
+
+    def same_ids(c, t, key):
+        """None (no reference or no result), True or False."""
+        ref, mine = ids.get((c, ref_tool, key)), ids.get((c, t, key))
+        if t == ref_tool or ref is None or mine is None:
+            return None
+        if mine == ref:
+            return True
+        bad = [k for k, (x, y) in enumerate(zip(mine, ref)) if x != y]
+        differ[t].append((c, key, len(bad) + abs(len(mine) - len(ref)), len(ref), bad[0] if bad else min(
+            len(mine), len(ref))))
+        return False
+
     for c in corpora:
-        lines.append("### %s: MB/s (ratio: bytepair / fastest peer)" % c)
+        lines.append("### %s: MB/s (ratio: bytepair / fastest peer whose ids are identical)" % c)
         lines.append("")
         rows = []
         for key, _stage, _th, desc in ROWS:
@@ -516,15 +589,16 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
                 ts = times.get((c, t, key))
                 if ts:
                     mbs[t] = nbytes[(c, key)] / MB / median(ts)
-            best = max((mbs[p], p) for p in peers if p in mbs) if any(p in mbs for p in peers) else None
+            same = {t: same_ids(c, t, key) for t in cols}
+            # a peer whose ids differ is not the yardstick: its speed is that of another tokenization
+            fair = [p for p in peers if p in mbs and same[p] is not False]
+            best = max((mbs[p], p) for p in fair) if fair else None
             row = [desc]
             for t in cols:
                 cell = "%.1f" % mbs[t] if t in mbs else "-"
-                ref = ids.get((c, ref_tool, key))
-                mine = ids.get((c, t, key))
-                if t != ref_tool and ref is not None and mine is not None and mine != ref:
-                    bad = sum(1 for x, y in zip(mine, ref) if x != y) + abs(len(mine) - len(ref))
-                    cell += " (ids differ: %d/%d)" % (bad, len(ref))
+                if same[t] is False:
+                    bad = differ[t][-1]
+                    cell += " (ids differ: %d/%d)" % (bad[2], bad[3])
                 row.append(cell)
             row.append("%.2fx (%s)" % (mbs["bytepair"] / best[0], LABEL[best[1]])
                        if best and "bytepair" in mbs else "-")
@@ -544,6 +618,30 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
         if scal and b1 and b2:
             lines.append("2 threads / 1 thread (goal >= 1.8x): " + "; ".join(scal))
             lines.append("")
+    # ids
+    lines.append("### Ids against %s" % LABEL[ref_tool])
+    lines.append("")
+    for t in cols:
+        if t == ref_tool:
+            continue
+        checked = [(c, key) for c in corpora for key, *_ in ROWS if (c, t, key) in ids and (c, ref_tool, key) in ids]
+        if not checked:
+            lines.append("- %s: not checked (no result)" % LABEL[t])
+        elif not differ[t]:
+            lines.append("- %s: identical on every row of %s" % (LABEL[t], ", ".join(
+                c for c in corpora if any(x[0] == c for x in checked))))
+        else:
+            bad_c = sorted({x[0] for x in differ[t]}, key=corpora.index)
+            good_c = [c for c in corpora if c not in bad_c and any(x[0] == c for x in checked)]
+            lines.append("- %s: ids differ on %s%s (rows: documents differing / documents, first differing "
+                         "document; 1/1 is the one long call or count)" % (
+                             LABEL[t], ", ".join(bad_c), "; identical on " + ", ".join(good_c) if good_c else ""))
+            for c in bad_c:
+                rows_c = [x for x in differ[t] if x[0] == c]
+                lines.append("  - %s: %s; identical on %d other row(s)" % (c, ", ".join(
+                    "%s %d/%d" % (key, n, m) + (" (#%d)" % first if m > 1 else "") for _, key, n, m, first in rows_c),
+                    sum(1 for x in checked if x[0] == c) - len(rows_c)))
+    lines.append("")
     # cache memory
     lines.append("### Cache memory (MB): resident memory growth over the stage / the tool's own figure")
     lines.append("")
@@ -565,7 +663,9 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
     lines.append("")
     lines.append("Growth includes the outputs Python still holds and allocator slack; bytepair's own figure is its "
                  "per-thread piece caches (`_core.cache_info()[1]`, bounded by `set_cache_bytes`), toktok-rs's "
-                 "`memory_bytes()` (its whole tokenizer), fastokens' segment cache (off unless enabled).")
+                 "`memory_bytes()` (its whole tokenizer), fastokens' segment cache (off unless enabled); "
+                 "gigatoken, kitoken and tokie report no figure (tokie keeps per-worker caches, sized by "
+                 "`TOKIE_CACHE_BITS`), so only their growth shows what they cache.")
     lines.append("")
     return lines
 

@@ -244,6 +244,7 @@ def hf_cl100k_json(path: str) -> str:
         import bytepair
 
         tok = bytepair.Tokenizer.from_tiktoken(path, pattern="cl100k", special_tokens=CL100K_SPECIALS)
+        os.makedirs(WORK, exist_ok=True)
         tok.save(out, format="hf")
     return out
 
