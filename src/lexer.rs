@@ -279,7 +279,7 @@ fn whitespace(s: &str, i: usize, c: char, newline_rule: bool, end_rule: bool) ->
 /// End of the cl100k word that starts at byte `i` (< `s.len()`); with
 /// `END_RULE` off and `DIGITS` the longest run of digits, of llama3's
 /// (`DIGITS` 3) or qwen2's (`DIGITS` 1) word.
-#[inline]
+#[inline(always)]
 pub(crate) fn next_cl100k<const END_RULE: bool, const DIGITS: usize>(s: &str, i: usize) -> usize {
     let bytes = s.as_bytes();
     // the commonest words first: ASCII letters, or a space and ASCII
@@ -384,9 +384,9 @@ impl Preset {
         // was a tenth of the instructions of encoding English)
         match self {
             Preset::Gpt2 => each_piece(text, f, next_gpt2),
-            Preset::Cl100k => each_piece(text, f, next_cl100k::<true, 3>),
-            Preset::Llama3 => each_piece(text, f, next_cl100k::<false, 3>),
-            Preset::Qwen2 => each_piece(text, f, next_cl100k::<false, 1>),
+            Preset::Cl100k => each_piece(text, f, |s, i| next_cl100k::<true, 3>(s, i)),
+            Preset::Llama3 => each_piece(text, f, |s, i| next_cl100k::<false, 3>(s, i)),
+            Preset::Qwen2 => each_piece(text, f, |s, i| next_cl100k::<false, 1>(s, i)),
             Preset::SuperBpe => each_piece(text, f, crate::superword::next_piece),
         }
     }
