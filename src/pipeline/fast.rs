@@ -6,7 +6,9 @@
 //! three; or `ByteLevel(add_prefix_space=false)` with its own regex, as in
 //! GPT-2). Each regex piece's raw bytes key the per-thread piece cache
 //! (`Bpe::tokenize_raw_in`); only a miss maps the bytes to byte-level chars
-//! and merges. Used when no offsets are asked for; the ids are those of the
+//! and merges. A single split whose regex is a lexed preset's (Llama 3's,
+//! Qwen2's: `CompiledPattern::Lexer`) hands the lexer's words straight to
+//! the model (`encode_lexed`). Used when no offsets are asked for; the ids are those of the
 //! general route (the same pieces, the same model).
 
 use super::bpe::Bpe;
