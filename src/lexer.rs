@@ -1,6 +1,7 @@
-//! Hand-written pre-tokenizers for the `gpt2` and `cl100k` presets.
+//! Hand-written pre-tokenizers for the `gpt2`, `cl100k`, `llama3` and
+//! `qwen2` presets.
 //!
-//! They give exactly the words of tiktoken's regexes (checked against
+//! They give exactly the words of the presets' regexes (checked against
 //! fancy-regex by the tests below and by `tests/test_lexer.py` on real and
 //! generated text) several times faster. The Unicode classes come from
 //! regex-syntax, the same tables the regex engine uses, so both agree on
@@ -12,8 +13,32 @@
 //! `\p{N}{1,3}+` | ` ?[^\s\p{L}\p{N}]++[\r\n]*+` | `\s++$` | `\s*[\r\n]` |
 //! `\s+(?!\S)` | `\s`
 //!
+//! llama3 (Meta's `pat_str`, the Split of Llama 3's `tokenizer.json`):
+//! `(?i:'s|'t|'re|'ve|'m|'ll|'d)` | `[^\r\n\p{L}\p{N}]?\p{L}+` | `\p{N}{1,3}` |
+//! ` ?[^\s\p{L}\p{N}]+[\r\n]*` | `\s*[\r\n]+` | `\s+(?!\S)` | `\s+`
+//!
+//! qwen2: llama3's with `\p{N}` (one digit) for `\p{N}{1,3}`.
+//!
 //! gpt2: `'(?:[sdmt]|ll|ve|re)` | ` ?\p{L}++` | ` ?\p{N}++` |
 //! ` ?[^\s\p{L}\p{N}]++` | `\s++$` | `\s+(?!\S)` | `\s`
+//!
+//! llama3 matches what cl100k matches except for `\s++$`, so one step
+//! (`next_cl100k`) runs both, with that rule on or off and the longest
+//! digit run as parameters. Alternative by alternative:
+//! - the contractions: `'` has no case variants and the seven letters
+//!   after it differ, so `(?i:'s|..|'d)` is `'(?i:[sdmt]|ll|ve|re)`;
+//! - nothing follows `\p{L}+`, `\p{N}{1,3}`, `[\r\n]*` inside their
+//!   alternatives, so greedy and possessive repeats end at the same place;
+//!   `[^\r\n\p{L}\p{N}]?` before `\p{L}` gives nothing back either (the
+//!   character it takes is not a letter, so `\p{L}+` fails without it);
+//! - `\s*[\r\n]+` backs off to the last `\r`/`\n` of the whitespace run,
+//!   and `[\r\n]+` then takes just that one (no other follows it in the
+//!   run): `\s*[\r\n]`;
+//! - `\s+` is only tried where `\s+(?!\S)` failed, which is on a single
+//!   whitespace character followed by a non-space: `\s`;
+//! - without `\s++$`, a run at the end of the text that holds a newline
+//!   is cut after its last newline (the rest, if any, is the next word,
+//!   by `\s+(?!\S)`); cl100k takes the whole run.
 
 use regex_syntax::hir::{Class, HirKind};
 use std::sync::OnceLock;
@@ -226,17 +251,23 @@ fn contraction(s: &str, i: usize, ignore_case: bool) -> Option<usize> {
     None
 }
 
-/// The whitespace alternatives shared by both presets, at a whitespace
-/// character `c` at `i`: `\s++$`, (cl100k only) `\s*[\r\n]`, `\s+(?!\S)`, `\s`.
-fn whitespace(s: &str, i: usize, c: char, newline_rule: bool) -> usize {
+/// The whitespace alternatives shared by the presets, at a whitespace
+/// character `c` at `i`: (if `end_rule`) `\s++$`, (if `newline_rule`)
+/// `\s*[\r\n]`, `\s+(?!\S)`, `\s`.
+#[inline]
+fn whitespace(s: &str, i: usize, c: char, newline_rule: bool, end_rule: bool) -> usize {
     let end = run_class(s, i, space_bits);
-    if end == s.len() {
+    if end_rule && end == s.len() {
         return end;
     }
     if newline_rule {
         if let Some(k) = s[i..end].rfind(['\r', '\n']) {
             return i + k + 1;
         }
+    }
+    if end == s.len() {
+        // `\s+(?!\S)` takes the rest
+        return end;
     }
     let last = s[..end].chars().next_back().map_or(1, char::len_utf8);
     if end - last > i {
@@ -245,9 +276,11 @@ fn whitespace(s: &str, i: usize, c: char, newline_rule: bool) -> usize {
     i + c.len_utf8()
 }
 
-/// End of the cl100k word that starts at byte `i` (< `s.len()`).
-#[inline]
-pub(crate) fn next_cl100k(s: &str, i: usize) -> usize {
+/// End of the cl100k word that starts at byte `i` (< `s.len()`); with
+/// `END_RULE` off and `DIGITS` the longest run of digits, of llama3's
+/// (`DIGITS` 3) or qwen2's (`DIGITS` 1) word.
+#[inline(always)]
+pub(crate) fn next_cl100k<const END_RULE: bool, const DIGITS: usize>(s: &str, i: usize) -> usize {
     let bytes = s.as_bytes();
     // the commonest words first: ASCII letters, or a space and ASCII
     // letters (`[^\r\n\p{L}\p{N}]?+\p{L}++`)
@@ -282,7 +315,7 @@ pub(crate) fn next_cl100k(s: &str, i: usize) -> usize {
     }
     if cls & NUMBER != 0 {
         let mut end = i;
-        for c in s[i..].chars().take(3) {
+        for c in s[i..].chars().take(DIGITS) {
             if !is_number(c) {
                 break;
             }
@@ -299,7 +332,7 @@ pub(crate) fn next_cl100k(s: &str, i: usize) -> usize {
         return end;
     }
     if cls & SPACE != 0 {
-        return whitespace(s, i, c, true);
+        return whitespace(s, i, c, true, END_RULE);
     }
     i + n
 }
@@ -326,7 +359,7 @@ pub(crate) fn next_gpt2(s: &str, i: usize) -> usize {
         }
     }
     if is_space(c) {
-        return whitespace(s, i, c, false);
+        return whitespace(s, i, c, false, true);
     }
     i + c.len_utf8()
 }
@@ -335,6 +368,10 @@ pub(crate) fn next_gpt2(s: &str, i: usize) -> usize {
 pub enum Preset {
     Gpt2,
     Cl100k,
+    /// Llama 3's split: cl100k's without `\s++$`.
+    Llama3,
+    /// Qwen2's (and Qwen 2.5's, Qwen 3's) split: llama3's, one digit at a time.
+    Qwen2,
     /// SuperBPE's stage-2 split (`superword.rs`).
     SuperBpe,
 }
@@ -347,7 +384,9 @@ impl Preset {
         // was a tenth of the instructions of encoding English)
         match self {
             Preset::Gpt2 => each_piece(text, f, next_gpt2),
-            Preset::Cl100k => each_piece(text, f, next_cl100k),
+            Preset::Cl100k => each_piece(text, f, |s, i| next_cl100k::<true, 3>(s, i)),
+            Preset::Llama3 => each_piece(text, f, |s, i| next_cl100k::<false, 3>(s, i)),
+            Preset::Qwen2 => each_piece(text, f, |s, i| next_cl100k::<false, 1>(s, i)),
             Preset::SuperBpe => each_piece(text, f, crate::superword::next_piece),
         }
     }
@@ -370,8 +409,19 @@ mod tests {
     use super::*;
     use fancy_regex::Regex;
 
+    // the patterns, written out again here (`pretokenize.rs` has the ones in use)
     const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
     const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+    const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+    const QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+    /// Every preset whose lexer gives a regex's matches, with its regex.
+    fn presets() -> Vec<(Preset, Regex)> {
+        [(Preset::Cl100k, CL100K), (Preset::Gpt2, GPT2), (Preset::Llama3, LLAMA3), (Preset::Qwen2, QWEN2)]
+            .into_iter()
+            .map(|(p, re)| (p, Regex::new(re).unwrap()))
+            .collect()
+    }
 
     fn regex_words<'t>(re: &Regex, text: &'t str) -> Vec<&'t str> {
         re.find_iter(text).map(|m| m.unwrap().as_str()).collect()
@@ -383,15 +433,21 @@ mod tests {
         out
     }
 
+    fn assert_all_equal(presets: &[(Preset, Regex)], text: &str) {
+        for (p, re) in presets {
+            assert_eq!(lexer_words(*p, text), regex_words(re, text), "{p:?} on {text:?}");
+        }
+    }
+
     /// A small deterministic generator (xorshift) over characters chosen to
     /// hit every branch: letters of several scripts, marks, digits of
     /// several systems, apostrophes and their case-folded letters, every
     /// kind of whitespace, punctuation, emoji.
-    fn random_texts(n: usize) -> Vec<String> {
+    fn random_texts(n: usize, seed: u64) -> Vec<String> {
         let alphabet: Vec<char> = "aZsSſdDmMtTlLvVeErRk'’ \u{a0}\u{3000}\t\r\n\u{b}\u{c}\u{85}\u{2028}\u{1c}\u{1f}.,!?-/\\()[]{}\"_*#@1234567890٣٤০१२௩ⅫⅣ²½éñßøπωЖжשלוםمرحبا你好世界こんにちはカタカナ한국어\u{301}\u{5bf}\u{93f}🙂🚀👍🏽𝔘𝟘\u{1F1FA}\u{1F1F8}"
             .chars()
             .collect();
-        let mut rng = crate::testing::Rng(0x2545F4914F6CDD1D);
+        let mut rng = crate::testing::Rng(seed);
         let mut next = || rng.next();
         (0..n)
             .map(|_| {
@@ -403,39 +459,85 @@ mod tests {
 
     #[test]
     fn lexers_equal_the_regexes_on_generated_text() {
-        let cl = Regex::new(CL100K).unwrap();
-        let g2 = Regex::new(GPT2).unwrap();
+        let presets = presets();
         let n = std::env::var("LEXER_FUZZ").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
-        for text in random_texts(n) {
-            assert_eq!(lexer_words(Preset::Cl100k, &text), regex_words(&cl, &text), "cl100k on {text:?}");
-            assert_eq!(lexer_words(Preset::Gpt2, &text), regex_words(&g2, &text), "gpt2 on {text:?}");
+        for text in random_texts(n, 0x2545F4914F6CDD1D) {
+            assert_all_equal(&presets, &text);
         }
+    }
+
+    #[test]
+    fn lexers_equal_the_regexes_on_text_ending_in_whitespace() {
+        // cl100k's `\s++$` against llama3's and qwen2's cut after the last
+        // newline of a final whitespace run: texts followed by every string
+        // of up to three spaces, tabs, newlines, carriage returns and other
+        // whitespace (after a word, digits, punctuation, whitespace or nothing)
+        let presets = presets();
+        let spaces = [" ", "\n", "\r", "\t", "\u{a0}", "\u{2028}", "\u{85}"];
+        let mut tails = vec![String::new()];
+        let mut last = tails.clone();
+        for _ in 0..3 {
+            last = last.iter().flat_map(|t| spaces.iter().map(move |s| format!("{t}{s}"))).collect();
+            tails.extend(last.iter().cloned());
+        }
+        assert_eq!(tails.len(), 1 + 7 + 49 + 343);
+        let leads = ["", "a", "x1234567", "!?", "'S", " 12", "\n", "a \n b", "Ж\r\n", "\t\n "];
+        for text in random_texts(100, 0x9E3779B97F4A7C15).iter().map(String::as_str).chain(leads) {
+            for tail in &tails {
+                assert_all_equal(&presets, &format!("{text}{tail}"));
+            }
+        }
+    }
+
+    #[test]
+    fn llama3_and_qwen2_split_where_cl100k_does_not() {
+        // the end-of-text rule: cl100k takes a final run whole
+        let text = "a \n\t ";
+        assert_eq!(lexer_words(Preset::Cl100k, text), ["a", " \n\t "]);
+        assert_eq!(lexer_words(Preset::Llama3, text), ["a", " \n", "\t "]);
+        assert_eq!(lexer_words(Preset::Qwen2, text), ["a", " \n", "\t "]);
+        // digits: three at a time, or one
+        assert_eq!(lexer_words(Preset::Llama3, "12345"), ["123", "45"]);
+        assert_eq!(lexer_words(Preset::Qwen2, "12345"), ["1", "2", "3", "4", "5"]);
     }
 
     #[test]
     fn lexers_equal_the_regexes_on_prose_and_code() {
         let text = "It's the cat's toy; we'll see. They'RE here, I'M sure!  \n\n  def f(x):\r\n\treturn x**2  # 12345 ok\n   end   ";
-        let cl = Regex::new(CL100K).unwrap();
-        let g2 = Regex::new(GPT2).unwrap();
-        assert_eq!(lexer_words(Preset::Cl100k, text), regex_words(&cl, text));
-        assert_eq!(lexer_words(Preset::Gpt2, text), regex_words(&g2, text));
+        let presets = presets();
+        assert_all_equal(&presets, text);
+        assert_all_equal(&presets, &format!("{text}\n  \r\n \t"));
     }
 
     #[test]
     fn long_words_equal_the_regexes() {
         // ASCII letter runs of every length around the 8-byte steps, ended
         // by every kind of character (a non-ASCII letter continues the word)
-        let cl = Regex::new(CL100K).unwrap();
-        let g2 = Regex::new(GPT2).unwrap();
+        let presets = presets();
         for n in 0..26 {
             let word: String = "abcdefghijklmnopqrstuvwxyZ".chars().take(n).collect();
             for end in ["", " ", "é", "éx", "中", "1", "'s", "\n", "!", "_", "\u{301}", "🙂", "Ж"] {
                 for lead in ["", " ", "'", "é", "\n", "x"] {
-                    let text = format!("{lead}{word}{end}{word}");
-                    assert_eq!(lexer_words(Preset::Cl100k, &text), regex_words(&cl, &text), "cl100k on {text:?}");
-                    assert_eq!(lexer_words(Preset::Gpt2, &text), regex_words(&g2, &text), "gpt2 on {text:?}");
+                    assert_all_equal(&presets, &format!("{lead}{word}{end}{word}"));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_patterns_in_use_are_the_python_presets() {
+        // pretokenize.rs picks a lexer by the exact text: the same text as
+        // bytepair.patterns' (which tests/test_presets_published.py checks
+        // against the published files) and as the copies above
+        let patterns = include_str!("../python/bytepair/patterns.py");
+        for (name, used, here) in [
+            ("GPT2", crate::pretokenize::GPT2, GPT2),
+            ("CL100K", crate::pretokenize::CL100K, CL100K),
+            ("LLAMA3", crate::pretokenize::LLAMA3, LLAMA3),
+            ("QWEN2", crate::pretokenize::QWEN2, QWEN2),
+        ] {
+            assert_eq!(used, here, "{name}");
+            assert!(patterns.contains(&format!("\n{name} = r\"\"\"{used}\"\"\"\n")), "{name} is not patterns.py's");
         }
     }
 

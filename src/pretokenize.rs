@@ -1,5 +1,6 @@
-//! Text to words: Python's `str.split()` or a regex (fancy-regex, which
-//! supports tiktoken's possessive quantifiers, lookahead and `\p{..}`).
+//! Text to words: Python's `str.split()`, a preset's hand-written lexer
+//! (`lexer.rs`, chosen by the exact pattern text), or a regex (fancy-regex,
+//! which supports tiktoken's possessive quantifiers, lookahead and `\p{..}`).
 
 use crate::error::{Error, Result};
 use crate::lexer::Preset;
@@ -9,6 +10,12 @@ use crate::regex_guard::GuardedRegex;
 pub(crate) const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
 pub(crate) const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
 
+/// Llama 3's split (`bytepair.patterns.LLAMA3`, the Split regex of its
+/// `tokenizer.json` as published) and Qwen2's (`QWEN2`, also Qwen 2.5's and
+/// Qwen 3's), with the lexer of `lexer.rs`.
+pub(crate) const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+pub(crate) const QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
 /// SuperBPE's stage-2 split (`bytepair.patterns.SUPERBPE`), with the lexer of `superword.rs`.
 pub(crate) const SUPERBPE: &str = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)|(?:(?!\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S))[\s\S])+";
 
@@ -16,6 +23,18 @@ pub(crate) const SUPERBPE: &str = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(
 /// separators U+001C..U+001F that Python also treats as whitespace.
 pub(crate) fn is_python_whitespace(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// The preset whose lexer runs exactly `pattern` (the exact text only).
+pub(crate) fn preset_of(pattern: &str) -> Option<Preset> {
+    match pattern {
+        GPT2 => Some(Preset::Gpt2),
+        CL100K => Some(Preset::Cl100k),
+        LLAMA3 => Some(Preset::Llama3),
+        QWEN2 => Some(Preset::Qwen2),
+        SUPERBPE => Some(Preset::SuperBpe),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -34,11 +53,9 @@ impl Pretokenizer {
     /// `None` is the whitespace split; a preset's exact pattern uses its
     /// lexer; anything else is compiled as a regex.
     pub fn new(pattern: Option<&str>) -> Result<Self> {
-        match pattern {
-            Some(GPT2) => Ok(Pretokenizer::Lexer(Preset::Gpt2)),
-            Some(CL100K) => Ok(Pretokenizer::Lexer(Preset::Cl100k)),
-            Some(SUPERBPE) => Ok(Pretokenizer::Lexer(Preset::SuperBpe)),
-            _ => Self::with_regex(pattern),
+        match pattern.and_then(preset_of) {
+            Some(preset) => Ok(Pretokenizer::Lexer(preset)),
+            None => Self::with_regex(pattern),
         }
     }
 

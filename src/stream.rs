@@ -222,7 +222,7 @@ pub struct EncodeStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pretokenize::CL100K;
+    use crate::pretokenize::{CL100K, LLAMA3, QWEN2};
     use rustc_hash::FxHashSet;
 
     fn byte_tokenizer(pattern: Option<&str>) -> Tokenizer {
@@ -251,7 +251,7 @@ mod tests {
         let options = [(SpecialSet::All, SpecialSet::All), (none.clone(), none.clone()), (none.clone(), SpecialSet::All)];
         let mut rng = crate::testing::Rng(0x2545F4914F6CDD1Du64);
         let mut next = move || rng.next();
-        for pattern in [None, Some(CL100K), Some(r"\S+|\s+")] {
+        for pattern in [None, Some(CL100K), Some(LLAMA3), Some(QWEN2), Some(r"\S+|\s+")] {
             let tok = byte_tokenizer(pattern);
             for _ in 0..500 {
                 let n = (next() % 40) as usize;

@@ -351,10 +351,10 @@ mod tests {
 
     #[test]
     fn streaming_blocks_count_like_the_whole_document() {
-        use crate::pretokenize::{CL100K, GPT2};
+        use crate::pretokenize::{CL100K, GPT2, LLAMA3, QWEN2};
         let text = "It's the cat's <|eot|>toy;  we'll see.\n\n  def f(x):\r\n\treturn x**2  # 12345 ok\n   end   <|eot|>".repeat(20);
         let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9)]).unwrap();
-        for pattern in [None, Some(CL100K), Some(GPT2), Some(r"\S+|\s+")] {
+        for pattern in [None, Some(CL100K), Some(GPT2), Some(LLAMA3), Some(QWEN2), Some(r"\S+|\s+")] {
             let pre = Pretokenizer::new(pattern).unwrap();
             for block in [1, 2, 3, 7, 16, 100] {
                 assert_eq!(whole(&pre, &sp, &text), streamed(&pre, &sp, &text, block), "pattern {pattern:?}, block {block}");
@@ -364,7 +364,7 @@ mod tests {
 
     #[test]
     fn streaming_random_texts_in_random_blocks() {
-        use crate::pretokenize::{CL100K, GPT2};
+        use crate::pretokenize::{CL100K, GPT2, LLAMA3, QWEN2};
         let pieces = ["a", "Z", "'s", "'", " ", "  ", "\n", "\r\n", "\t", "1", "234", ".", "!?", "é", "你", "<|", "<|eot|>", "|>", "<|e", "\u{3000}", "🙂"];
         let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9), ("<|e".into(), 10)]).unwrap();
         let mut rng = crate::testing::Rng(0x9E3779B97F4A7C15u64);
@@ -372,7 +372,7 @@ mod tests {
         for _ in 0..3000 {
             let n = (next() % 60) as usize;
             let text: String = (0..n).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
-            for pattern in [None, Some(CL100K), Some(GPT2)] {
+            for pattern in [None, Some(CL100K), Some(GPT2), Some(LLAMA3), Some(QWEN2)] {
                 let pre = Pretokenizer::new(pattern).unwrap();
                 let block = 1 + (next() % 9) as usize;
                 assert_eq!(

@@ -1,6 +1,7 @@
-"""The hand-written lexers of the gpt2 and cl100k presets give exactly the
-words of the regex engine (fancy-regex, as tiktoken uses) on generated and
-real text."""
+"""The hand-written lexers of the gpt2, cl100k, llama3 and qwen2 presets give
+exactly the words of the regex engine (fancy-regex, as tiktoken uses) on
+generated and real text, also where a text ends in a run of whitespace with
+newlines in it (cl100k's ``\\s++$``, which llama3's and qwen2's lack)."""
 
 from __future__ import annotations
 
@@ -17,15 +18,20 @@ from bytepair.patterns import PRESETS
 TRICKY = "aZsSſdDmMtTlLvVeErR'’ \u00a0\u3000\t\r\n\x0b\x0c\x85\u2028\x1c.,!?-/()\"_#1234567890٣০१²½éßЖשمر你こカ한\u0301\u093f🙂👍🏽𝔘𝟘"
 
 
-@pytest.mark.parametrize("preset", ["gpt2", "cl100k"])
+LEXED = ["gpt2", "cl100k", "llama3", "qwen2"]
+SPACES = " \t\r\n\x0b\x0c\x85\u00a0\u2028\u3000"
+
+
+@pytest.mark.parametrize("preset", LEXED)
 @settings(max_examples=1500, deadline=None)
-@given(text=st.text(alphabet=TRICKY, max_size=60) | st.text(max_size=60))
+@given(text=st.text(alphabet=TRICKY, max_size=60) | st.text(max_size=60)
+       | st.tuples(st.text(alphabet=TRICKY, max_size=30), st.text(alphabet=SPACES, min_size=1, max_size=6)).map("".join))
 def test_lexer_equals_regex_on_generated_text(preset, text):
     pattern = PRESETS[preset]
     assert _core.split_words(text, pattern) == _core.split_words_regex(text, pattern)
 
 
-@pytest.mark.parametrize("preset", ["gpt2", "cl100k"])
+@pytest.mark.parametrize("preset", LEXED)
 def test_lexer_equals_regex_on_real_text(preset):
     files = sorted(glob.glob(sysconfig.get_path("stdlib") + "/*.py"))[:40]
     text = "".join(open(f, encoding="utf-8", errors="replace").read() for f in files)

@@ -6,7 +6,9 @@
 //! three; or `ByteLevel(add_prefix_space=false)` with its own regex, as in
 //! GPT-2). Each regex piece's raw bytes key the per-thread piece cache
 //! (`Bpe::tokenize_raw_in`); only a miss maps the bytes to byte-level chars
-//! and merges. Used when no offsets are asked for; the ids are those of the
+//! and merges. A single split whose regex is a lexed preset's (Llama 3's,
+//! Qwen2's: `CompiledPattern::Lexer`) hands the lexer's words straight to
+//! the model (`encode_lexed`). Used when no offsets are asked for; the ids are those of the
 //! general route (the same pieces, the same model).
 
 use super::bpe::Bpe;
@@ -36,7 +38,10 @@ impl ByteLevelSplit {
             return None;
         }
         match pre? {
-            PreTokenizer::ByteLevel { add_prefix_space: false, regex: Some(re @ CompiledPattern::Regex(_)) } => {
+            PreTokenizer::ByteLevel {
+                add_prefix_space: false,
+                regex: Some(re @ (CompiledPattern::Regex(_) | CompiledPattern::Lexer(_))),
+            } => {
                 Some(ByteLevelSplit { pattern: re.clone(), then: Vec::new() })
             }
             PreTokenizer::Sequence(items) => match items.as_slice() {
@@ -45,7 +50,7 @@ impl ByteLevelSplit {
                         .iter()
                         .map(|p| match p {
                             PreTokenizer::Split {
-                                pattern: re @ CompiledPattern::Regex(_),
+                                pattern: re @ (CompiledPattern::Regex(_) | CompiledPattern::Lexer(_)),
                                 behavior: Behavior::Isolated,
                                 invert: false,
                             } => Some(re.clone()),
@@ -81,6 +86,9 @@ impl ByteLevelSplit {
         if text.is_empty() {
             return Ok(());
         }
+        if let (CompiledPattern::Lexer(preset), []) = (&self.pattern, self.then.as_slice()) {
+            return Self::encode_lexed(*preset, text, model, ids);
+        }
         // "isolated": every range, matched or not, is a piece of its own;
         // this thread's piece cache is borrowed once for the whole text
         let matches = self.pattern.find_matches(text)?;
@@ -92,6 +100,28 @@ impl ByteLevelSplit {
                 }
             }
             Ok(())
+        };
+        let done = if model.caches_pieces() { crate::piece_cache::with_thread_cache(|c| body(Some(c))) } else { None };
+        match done {
+            Some(r) => r,
+            None => body(None),
+        }
+    }
+
+    /// `encode` of a single split that a preset's lexer runs: each word is
+    /// a piece, handed to the model as the lexer finds it (no list of
+    /// matches), with the one-loop-per-preset inlining of `Preset::for_each_word`.
+    fn encode_lexed(preset: crate::lexer::Preset, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
+        let mut body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| -> Result<()> {
+            let mut failed = None;
+            preset.for_each_word(text, |w| {
+                if failed.is_none() {
+                    if let Err(e) = model.tokenize_raw_in(cache.as_deref_mut(), w.as_bytes(), ids) {
+                        failed = Some(e);
+                    }
+                }
+            });
+            failed.map_or(Ok(()), Err)
         };
         let done = if model.caches_pieces() { crate::piece_cache::with_thread_cache(|c| body(Some(c))) } else { None };
         match done {

@@ -5,6 +5,7 @@
 use super::normalized::NStr;
 use super::spec::{Behavior, Pattern, PreTokenizerSpec, PrependScheme};
 use crate::error::{Error, Result};
+use crate::lexer::Preset;
 use crate::regex_guard::GuardedRegex;
 use std::sync::OnceLock;
 
@@ -20,6 +21,9 @@ pub const BACKTRACK_LIMIT: usize = crate::regex_guard::BACKTRACK_LIMIT;
 pub enum CompiledPattern {
     Literal(String),
     Regex(GuardedRegex),
+    /// A regex whose exact text is a preset's whose lexer matches
+    /// everything (`lexer_for`): its matches, from the lexer.
+    Lexer(Preset),
     Char(char),
     Pred(fn(char) -> bool),
 }
@@ -37,7 +41,10 @@ impl CompiledPattern {
             Pattern::String(s) => CompiledPattern::Literal(s.clone()),
             Pattern::Regex(r) => {
                 let translated = regexes.get(r).map(String::as_str).unwrap_or(r);
-                CompiledPattern::Regex(compile(translated, what)?)
+                match lexer_for(translated) {
+                    Some(preset) => CompiledPattern::Lexer(preset),
+                    None => CompiledPattern::Regex(compile(translated, what)?),
+                }
             }
         })
     }
@@ -79,11 +86,28 @@ impl CompiledPattern {
                     out.push(((prev, s.len()), false));
                 }
             }
+            CompiledPattern::Lexer(preset) => {
+                // the lexer's words are the regex's matches, and they cover the text
+                let mut start = 0;
+                preset.for_each_word(s, |w| {
+                    out.push(((start, start + w.len()), true));
+                    start += w.len();
+                });
+            }
             CompiledPattern::Char(d) => return Ok(char_matches(s, |c| c == *d)),
             CompiledPattern::Pred(f) => return Ok(char_matches(s, f)),
         }
         Ok(out)
     }
+}
+
+/// The preset whose lexer gives exactly the matches of the regex `p` (the
+/// translated text that fancy-regex would run), where every character is
+/// in a match, so that the lexer's words are the matches and there is no
+/// text between them: the cl100k-like and gpt2 presets (not SuperBPE's,
+/// whose lexer's words include the stretches between matches).
+fn lexer_for(p: &str) -> Option<Preset> {
+    crate::pretokenize::preset_of(p).filter(|&preset| preset != Preset::SuperBpe)
 }
 
 fn char_matches(s: &str, f: impl Fn(char) -> bool) -> Vec<((usize, usize), bool)> {
@@ -384,5 +408,51 @@ impl PreTokenizer {
                 Ok(out)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pretokenize::{CL100K, GPT2, LLAMA3, QWEN2, SUPERBPE};
+
+    #[test]
+    fn preset_patterns_use_the_lexer_with_the_regexes_matches() {
+        let texts = ["", "Hello world's 12345!!\n\n  x \n\t ", " \u{a0}Ж1٣ 'LL?\r\n", "a \n "];
+        for p in [GPT2, CL100K, LLAMA3, QWEN2] {
+            let lexed = CompiledPattern::new(&Pattern::Regex(p.to_string()), &Default::default(), "test").unwrap();
+            assert!(matches!(lexed, CompiledPattern::Lexer(_)), "{p}");
+            let regex = CompiledPattern::Regex(compile(p, "test").unwrap());
+            for t in texts {
+                assert_eq!(lexed.find_matches(t).unwrap(), regex.find_matches(t).unwrap(), "{p} on {t:?}");
+                for behavior in [
+                    Behavior::Isolated,
+                    Behavior::Removed,
+                    Behavior::MergedWithNext,
+                    Behavior::MergedWithPrevious,
+                    Behavior::Contiguous,
+                ] {
+                    for invert in [false, true] {
+                        let n = NStr::new(t, 0, true);
+                        let (mut a, mut b) = (Vec::new(), Vec::new());
+                        split(&n, &lexed, behavior, invert, &mut a).unwrap();
+                        split(&n, &regex, behavior, invert, &mut b).unwrap();
+                        let s = |v: &Vec<NStr>| v.iter().map(|x| (x.s.clone(), x.original(0, x.s.len()))).collect::<Vec<_>>();
+                        assert_eq!(s(&a), s(&b));
+                    }
+                }
+            }
+        }
+        // the text that runs is the translated one
+        let mut map = super::super::RegexMap::default();
+        map.insert("written differently".to_string(), LLAMA3.to_string());
+        let p = CompiledPattern::new(&Pattern::Regex("written differently".into()), &map, "test").unwrap();
+        assert!(matches!(p, CompiledPattern::Lexer(Preset::Llama3)));
+        // SuperBPE's lexer gives the stretches between matches too: its regex runs
+        let p = CompiledPattern::new(&Pattern::Regex(SUPERBPE.into()), &Default::default(), "test").unwrap();
+        assert!(matches!(p, CompiledPattern::Regex(_)));
+        // one character more is another pattern
+        let p = CompiledPattern::new(&Pattern::Regex(format!("{LLAMA3}|x")), &Default::default(), "test").unwrap();
+        assert!(matches!(p, CompiledPattern::Regex(_)));
     }
 }
