@@ -1,5 +1,5 @@
 """scripts/grow_corpus.py: the gigabyte corpora of the training benchmark
-(issue 14) are distinct text, deterministic, and start with the source."""
+are distinct text, deterministic, and start with the source."""
 
 import importlib.util
 import os
