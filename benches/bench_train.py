@@ -105,8 +105,8 @@ def main(argv=None):
     ap.add_argument("--linearity", help="sizes (MB) of the linearity check on --linearity-corpus "
                     "(default 10,50,100; --quick 1,2,4; '' to skip)")
     ap.add_argument("--linearity-corpus", default="en", help="corpus of the linearity check; NAME-grown is NAME "
-                    "grown to 1100 MB of distinct text by scripts/grow_corpus.py (e.g. en-grown with --linearity "
-                    "100,300,1000)")
+                    "grown to 3300 MB of distinct text by scripts/grow_corpus.py (e.g. en-grown with --linearity "
+                    "100,300,1000,3000)")
     ap.add_argument("--linearity-tools", default="bytepair,bytepair-first,rustbpe")
     ap.add_argument("--worst-n", type=int, help="bytes of each worst-case training input "
                     "(default 10**7; --quick 10**5; 0 to skip)")

@@ -47,7 +47,7 @@ CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a
 
 
 GROWN = "-grown"  # NAME-grown: corpus NAME grown to GROWN_MB of distinct text (scripts/grow_corpus.py)
-GROWN_MB = 1100
+GROWN_MB = 3300
 
 
 def ensure_corpora(names: Sequence[str]) -> None:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Grow a benchmark corpus to gigabytes of distinct text.
 
-    python scripts/grow_corpus.py data/corpora/en.txt data/corpora/en-grown.txt --mb 1100
+    python scripts/grow_corpus.py data/corpora/en.txt data/corpora/en-grown.txt --mb 3300
 
 Pass 0 copies the source's documents (``X.index.tsv`` from
 scripts/make_corpora.py; without it, blank-line-separated blocks) as they are;
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("source", help="a corpus of scripts/make_corpora.py (its .index.tsv is used when present)")
     ap.add_argument("out")
-    ap.add_argument("--mb", type=float, default=1100, help="size of the output in MiB (default 1100)")
+    ap.add_argument("--mb", type=float, default=3300, help="size of the output in MiB (default 3300)")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     if a.mb <= 0:
