@@ -37,6 +37,12 @@ special tokens not split out of the text, as in ``encode_ordinary``), toktok
 from its built-in copy, tokie from the HF tokenizer.json that bytepair exports
 (``common.hf_cl100k_json``) without its added tokens (tokie reads neither the
 .tiktoken file nor, offline, a name).
+
+``--tokenizer FILE`` compares pipelines on a tokenizer.json (HF tokenizers is
+the reference for ids) or on a SentencePiece ``.model`` (the sentencepiece
+library is the reference; bytepair, gigatoken and kitoken load the .model,
+fastokens, tokie and HF its Llama 2 tokenizer.json layout); no tool adds BOS
+or EOS (see :func:`load_sentencepiece`).
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ import argparse
 import gc
 import hashlib
 import importlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -62,9 +69,11 @@ from common import CL100K, CL100K_SPECIALS, MB, median, table  # noqa: E402
 
 TOOLS = ["bytepair", "gigatoken", "fastokens", "toktok", "kitoken", "tokie", "tiktoken"]
 PIPELINE_TOOLS = ["bytepair", "gigatoken", "fastokens", "kitoken", "tokie", "hf"]
+SPM_TOOLS = ["bytepair", "gigatoken", "kitoken", "fastokens", "tokie", "hf", "sentencepiece"]
 PEERS = ["gigatoken", "fastokens", "toktok", "kitoken", "tokie"]
 LABEL = {"bytepair": "bytepair", "bytepair-base": "bytepair (baseline)", "gigatoken": "gigatoken", "fastokens": "fastokens", "toktok": "toktok-rs",
-         "kitoken": "kitoken", "tokie": "tokie", "tiktoken": "tiktoken", "hf": "HF tokenizers"}
+         "kitoken": "kitoken", "tokie": "tokie", "tiktoken": "tiktoken", "hf": "HF tokenizers",
+         "sentencepiece": "sentencepiece"}
 DIST = {"toktok": "toktok-rs", "hf": "tokenizers"}  # PyPI names where they differ from the tool's
 DOC_BYTES = 4096
 LINE_BYTES = 50
@@ -242,6 +251,86 @@ def load_pipeline(tool: str, path: str, threads: int):
     return t
 
 
+def is_sentencepiece(path: str) -> bool:
+    """Whether ``path`` is a SentencePiece model (a protobuf whose first field,
+    the pieces, starts with byte 0x0A), not a tokenizer.json or a tiktoken
+    file (Llama 3's ``tokenizer.model`` is base64 text)."""
+    if path.endswith(".json"):
+        return False
+    with open(path, "rb") as fh:
+        return fh.read(1) == b"\n"
+
+
+def sentencepiece_hf_json(path: str) -> str:
+    """data/bench/spm-<hash>-legacy.json: the SentencePiece model at ``path``
+    in the ``tokenizer.json`` layout that transformers' LlamaConverter writes
+    for Llama 2 / Mistral ("legacy": Prepend + Replace normalizers, byte
+    fallback; ``scripts/get_tokenizers.py``'s ``sentencepiece_json``), for
+    the tools that read no ``.model`` (fastokens, tokie, HF tokenizers)."""
+    with open(path, "rb") as fh:
+        h = hashlib.sha256(fh.read()).hexdigest()[:12]
+    out = os.path.join(common.WORK, "spm-%s-legacy.json" % h)
+    if not os.path.exists(out):
+        spec = importlib.util.spec_from_file_location(
+            "get_tokenizers", os.path.join(common.ROOT, "scripts", "get_tokenizers.py"))
+        gt = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(gt)
+        d = gt.sentencepiece_json(path, "legacy")
+        common._write(out, json.dumps(d, ensure_ascii=False).encode("utf-8"))
+    return out
+
+
+def load_sentencepiece(tool: str, path: str, threads: int):
+    """``load`` for a SentencePiece ``.model`` (``--tokenizer``): bytepair
+    (``Tokenizer.load``), gigatoken (``Tokenizer.from_sentencepiece``),
+    kitoken (``Kitoken.from_sentencepiece_file``) and the ``sentencepiece``
+    library itself (the reference for ids); fastokens, tokie and HF
+    tokenizers read no ``.model``, so they get the Llama 2 ``tokenizer.json``
+    layout of the same model (:func:`sentencepiece_hf_json`). No BOS or EOS
+    on any tool: sentencepiece's ``encode`` adds none by default, bytepair,
+    fastokens, tokie and HF are called with ``add_special_tokens=False``,
+    gigatoken's and kitoken's calls add none."""
+    t = {}
+    if tool == "bytepair":
+        import bytepair
+
+        tok = bytepair.Tokenizer.load(path)
+        t["one"] = lambda s: tok.encode(s, add_special_tokens=False)
+        t["batch"] = lambda ts: tok.encode_batch(ts, add_special_tokens=False)
+        t["cache"] = lambda: bytepair._core.cache_info()[1]
+    elif tool == "gigatoken":
+        import gigatoken
+
+        g = gigatoken.Tokenizer.from_sentencepiece(path)
+        t["one"] = lambda s: g.encode(s).tolist()
+        t["np"] = g.encode
+        t["batch"] = g.encode_batch_list
+        t["flat"] = g.encode_batch
+    elif tool == "kitoken":
+        import kitoken
+
+        k = kitoken.Kitoken.from_sentencepiece_file(path)
+        t["one"] = k.encode
+        t["batch"] = k.encode_all
+    elif tool == "sentencepiece":
+        import sentencepiece
+
+        sp = sentencepiece.SentencePieceProcessor(model_file=path)  # add_bos/add_eos default off
+        t["one"] = sp.encode
+        t["batch"] = lambda ts: sp.encode(ts, num_threads=threads)
+        t["flat"] = t["batch"]  # not timed: the reference of the flat rows' ids
+        t["count"] = lambda ts: [len(x) for x in t["batch"](ts)]  # not timed: the count rows' reference
+    elif tool in ("fastokens", "tokie", "hf"):
+        t = load_pipeline(tool, sentencepiece_hf_json(path), threads)
+        if tool == "hf":
+            del t["flat"], t["count"]  # those were the reference's untimed calls in the tokenizer.json mode
+        return t
+    else:
+        raise ValueError(tool)
+    t["one"]("warm up")
+    return t
+
+
 def tokie_cl100k_json(vocab: str) -> str:
     """data/bench/hf-cl100k-ordinary.json: bytepair's HF export of
     cl100k_base (``common.hf_cl100k_json``) without its added tokens, so that
@@ -263,6 +352,8 @@ def load(tool: str, vocab: str, threads: int):
     t = {}
     if vocab.endswith(".json"):
         return load_pipeline(tool, vocab, threads)
+    if is_sentencepiece(vocab):
+        return load_sentencepiece(tool, vocab, threads)
     if tool == "bytepair":
         import bytepair
 
@@ -470,9 +561,11 @@ def main(argv=None):
     ap.add_argument("--corpora", default="en,multi,code,cjk")
     ap.add_argument("--mb", type=float, help="MB of each of the three texts per corpus (default 10; --quick 1)")
     ap.add_argument("--reps", type=int, help="repetitions (fresh processes), medians (default 3; --quick 1)")
-    ap.add_argument("--tools", help="default: %s (with --tokenizer: %s)" % (",".join(TOOLS), ",".join(PIPELINE_TOOLS)))
-    ap.add_argument("--tokenizer", help="a tokenizer.json: compare pipelines on it (HF tokenizers is the reference "
-                    "for ids) instead of cl100k_base")
+    ap.add_argument("--tools", help="default: %s (with --tokenizer: %s; with a SentencePiece .model: %s)" % (
+        ",".join(TOOLS), ",".join(PIPELINE_TOOLS), ",".join(SPM_TOOLS)))
+    ap.add_argument("--tokenizer", help="a tokenizer.json or a SentencePiece .model: compare pipelines on it (HF "
+                    "tokenizers, or for a .model the sentencepiece library, is the reference for ids) instead of "
+                    "cl100k_base")
     ap.add_argument("--stages", default="single,long,batch")
     ap.add_argument("--python", default=sys.executable, help="interpreter of the jobs (bytepair's build)")
     ap.add_argument("--timeout", type=float, default=600)
@@ -486,14 +579,19 @@ def main(argv=None):
     a.reps = a.reps or (1 if a.quick else 3)
     t_start = time.time()
     corpora = [c for c in a.corpora.split(",") if c]
-    a.tools = a.tools or ",".join(PIPELINE_TOOLS if a.tokenizer else TOOLS)
+    spm_mode = bool(a.tokenizer) and is_sentencepiece(a.tokenizer)
+    a.tools = a.tools or ",".join(SPM_TOOLS if spm_mode else PIPELINE_TOOLS if a.tokenizer else TOOLS)
     tools = [t for t in a.tools.split(",") if t]
     if a.baseline:
         os.environ["BYTEPAIR_BASELINE"] = os.path.abspath(a.baseline)
         tools.insert(tools.index("bytepair") + 1 if "bytepair" in tools else 0, "bytepair-base")
     stages = [s for s in a.stages.split(",") if s]
     vocab = os.path.abspath(a.tokenizer) if a.tokenizer else common.cl100k_path()
-    ref_tool = "hf" if a.tokenizer else "tiktoken"
+    ref_tool = "sentencepiece" if spm_mode else "hf" if a.tokenizer else "tiktoken"
+    if spm_mode and any(t in tools for t in ("fastokens", "tokie", "hf")):
+        sentencepiece_hf_json(vocab)  # written once, before the jobs
+        for t in ("fastokens", "tokie", "hf"):
+            LABEL[t] += " (tokenizer.json)"
     sizes = {}
     for c in corpora:
         A, B, C = texts_of(c, a.mb)
@@ -529,6 +627,8 @@ def main(argv=None):
     print("\n".join(lines))
     if not a.no_doc:
         name = os.path.basename(os.path.dirname(vocab)) if a.tokenizer else ""
+        if spm_mode:
+            name += "-" + os.path.basename(vocab)
         common.update_doc("frontier" + ("-" + name if name else ""), [
             "## Encoding at the frontier" + (": pipelines on %s" % name if name else ""), ""] + lines)
         print("wrote the frontier section of %s" % os.path.relpath(common.DOC, common.ROOT))
@@ -548,7 +648,19 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
         except PackageNotFoundError:
             vs.append("%s (not installed)" % DIST.get(t, t))
     lines.append("- frontier peers: " + ", ".join(vs))
-    if a.tokenizer:
+    if a.tokenizer and ref_tool == "sentencepiece":
+        lines.append("- tokenizer: %s, a SentencePiece model (ids checked against the sentencepiece library's "
+                     "`SentencePieceProcessor(model_file=...).encode`); loaded from the .model by bytepair "
+                     "(`Tokenizer.load`), gigatoken (`Tokenizer.from_sentencepiece`) and kitoken "
+                     "(`Kitoken.from_sentencepiece_file`); fastokens, tokie and HF tokenizers read no .model and "
+                     "get its Llama 2 `tokenizer.json` layout (transformers' LlamaConverter, \"legacy\": Prepend + "
+                     "Replace normalizers; `scripts/get_tokenizers.py`'s `sentencepiece_json`), marked "
+                     "\"(tokenizer.json)\"" % a.tokenizer)
+        lines.append("- no BOS/EOS on any tool: sentencepiece's `encode` adds none by default; bytepair, fastokens, "
+                     "tokie and HF are called with `add_special_tokens=False`; gigatoken's and kitoken's calls add "
+                     "none. Control-token text in the input (`<s>`, `</s>`) is ordinary text to sentencepiece; "
+                     "gigatoken matches it as the control token (its ids then differ)")
+    elif a.tokenizer:
         lines.append("- tokenizer: %s (ids checked against HF tokenizers)" % a.tokenizer)
     lines.append("- times: CPU time of the job process for 1-thread rows, wall time for 2-thread rows")
     lines.append("- text: per corpus three disjoint texts A, B, C of %g MB in documents of at most %d bytes; "
@@ -575,6 +687,11 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
             len(mine), len(ref))))
         return False
 
+    giga_col = ref_tool == "sentencepiece" and "gigatoken" in cols and "bytepair" in cols
+    if giga_col:
+        lines.append("bytepair / gigatoken: the ratio to the one peer here that loads the same .model file (`*`: "
+                     "gigatoken's ids differ on that row)")
+        lines.append("")
     for c in corpora:
         lines.append("### %s: MB/s (ratio: bytepair / fastest peer whose ids are identical)" % c)
         lines.append("")
@@ -604,8 +721,12 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
                        if best and "bytepair" in mbs else "-")
             if "bytepair-base" in cols:
                 row.append("%.2fx" % (mbs["bytepair-base"] / best[0]) if best and "bytepair-base" in mbs else "-")
+            if giga_col:  # the goal's yardstick on a .model: the peer that loads the same file
+                row.append("%.2fx" % (mbs["bytepair"] / mbs["gigatoken"]) + ("*" if same["gigatoken"] is False else "")
+                           if "bytepair" in mbs and "gigatoken" in mbs else "-")
             rows.append(row)
         base_col = ["baseline / fastest peer"] if "bytepair-base" in cols else []
+        base_col += ["bytepair / gigatoken"] if giga_col else []
         lines += table(["workload"] + [LABEL[t] for t in cols] + ["bytepair / fastest peer"] + base_col, rows)
         lines.append("")
         b1, b2 = times.get((c, "bytepair", "batch@1")), times.get((c, "bytepair", "batch@2"))
