@@ -20,7 +20,9 @@ from bytepair import _core
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EDGE = ["", " ", "  leading and trailing  ", "Hello world! 12345 1234567", "don't I'll WE'VE", "\t\ttabs\r\n\n",
         "日本語のテキスト", "e\u0301 café", "emoji 🤗🏳️‍🌈", "a\u00a0b\u3000c", "x" * 300, "🤗" * 40,
-        "<|begin_of_text|>x<|end_of_text|>", "\n  \n\n   end  "]
+        "<|begin_of_text|>x<|end_of_text|>", "\n  \n\n   end  ",
+        # not in NFC / NFKC: decomposed accents, Hangul jamo, compatibility characters, a singleton
+        "cafe\u0301 n\u0303o \u1100\u1161\u11a8", "\ufb01le \uff26\uff55\uff4c\uff4c \u2460 \u00bd \u212b x\u0327\u0301"]
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +48,17 @@ def paths(tmp_path_factory):
         split] + d["pre_tokenizer"]["pretokenizers"][1:]
     splits = tmp_path_factory.mktemp("fast") / "split-sequence.json"
     splits.write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
+    # Unicode normal forms in front (Qwen 2's NFC; NFKC, which also changes compatibility characters, inside a
+    # Sequence): the route runs on the normalized text
+    forms = {}
+    for name, normalizer in (("nfc", {"type": "NFC"}),
+                             ("nfkc-sequence", {"type": "Sequence", "normalizers": [{"type": "NFKC"}]})):
+        d = json.loads(pathlib.Path(llama).read_text(encoding="utf-8"))
+        d["normalizer"] = normalizer
+        forms[name] = tmp_path_factory.mktemp("fast") / f"{name}.json"
+        forms[name].write_text(json.dumps(d, ensure_ascii=False), encoding="utf-8")
     return {"llama3": llama, "deepseek-v3": p["deepseek/tokenizer.json"], "bytelevel-regex": str(gpt2_shape),
-            "split-sequence": str(splits)}
+            "split-sequence": str(splits), **{k: str(v) for k, v in forms.items()}}
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +67,7 @@ def texts(real_texts):
     return lines[:600] + EDGE + [real_texts[0][:8000]]
 
 
-@pytest.mark.parametrize("name", ["llama3", "deepseek-v3", "bytelevel-regex", "split-sequence"])
+@pytest.mark.parametrize("name", ["llama3", "deepseek-v3", "bytelevel-regex", "split-sequence", "nfc", "nfkc-sequence"])
 @pytest.mark.parametrize("cache_bytes", [4 << 20, 256])
 def test_fast_route_gives_hfs_ids_cold_and_warm(paths, texts, name, cache_bytes):
     tok = bytepair.Tokenizer.load(paths[name])

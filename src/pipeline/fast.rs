@@ -1,5 +1,6 @@
 //! A route for the most common byte-level shape that builds no
-//! intermediate strings: no normalizer (or an empty `Sequence`), and a
+//! intermediate strings: no normalizer, an empty `Sequence` or Unicode
+//! normal forms (Qwen 2's NFC: the route runs on the normalized text), and a
 //! pre-tokenizer that is one regex split (`Split(regex, "isolated")`
 //! followed by `ByteLevel(add_prefix_space=false, use_regex=false)`, as in
 //! Llama 3 and Qwen 2; or several such splits in a row, as DeepSeek V3's
@@ -26,15 +27,23 @@ pub(crate) struct ByteLevelSplit {
     then: Vec<CompiledPattern>,
 }
 
-/// An empty normalizer `Sequence` (DeepSeek V3's) changes nothing.
-fn is_identity(n: &Normalizer) -> bool {
-    matches!(n, Normalizer::Sequence(items) if items.iter().all(is_identity))
+/// Normalizers this route may follow: an empty `Sequence` (DeepSeek V3's)
+/// changes nothing, and a Unicode normal form (Qwen 2's NFC) changes the
+/// segment's text but not how it is split afterwards. The route works on the
+/// normalized text, as the general route's pre-tokenizer does; only offsets
+/// need the alignments, and those are asked for on the general route.
+fn is_unicode_form(n: &Normalizer) -> bool {
+    match n {
+        Normalizer::Nfc | Normalizer::Nfd | Normalizer::Nfkc | Normalizer::Nfkd => true,
+        Normalizer::Sequence(items) => items.iter().all(is_unicode_form),
+        _ => false,
+    }
 }
 
 impl ByteLevelSplit {
     /// The route, when the pipeline has this shape.
     pub(crate) fn of(normalizer: Option<&Normalizer>, pre: Option<&PreTokenizer>) -> Option<ByteLevelSplit> {
-        if normalizer.is_some_and(|n| !is_identity(n)) {
+        if normalizer.is_some_and(|n| !is_unicode_form(n)) {
             return None;
         }
         match pre? {

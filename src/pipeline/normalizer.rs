@@ -7,6 +7,7 @@ use super::spec::NormalizerSpec;
 use crate::error::Result;
 use unicode_normalization_alignments::char::is_combining_mark;
 use unicode_normalization_alignments::UnicodeNormalization;
+use unicode_normalization_alignments::{is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized};
 
 #[derive(Debug, Clone)]
 pub enum Normalizer {
@@ -49,10 +50,10 @@ impl Normalizer {
 
     pub(crate) fn normalize(&self, n: &mut NStr) -> Result<()> {
         match self {
-            Normalizer::Nfc => unicode_form(n, |s| s.nfc().collect()),
-            Normalizer::Nfd => unicode_form(n, |s| s.nfd().collect()),
-            Normalizer::Nfkc => unicode_form(n, |s| s.nfkc().collect()),
-            Normalizer::Nfkd => unicode_form(n, |s| s.nfkd().collect()),
+            Normalizer::Nfc => unicode_form(n, |c| is_nfc_quick(c), |s| s.nfc().collect()),
+            Normalizer::Nfd => unicode_form(n, |c| is_nfd_quick(c), |s| s.nfd().collect()),
+            Normalizer::Nfkc => unicode_form(n, |c| is_nfkc_quick(c), |s| s.nfkc().collect()),
+            Normalizer::Nfkd => unicode_form(n, |c| is_nfkd_quick(c), |s| s.nfkd().collect()),
             Normalizer::Lowercase => {
                 if n.s.chars().any(|c| {
                     let mut l = c.to_lowercase();
@@ -89,8 +90,15 @@ impl Normalizer {
     }
 }
 
-fn unicode_form(n: &mut NStr, f: impl Fn(&str) -> Vec<(char, isize)>) {
-    if n.s.is_ascii() {
+/// `n` in a Unicode normal form by `f`; text the form's quick check
+/// (the same crate's tables) says is already in it is left as it is (most
+/// text is NFC already: this skips rebuilding it and its alignments).
+fn unicode_form(
+    n: &mut NStr,
+    quick: impl Fn(std::str::Chars<'_>) -> IsNormalized,
+    f: impl Fn(&str) -> Vec<(char, isize)>,
+) {
+    if n.s.is_ascii() || quick(n.s.chars()) == IsNormalized::Yes {
         return;
     }
     let dest = f(&n.s);
