@@ -446,6 +446,18 @@ pub(crate) fn extend_from_cache(key: &Key, ids: &mut Vec<u32>) -> Option<bool> {
     })
 }
 
+/// Runs `body` with this thread's piece cache when `wanted` and the cache
+/// can be had (the budget is not 0, the cache is not already borrowed),
+/// else with none: the one place a caller's encoding loop picks its cache.
+#[inline]
+pub(crate) fn with_cache_if<R>(wanted: bool, mut body: impl FnMut(Option<&mut PieceCache>) -> R) -> R {
+    let done = if wanted { with_thread_cache(|c| body(Some(c))) } else { None };
+    match done {
+        Some(r) => r,
+        None => body(None),
+    }
+}
+
 /// Runs `f` on this thread's cache, made (or re-made after `clear_all` or
 /// a change of budget) as needed. None when caching is off or the cache is
 /// already in use on this thread (a re-entrant call).

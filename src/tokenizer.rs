@@ -400,15 +400,7 @@ impl Tokenizer {
                         at += len;
                     }
                 });
-                let done = if !cached {
-                    None
-                } else {
-                    crate::piece_cache::with_thread_cache(|c| body(Some(c)))
-                };
-                match done {
-                    Some(r) => r?,
-                    None => body(None)?,
-                }
+                crate::piece_cache::with_cache_if(cached, &mut body)?;
                 err.map_or(Ok(()), Err)
             }
             Model::Char { .. } => {

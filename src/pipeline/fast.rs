@@ -101,7 +101,7 @@ impl ByteLevelSplit {
         // "isolated": every range, matched or not, is a piece of its own;
         // this thread's piece cache is borrowed once for the whole text
         let matches = self.pattern.find_matches(text)?;
-        let mut body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| -> Result<()> {
+        let body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| -> Result<()> {
             let mut piece = |a: usize, b: usize| model.tokenize_raw_in(cache.as_deref_mut(), &text.as_bytes()[a..b], ids);
             for &((a, b), _) in &matches {
                 if a < b {
@@ -110,18 +110,14 @@ impl ByteLevelSplit {
             }
             Ok(())
         };
-        let done = if model.caches_pieces() { crate::piece_cache::with_thread_cache(|c| body(Some(c))) } else { None };
-        match done {
-            Some(r) => r,
-            None => body(None),
-        }
+        crate::piece_cache::with_cache_if(model.caches_pieces(), body)
     }
 
     /// `encode` of a single split that a preset's lexer runs: each word is
     /// a piece, handed to the model as the lexer finds it (no list of
     /// matches), with the one-loop-per-preset inlining of `Preset::for_each_word`.
     fn encode_lexed(preset: crate::lexer::Preset, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
-        let mut body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| -> Result<()> {
+        let body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| -> Result<()> {
             let mut failed = None;
             preset.for_each_word(text, |w| {
                 if failed.is_none() {
@@ -132,10 +128,6 @@ impl ByteLevelSplit {
             });
             failed.map_or(Ok(()), Err)
         };
-        let done = if model.caches_pieces() { crate::piece_cache::with_thread_cache(|c| body(Some(c))) } else { None };
-        match done {
-            Some(r) => r,
-            None => body(None),
-        }
+        crate::piece_cache::with_cache_if(model.caches_pieces(), body)
     }
 }
