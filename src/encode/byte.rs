@@ -18,16 +18,10 @@ use std::collections::BinaryHeap;
 /// bytes, the smaller id is the rank.
 #[derive(Debug, Clone)]
 pub(crate) struct ByteRanks {
-    /// Tokens of up to `PACKED` bytes, keyed by `pack` (the most common
-    /// lookups: one multiply to hash, one comparison, no memcmp).
-    short: FxHashMap<u128, u32>,
-    /// Longer tokens.
-    long: FxHashMap<Vec<u8>, u32>,
+    /// Token bytes to rank (the whole-piece lookup).
+    table: TokenTable,
     /// Id of every single byte (tiktoken vocabularies do not use id = byte).
     byte_ids: [Option<u32>; 256],
-    /// Rank of every two-byte token, indexed by `b0 << 8 | b1` (u32::MAX:
-    /// none): the most frequent lookup, done without hashing.
-    pair_ranks: Box<[u32]>,
     /// (left rank, right rank) -> rank of the two tokens' concatenation:
     /// merging needs no bytes hashed. `None` when some byte has no token
     /// (parts are then not always tokens, so they are merged by bytes).
@@ -70,12 +64,62 @@ fn pack(bytes: &[u8]) -> u128 {
     (lo as u128) | (hi as u128) << 64 | (n as u128) << 120
 }
 
+/// Token bytes to id: the lookup of a whole piece. Two-byte tokens (the
+/// most frequent lookups) by a direct table, tokens of up to `PACKED` bytes
+/// by one packed integer (one multiply to hash, one comparison, no
+/// memcmp), longer ones by their bytes.
+#[derive(Debug, Clone)]
+pub(crate) struct TokenTable {
+    short: FxHashMap<u128, u32>,
+    long: FxHashMap<Vec<u8>, u32>,
+    /// id of every two-byte token, indexed by `b0 << 8 | b1` (`NONE`: none)
+    pair_ranks: Box<[u32]>,
+}
+
+impl TokenTable {
+    pub(crate) fn new(ids: FxHashMap<Vec<u8>, u32>) -> Self {
+        let mut pair_ranks = vec![NONE; 1 << 16].into_boxed_slice();
+        let mut short = FxHashMap::default();
+        let mut long = FxHashMap::default();
+        for (t, r) in ids {
+            if t.len() == 2 {
+                pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
+            }
+            if t.len() <= PACKED {
+                short.insert(pack(&t), r);
+            } else {
+                long.insert(t, r);
+            }
+        }
+        TokenTable { short, long, pair_ranks }
+    }
+
+    /// The id of these bytes, if they are a token.
+    #[inline]
+    pub(crate) fn get(&self, bytes: &[u8]) -> Option<u32> {
+        if bytes.len() == 2 {
+            let r = self.pair(bytes[0], bytes[1]);
+            return (r != NONE).then_some(r);
+        }
+        if bytes.len() <= PACKED {
+            return self.short.get(&pack(bytes)).copied();
+        }
+        self.long.get(bytes).copied()
+    }
+
+    /// The id of the two-byte token `a b`, `NONE` if there is none.
+    #[inline]
+    pub(crate) fn pair(&self, a: u8, b: u8) -> u32 {
+        self.pair_ranks[(a as usize) << 8 | b as usize]
+    }
+}
+
 /// An open-addressing table from (left rank, right rank) to the rank of
 /// the concatenated token: the lookup every merge step makes, on two
 /// integers and one cache line (12-byte slots, linear probing, at most half
 /// full).
 #[derive(Debug, Clone)]
-struct ConcatRanks {
+pub(crate) struct ConcatRanks {
     /// (left, right, merged); `left == NONE`: empty slot
     slots: Box<[[u32; 3]]>,
     shift: u32,
@@ -116,7 +160,7 @@ impl ConcatRanks {
         Some(ConcatRanks::new(&pairs))
     }
 
-    fn new(pairs: &[(u32, u32, u32)]) -> Self {
+    pub(crate) fn new(pairs: &[(u32, u32, u32)]) -> Self {
         let bits = (pairs.len().max(1) * 2).next_power_of_two().trailing_zeros().max(4);
         let mut t = ConcatRanks {
             slots: vec![[NONE; 3]; 1 << bits].into_boxed_slice(),
@@ -148,7 +192,7 @@ impl ConcatRanks {
     /// Rank of the concatenation of tokens `a` and `b`, `NONE` if it is
     /// not a token.
     #[inline]
-    fn merged(&self, a: u32, b: u32) -> u32 {
+    pub(crate) fn merged(&self, a: u32, b: u32) -> u32 {
         let f = Self::filter_bit(a, b);
         if self.filter[f >> 6] & (1 << (f & 63)) == 0 {
             return NONE;
@@ -183,39 +227,17 @@ impl ByteRanks {
         for (b, slot) in byte_ids.iter_mut().enumerate() {
             *slot = ranks.get(&[b as u8][..]).copied();
         }
-        let mut pair_ranks = vec![u32::MAX; 1 << 16].into_boxed_slice();
-        for (t, &r) in &ranks {
-            if t.len() == 2 {
-                pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
-            }
-        }
         let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&ranks) } else { None };
         let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
         let max_len = ranks.keys().map(Vec::len).max().unwrap_or(0);
-        let mut short = FxHashMap::default();
-        let mut long = FxHashMap::default();
-        for (t, r) in ranks {
-            if t.len() <= PACKED {
-                short.insert(pack(&t), r);
-            } else {
-                long.insert(t, r);
-            }
-        }
         let owner = piece_cache::new_owner();
-        ByteRanks { short, long, byte_ids, pair_ranks, pairs, owner, rank_bound, max_len }
+        ByteRanks { table: TokenTable::new(ranks), byte_ids, pairs, owner, rank_bound, max_len }
     }
 
     /// The id (rank) of these bytes, if they are a token.
     #[inline]
     pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
-        if bytes.len() == 2 {
-            let r = self.pair_ranks[(bytes[0] as usize) << 8 | bytes[1] as usize];
-            return (r != u32::MAX).then_some(r);
-        }
-        if bytes.len() <= PACKED {
-            return self.short.get(&pack(bytes)).copied();
-        }
-        self.long.get(bytes).copied()
+        self.table.get(bytes)
     }
 
     fn byte_id(&self, b: u8) -> Result<u32> {
@@ -252,7 +274,7 @@ impl ByteRanks {
                 return Ok(());
             }
             2 => {
-                let r = self.pair_ranks[(piece[0] as usize) << 8 | piece[1] as usize];
+                let r = self.table.pair(piece[0], piece[1]);
                 if r != NONE {
                     out.push(r);
                     return Ok(());
@@ -386,7 +408,7 @@ impl ByteRanks {
             prev[k] = k.wrapping_sub(1) as u8;
         }
         for k in 0..n - 1 {
-            rank[k] = self.pair_ranks[(piece[k] as usize) << 8 | piece[k + 1] as usize];
+            rank[k] = self.table.pair(piece[k], piece[k + 1]);
         }
         loop {
             // two passes: the minimum vectorises, the position is found once
@@ -511,8 +533,8 @@ impl ByteRanks {
             _ => self.span_rank(piece, a, end),
         };
         for i in 0..n.saturating_sub(1) {
-            // pair_ranks marks "no token" with u32::MAX, which is NONE
-            let r = self.pair_ranks[(piece[i as usize] as usize) << 8 | piece[i as usize + 1] as usize];
+            // `TokenTable::pair` gives NONE for "no token"
+            let r = self.table.pair(piece[i as usize], piece[i as usize + 1]);
             rank_at[i as usize] = r;
             if r != NONE {
                 queue.push(r, i);
@@ -772,7 +794,7 @@ mod tests {
                 // are not all tokens, so merging goes by bytes (no ConcatRanks)
                 let gone = alphabet[rng.below(alphabet.len())];
                 let mut tokens: Vec<(Vec<u8>, u32)> = Vec::new();
-                for (t, r) in v.short.iter().map(|(k, &r)| (unpack(*k), r)).chain(v.long.iter().map(|(t, &r)| (t.clone(), r))) {
+                for (t, r) in v.table.short.iter().map(|(k, &r)| (unpack(*k), r)).chain(v.table.long.iter().map(|(t, &r)| (t.clone(), r))) {
                     if t != [gone] {
                         tokens.push((t, r));
                     }
@@ -843,7 +865,7 @@ mod tests {
         for _ in 0..30 {
             let v = random_vocab(&mut rng, b"abc", 40, 6);
             let t = v.pairs.as_ref().unwrap();
-            let tokens: Vec<Vec<u8>> = v.short.keys().map(|&k| unpack(k)).collect();
+            let tokens: Vec<Vec<u8>> = v.table.short.keys().map(|&k| unpack(k)).collect();
             for a in &tokens {
                 for b in &tokens {
                     let whole = [a.as_slice(), b.as_slice()].concat();

@@ -13,7 +13,7 @@ mod char;
 mod dropout;
 mod queue;
 
-pub(crate) use byte::{derive_merges, ByteRanks};
+pub(crate) use byte::{derive_merges, ByteRanks, ConcatRanks, TokenTable};
 pub use cache::clear_piece_caches;
 pub(crate) use char::{CharMerges, Sym};
 pub use dropout::Dropout;

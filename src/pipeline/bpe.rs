@@ -3,8 +3,12 @@
 //! lowest rank first, leftmost on ties; byte fallback, unk (fused or not),
 //! continuing-subword prefix, end-of-word suffix, ignore_merges, dropout.
 //! Words of up to `CACHE_MAX_LEN` bytes are cached per thread.
+//! A byte-level model also gets tables on raw bytes (`RawBytes`), for the
+//! string-free route (`tokenize_raw_in`): no byte-to-char mapping and no
+//! string hashing per piece.
 
 use super::spec::BpeSpec;
+use crate::encode::{ConcatRanks, TokenTable};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -52,7 +56,31 @@ pub struct Bpe {
     raw_owner: u32,
     /// Hugging Face's `get_vocab_size` (number of entries)
     pub len: usize,
+    /// The tables on raw bytes, once `prepare_raw_bytes` made them.
+    raw: Option<RawBytes>,
 }
+
+/// A byte-level model's tables on raw bytes: a piece's bytes are its first
+/// symbols (each byte's byte-level character's id), merges are looked up by
+/// two ids in one open-addressing table, and whole tokens by their bytes.
+/// Only made when every byte has its character's token and words get no
+/// prefix or suffix: then no byte is unknown and no byte fallback happens,
+/// and the result is `tokenize` of the mapped characters.
+#[derive(Debug)]
+struct RawBytes {
+    /// vocabulary tokens by their raw bytes (ignore_merges' whole-word lookup)
+    tokens: TokenTable,
+    /// id of each byte's byte-level character
+    byte_ids: [u32; 256],
+    /// (left id, right id) -> the merge's rank (its index in the merge list)
+    ranks: ConcatRanks,
+    /// rank -> id of the merge's result
+    results: Box<[u32]>,
+}
+
+/// Pieces of up to this many bytes are merged on the stack (quadratic
+/// scan); longer ones by the heap.
+const RAW_STACK: usize = 64;
 
 impl Bpe {
     pub fn new(spec: &BpeSpec) -> Result<Bpe> {
@@ -122,7 +150,87 @@ impl Bpe {
             cache_id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             owner: crate::piece_cache::new_owner(),
             raw_owner: crate::piece_cache::new_owner(),
+            raw: None,
         })
+    }
+
+    /// Makes the tables on raw bytes that `tokenize_raw_in` uses, when
+    /// this model allows them (see `RawBytes`); the pipeline calls it for
+    /// the byte-level shapes of its string-free route.
+    pub(crate) fn prepare_raw_bytes(&mut self) {
+        self.raw = self.raw_bytes();
+    }
+
+    fn raw_bytes(&self) -> Option<RawBytes> {
+        if self.prefix.is_some() || self.suffix.is_some() || self.dropout.is_some() {
+            return None;
+        }
+        let chars = super::pre_tokenizer::bytes_char();
+        let mut byte_ids = [NONE; 256];
+        for (slot, &c) in byte_ids.iter_mut().zip(chars.iter()) {
+            *slot = self.char_id(c)?;
+        }
+        let byte_of: FxHashMap<char, u8> = chars.iter().zip(0..=255u8).map(|(&c, b)| (c, b)).collect();
+        // tokens whose characters are all byte-level ones (the others never
+        // match a piece's mapped characters); the mapping is one-to-one
+        let tokens = self
+            .vocab
+            .iter()
+            .filter_map(|(t, &id)| Some((t.chars().map(|c| byte_of.get(&c).copied()).collect::<Option<Vec<u8>>>()?, id)))
+            .collect();
+        let triples: Vec<(u32, u32, u32)> = self.merges.iter().map(|(&(a, b), &(rank, _))| (a, b, rank)).collect();
+        let mut results = vec![NONE; triples.iter().map(|t| t.2 as usize + 1).max().unwrap_or(0)];
+        for (_, &(rank, id)) in &self.merges {
+            results[rank as usize] = id;
+        }
+        Some(RawBytes { tokens: TokenTable::new(tokens), byte_ids, ranks: ConcatRanks::new(&triples), results: results.into() })
+    }
+
+    /// Appends the ids of the byte-level word whose raw bytes are `piece`
+    /// (non-empty), by the tables of `raw`: Hugging Face's rule, as
+    /// `tokenize_uncached` runs it on the mapped characters.
+    fn tokenize_raw_bytes(&self, raw: &RawBytes, piece: &[u8], ids: &mut Vec<u32>) {
+        if self.ignore_merges {
+            if let Some(id) = raw.tokens.get(piece) {
+                ids.push(id);
+                return;
+            }
+        }
+        let n = piece.len();
+        if n > RAW_STACK {
+            let mut word: Vec<(u32, u32)> = piece.iter().map(|&b| (raw.byte_ids[b as usize], 1)).collect();
+            self.merge_heap(&mut word, None);
+            ids.extend(word.iter().map(|s| s.0));
+            return;
+        }
+        // sym: the symbols' ids; rank[k]: the rank of merging k and k + 1
+        // (NONE: no merge; rank[len - 1] is always NONE)
+        let mut sym = [0u32; RAW_STACK];
+        let mut rank = [NONE; RAW_STACK];
+        for (s, &b) in sym.iter_mut().zip(piece) {
+            *s = raw.byte_ids[b as usize];
+        }
+        for k in 0..n - 1 {
+            rank[k] = raw.ranks.merged(sym[k], sym[k + 1]);
+        }
+        let mut len = n;
+        while len > 1 {
+            // the lowest rank, the leftmost of its pairs (one rank is one pair)
+            let best = rank[..len - 1].iter().copied().min().unwrap_or(NONE);
+            if best == NONE {
+                break;
+            }
+            let at = rank[..len - 1].iter().position(|&r| r == best).unwrap_or(0);
+            sym[at] = raw.results[best as usize];
+            sym.copy_within(at + 2..len, at + 1);
+            rank.copy_within(at + 2..len, at + 1);
+            len -= 1;
+            rank[at] = if at + 1 < len { raw.ranks.merged(sym[at], sym[at + 1]) } else { NONE };
+            if at > 0 {
+                rank[at - 1] = raw.ranks.merged(sym[at - 1], sym[at]);
+            }
+        }
+        ids.extend_from_slice(&sym[..len]);
     }
 
     #[inline]
@@ -303,6 +411,10 @@ impl Bpe {
     /// The caller holds the piece cache (borrowed once per text rather
     /// than twice per piece; None: no cache).
     pub(crate) fn tokenize_raw_in(&self, cache: Option<&mut crate::piece_cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
+        if let Some(tables) = &self.raw {
+            self.tokenize_raw_cached(tables, cache, raw, ids);
+            return Ok(());
+        }
         let key = if self.dropout.is_none() { crate::piece_cache::Key::new(self.raw_owner, raw) } else { None };
         let mut cache = cache.filter(|_| key.is_some());
         if let (Some(c), Some(key)) = (cache.as_deref_mut(), &key) {
@@ -319,6 +431,36 @@ impl Bpe {
             c.insert(key, &ids[start..]);
         }
         Ok(())
+    }
+
+    /// `tokenize_raw_in` on the tables on raw bytes: short pieces through
+    /// the cache's sets, long ones through its long tier.
+    fn tokenize_raw_cached(&self, tables: &RawBytes, cache: Option<&mut crate::piece_cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) {
+        if raw.is_empty() {
+            return;
+        }
+        let Some(c) = cache else {
+            return self.tokenize_raw_bytes(tables, raw, ids);
+        };
+        let start = ids.len();
+        match crate::piece_cache::Key::new(self.raw_owner, raw) {
+            Some(key) => {
+                if let Some(got) = c.get(&key) {
+                    ids.extend_from_slice(got);
+                    return;
+                }
+                self.tokenize_raw_bytes(tables, raw, ids);
+                c.insert(&key, &ids[start..]);
+            }
+            None => {
+                if let Some(got) = c.get_long(self.raw_owner, raw) {
+                    ids.extend_from_slice(got);
+                    return;
+                }
+                self.tokenize_raw_bytes(tables, raw, ids);
+                c.insert_long(self.raw_owner, raw, &ids[start..]);
+            }
+        }
     }
 
     /// `tokenize` without the piece cache (the word cache below still applies).

@@ -79,7 +79,7 @@ impl Pipeline {
     pub(crate) fn from_spec(spec: &Spec, description: String, regexes: &RegexMap) -> Result<Pipeline> {
         let normalizer = spec.normalizer.as_ref().map(|n| Normalizer::new(n, regexes)).transpose()?;
         let pre_tokenizer = spec.pre_tokenizer.as_ref().map(|p| PreTokenizer::new(p, regexes)).transpose()?;
-        let model = Bpe::new(&spec.model)?;
+        let mut model = Bpe::new(&spec.model)?;
         let added = AddedTokens::new(&spec.added_tokens, &model, normalizer.as_ref())?;
         let post = spec.post_processor.clone().map(PostProcessor);
         let decoder = spec.decoder.as_ref().map(|d| Decoder::new(d, regexes)).transpose()?;
@@ -88,6 +88,9 @@ impl Pipeline {
             || matches!(decoder, Some(Decoder::ByteLevel));
         let needs_alignments = pre_tokenizer.as_ref().is_some_and(|p| p.needs_alignments());
         let fast = fast::ByteLevelSplit::of(normalizer.as_ref(), pre_tokenizer.as_ref());
+        if fast.is_some() {
+            model.prepare_raw_bytes();
+        }
         let max_model = model.vocab_r.keys().max().map_or(0, |&m| m as usize + 1);
         let max_added = added.by_id.keys().max().map_or(0, |&m| m as usize + 1);
         Ok(Pipeline {
