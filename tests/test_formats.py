@@ -307,6 +307,36 @@ def test_malformed_gpt2_merges(byte_tok, tmp_path, change, where):
     assert re.search(where, str(info.value)) and folder in str(info.value), str(info.value)
 
 
+def test_merge_that_is_not_the_rules_split(tmp_path):
+    """A merge list with (" ", "  ") and no ("  ", " ") leaves three spaces
+    as two tokens; bytepair's rule (tiktoken's) merges any two parts that make
+    a token, and would make one. A GPT-2 folder with such a list is refused at
+    its merge; the same list in a tokenizer.json runs on the pipeline engine,
+    with Hugging Face's ids (found by the generated models of
+    test_pipeline_fast.py, which the byte model once took)."""
+    import tokenizers
+
+    alphabet = sorted(tokenizers.pre_tokenizers.ByteLevel.alphabet())
+    vocab = {c: i for i, c in enumerate(alphabet)}
+    vocab.update({"ĠĠ": 256, "ĠĠĠ": 257})
+    folder = tmp_path / "gpt2"
+    folder.mkdir()
+    (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    (folder / "merges.txt").write_text("#version: 0.2\nĠ Ġ\nĠ ĠĠ\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"merges\.txt: line 3: the merge \(\d+, 256\) makes the token 257, which "
+                                          r"bytepair's rule makes from \(256, \d+\)"):
+        Tokenizer.load(str(folder))
+    d = {"model": {"type": "BPE", "vocab": vocab, "merges": ["Ġ Ġ", "Ġ ĠĠ"]},
+         "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True},
+         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}}
+    path = _write(tmp_path, "tokenizer.json", json.dumps(d, ensure_ascii=False))
+    tok, theirs = Tokenizer.load(path), tokenizers.Tokenizer.from_file(path)
+    assert tok.model == "pipeline"
+    for text in ["   ", "a   b", "    ", "  "]:
+        assert tok.encode(text) == theirs.encode(text).ids, text
+    assert tok.encode("   ") == [256, vocab["Ġ"]]
+
+
 def test_malformed_gpt2_vocab(byte_tok, tmp_path):
     folder = _gpt2_folder(byte_tok, tmp_path, vocab='{"a": 0,\n "b": }')
     with pytest.raises(FormatError, match=r"vocab\.json: line 2, column 7: invalid JSON"):

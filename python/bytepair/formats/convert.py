@@ -95,17 +95,20 @@ def byte_ranks(
     vocab_where: str,
     merge_where: Callable[[int], str],
     ignore_merges: bool,
-) -> Dict[int, bytes]:
+) -> Tuple[Dict[int, bytes], List[Tuple[int, int, int]]]:
     """The ``{id: bytes}`` of a byte-level vocabulary with merges (Hugging
     Face's ``model.vocab`` + ``model.merges``, GPT-2's ``vocab.json`` +
-    ``merges.txt``), for :func:`bytepair.spec.from_byte_vocab`, after checking that
-    bytepair's rule (tiktoken's: merge the pair making the token with the
-    lowest id) gives the same ids as the merge list's rule (merge the pair
-    listed first):
+    ``merges.txt``), for :func:`bytepair.spec.from_byte_vocab`, and the merges
+    as (left id, right id, merged id), after checking what can be checked
+    before the core is built that bytepair's rule (tiktoken's: merge the
+    pair making the token with the lowest id) gives the same ids as the
+    merge list's rule (merge the pair listed first):
 
     - every merge makes a token of the vocab from two tokens of the vocab;
     - no two merges make the same token;
     - the ids of the tokens made grow with the merge order.
+
+    :func:`check_merges_derived` makes the last check, on the built core.
 
     Entries of ``specials`` (added tokens) leave the vocabulary. Multi-byte
     tokens that no merge makes can never come out of the merge rule: they
@@ -131,6 +134,7 @@ def byte_ranks(
             )
         rank[token] = id_
     made: Dict[bytes, int] = {}
+    triples: List[Tuple[int, int, int]] = []
     last = -1
     for k, (l, r) in enumerate(merges):
         where = merge_where(k)
@@ -150,6 +154,7 @@ def byte_ranks(
                 "and the two disagree on such lists"
             )
         made[merged] = k
+        triples.append((rank[lb], rank[rb], rank[merged]))
         if rank[merged] <= last:
             raise FormatError(
                 f"{where}: the merge ({l!r}, {r!r}) makes {l + r!r} (id {rank[merged]}), whose id is lower "
@@ -165,4 +170,31 @@ def byte_ranks(
                     "ignore_merges=true Hugging Face gives it only for a whole piece, bytepair also inside one"
                 )
             del ids[id_]  # the merge rule can never produce it; nor will bytepair
-    return ids
+    return ids, triples
+
+
+def check_merges_derived(core: Any, triples: Sequence[Tuple[int, int, int]], merge_where: Callable[[int], str]) -> None:
+    """Raise ``FormatError`` at the first merge that is not the pair
+    bytepair's rule splits its token into. That rule merges any two parts
+    whose bytes together are a token; a merge list merges only its pairs. On
+    a token's own bytes the rule ends on one pair (``merge_triples``
+    derives it); when that is the listed merge for every token, the two
+    rules make the same choices on every text. When it is not, they can
+    differ: a list with (" ", "  ") but not ("  ", " ") leaves three
+    spaces as two tokens, and the rule would make one.
+
+    >>> from bytepair.spec import build_core, from_byte_vocab
+    >>> core = build_core(from_byte_vocab({b: bytes([b]) for b in range(256)} | {256: b"ab"}, "gpt2", {}))
+    >>> check_merges_derived(core, [(97, 98, 256)], lambda k: f"merge {k}")
+    >>> check_merges_derived(core, [(98, 97, 256)], lambda k: f"merge {k}")
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.FormatError: merge 0: the merge (98, 97) makes the token 256, which bytepair's rule makes from (97, 98); a merge list and the rule would then give different ids
+    """
+    derived = {t: (l, r) for l, r, t in core.merge_triples()}
+    for k, (left, right, made) in enumerate(triples):
+        if derived.get(made) != (left, right):
+            raise FormatError(
+                f"{merge_where(k)}: the merge ({left}, {right}) makes the token {made}, which bytepair's rule "
+                f"makes from {derived.get(made)}; a merge list and the rule would then give different ids"
+            )

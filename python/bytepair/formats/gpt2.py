@@ -34,6 +34,7 @@ from bytepair.formats.convert import (
     UNICODE_TO_BYTE,
     bytes_to_unicode,
     byte_ranks,
+    check_merges_derived,
     unique_vocab,
     merges_as_ids,
     require_byte_model,
@@ -137,15 +138,12 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
             t: i for t, i in vocab.items() if t not in made and not (len(t) == 1 and t in UNICODE_TO_BYTE)
         }
     specials = dict(special_tokens)
-    ids = byte_ranks(
-        vocab,
-        specials,
-        merges,
-        vocab_where=f"{vocab_path}: vocabulary",
-        merge_where=lambda k: f"{merges_path}: line {lines[k]}",
-        ignore_merges=False,
-    )
+    merge_where = lambda k: f"{merges_path}: line {lines[k]}"  # noqa: E731
+    ids, triples = byte_ranks(vocab, specials, merges, vocab_where=f"{vocab_path}: vocabulary",
+                              merge_where=merge_where, ignore_merges=False)
     try:
-        return checked(from_byte_vocab(ids, pattern or DEFAULT_PATTERN, specials))
+        spec = checked(from_byte_vocab(ids, pattern or DEFAULT_PATTERN, specials))
     except BytepairError as e:
         raise FormatError(f"{vocab_path}: {e}") from None
+    check_merges_derived(spec.built, triples, merge_where)
+    return spec

@@ -43,6 +43,7 @@ from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import (
     bytes_to_unicode,
     byte_ranks,
+    check_merges_derived,
     unique_vocab,
     merges_as_ids,
 )
@@ -599,14 +600,9 @@ def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
     vocab = _vocab(model, fail)
     added = _added(d, vocab, fail)
     merges = _merges(model, fail)
-    ids = byte_ranks(
-        vocab,
-        added,
-        merges,
-        vocab_where=f"{fail.path}: model.vocab",
-        merge_where=lambda k: f"{fail.path}: model.merges[{k}]",
-        ignore_merges=bool(model.get("ignore_merges", False)),
-    )
+    merge_where = lambda k: f"{fail.path}: model.merges[{k}]"  # noqa: E731
+    ids, triples = byte_ranks(vocab, added, merges, vocab_where=f"{fail.path}: model.vocab", merge_where=merge_where,
+                              ignore_merges=bool(model.get("ignore_merges", False)))
     if pattern is None:
         pattern, prefix = _byte_pre(d.get("pre_tokenizer"), fail)
     else:  # the caller's pattern replaces the pre-tokenizer's split; a lone ByteLevel's prefix space stays
@@ -614,9 +610,11 @@ def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
         prefix = lone is not None and _byte_level_opts(lone)[1]
     specials = dict(added) if special_tokens is None else dict(special_tokens)
     try:
-        return checked(from_byte_vocab(ids, pattern, specials, add_prefix_space=prefix))
+        spec = checked(from_byte_vocab(ids, pattern, specials, add_prefix_space=prefix))
     except BytepairError as e:
         raise fail(str(e)) from None
+    check_merges_derived(spec.built, triples, merge_where)
+    return spec
 
 
 def _char_pattern(pre: Any, fail: _Fail) -> Optional[str]:
