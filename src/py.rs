@@ -487,10 +487,7 @@ impl CoreTokenizer {
                 Ok(ids)
             })
             .py()?;
-        PyBytes::new_with(py, ids.len() * 4, |buf| {
-            write_ids(buf, &ids);
-            Ok(())
-        })
+        ids_bytes(py, &ids)
     }
 
     /// Every text encoded in one parallel pass (GIL released), as (the bytes
@@ -518,17 +515,7 @@ impl CoreTokenizer {
             })
             .py()?;
         drop(texts);
-        let mut offsets = Vec::new();
-        let ids = PyBytes::new_with(py, flat.len() * 4, |buf| {
-            // nobody else can see the new bytes object yet: filled without the GIL
-            offsets = py.detach(|| {
-                let mut offsets = vec![0u8; (flat_docs(&flat) + 1) * 8];
-                flat.write(buf, &mut offsets);
-                offsets
-            });
-            Ok(())
-        })?;
-        Ok((ids, PyBytes::new(py, &offsets)))
+        flat_bytes(py, &flat)
     }
 
     /// `decode_bytes` of ids given as the bytes of native-endian uint32s.
@@ -550,6 +537,19 @@ impl CoreTokenizer {
         let ids = ids_to_u32(ids)?;
         let bytes = py.detach(|| self.inner.decode_bytes(&ids)).py()?;
         Ok(PyBytes::new(py, &bytes))
+    }
+}
+
+impl CorePipeline {
+    /// Appends the ids of `text` to `out` (the batch helpers' shape).
+    fn encode_into(&self, text: &str, add_special_tokens: bool, ordinary: bool, out: &mut Vec<u32>) -> crate::Result<()> {
+        let ids = self.inner.encode(text, add_special_tokens, ordinary, false)?.ids;
+        if out.is_empty() {
+            *out = ids;
+        } else {
+            out.extend_from_slice(&ids);
+        }
+        Ok(())
     }
 }
 
@@ -611,8 +611,28 @@ fn write_ids(buf: &mut [u8], ids: &[u32]) {
     }
 }
 
-fn flat_docs(flat: &crate::batch::Flat) -> usize {
-    flat.docs()
+/// `ids` as the bytes of native-endian uint32s (for `numpy.frombuffer`).
+fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, ids.len() * 4, |buf| {
+        write_ids(buf, ids);
+        Ok(())
+    })
+}
+
+/// A batch's ids as (the bytes of all ids, native-endian uint32; the bytes
+/// of `docs + 1` native-endian uint64 offsets).
+fn flat_bytes<'py>(py: Python<'py>, flat: &crate::batch::Flat) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let mut offsets = Vec::new();
+    let ids = PyBytes::new_with(py, flat.len() * 4, |buf| {
+        // nobody else can see the new bytes object yet: filled without the GIL
+        offsets = py.detach(|| {
+            let mut offsets = vec![0u8; (flat.docs() + 1) * 8];
+            flat.write(buf, &mut offsets);
+            offsets
+        });
+        Ok(())
+    })?;
+    Ok((ids, PyBytes::new(py, &offsets)))
 }
 
 /// Sets the byte budget of each thread's cache of encoded pieces (0 turns
@@ -659,6 +679,7 @@ fn pipeline_ids(ids: Vec<i64>) -> PyResult<Vec<u32>> {
 #[pyclass(module = "bytepair._core", frozen)]
 pub struct CorePipeline {
     inner: crate::pipeline::Pipeline,
+    ints: crate::pylist::IntTable,
 }
 
 #[pymethods]
@@ -674,7 +695,7 @@ impl CorePipeline {
                 crate::pipeline::Pipeline::from_spec(&spec, description, &map)
             })
             .py()?;
-        Ok(CorePipeline { inner })
+        Ok(CorePipeline { inner, ints: Default::default() })
     }
 
     #[getter]
@@ -699,8 +720,31 @@ impl CorePipeline {
     }
 
     #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
-    fn encode(&self, py: Python<'_>, text: &str, add_special_tokens: bool, ordinary: bool) -> PyResult<Vec<u32>> {
-        py.detach(|| self.inner.encode(text, add_special_tokens, ordinary, false)).py().map(|e| e.ids)
+    fn encode<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let ids = py.detach(|| self.inner.encode(text, add_special_tokens, ordinary, false)).py()?.ids;
+        self.ints.list(py, self.inner.n_vocab(), &ids)
+    }
+
+    /// `encode` as the bytes of native-endian uint32 ids (for `numpy.frombuffer`).
+    #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
+    fn encode_to_buffer<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, PyBytes>> {
+        let ids = py.detach(|| self.inner.encode(text, add_special_tokens, ordinary, false)).py()?.ids;
+        ids_bytes(py, &ids)
+    }
+
+    /// Every text encoded in one parallel pass (GIL released), as
+    /// `CoreTokenizer.encode_batch_to_buffer` gives them.
+    #[pyo3(signature = (texts, add_special_tokens=false, ordinary=false))]
+    fn encode_batch_to_buffer<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<pyo3::pybacked::PyBackedStr>,
+        add_special_tokens: bool,
+        ordinary: bool,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_into(t, add_special_tokens, ordinary, out))).py()?;
+        drop(texts);
+        flat_bytes(py, &flat)
     }
 
     #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
@@ -721,19 +765,15 @@ impl CorePipeline {
     }
 
     #[pyo3(signature = (texts, add_special_tokens=false, ordinary=false))]
-    fn encode_batch(
+    fn encode_batch<'py>(
         &self,
-        py: Python<'_>,
-        texts: Vec<String>,
+        py: Python<'py>,
+        texts: Vec<pyo3::pybacked::PyBackedStr>,
         add_special_tokens: bool,
         ordinary: bool,
-    ) -> PyResult<Vec<Vec<u32>>> {
-        py.detach(|| {
-            crate::parallel::map(&texts, |t| self.inner.encode(t, add_special_tokens, ordinary, false).map(|e| e.ids))
-                .into_iter()
-                .collect::<crate::Result<Vec<_>>>()
-        })
-        .py()
+    ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let ids = py.detach(|| crate::batch::encode_lists(&texts, |t, out| self.encode_into(t, add_special_tokens, ordinary, out))).py()?;
+        self.ints.lists(py, self.inner.n_vocab(), &ids)
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=false))]

@@ -29,9 +29,7 @@ matched, as in Hugging Face; ``encode_ordinary`` does not match the
 
 from __future__ import annotations
 
-import array
 import functools
-import itertools
 import json
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -51,11 +49,6 @@ WHAT = "a Hugging Face tokenizer.json"
 # the smallest pipeline, for the docstring examples
 _EXAMPLE = json.dumps({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]},
                        "pre_tokenizer": {"type": "WhitespaceSplit"}})
-
-
-def _uint32_bytes(ids: Iterable[int]) -> bytes:
-    """Native-endian uint32 bytes of ``ids``."""
-    return array.array("I", ids).tobytes()
 
 
 class PipelineTokenizer(Tokenizer):
@@ -222,7 +215,11 @@ class PipelineTokenizer(Tokenizer):
         >>> tok.encode_to_numpy("ab b").tolist() == tok.encode("ab b")
         True
         """
-        return ids_array(_uint32_bytes(self.encode(text, add_special_tokens=add_special_tokens)))
+        fast = self._fast_core(add_special_tokens)
+        if fast is not None:
+            allowed, _ = self._fast_args(False)
+            return ids_array(surrogate_safe(fast.encode_to_buffer, text, allowed, [], False))
+        return ids_array(surrogate_safe(self._core.encode_to_buffer, text, bool(add_special_tokens), False))
 
     def encode_batch_to_numpy(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> Tuple[Any, Any]:
         """``encode_batch`` as one flat read-only ``uint32`` array plus
@@ -233,10 +230,12 @@ class PipelineTokenizer(Tokenizer):
         >>> ids.tolist(), offsets.tolist()
         ([2, 1], [0, 1, 2])
         """
-        batch = self.encode_batch(texts, add_special_tokens=add_special_tokens)
-        ends = list(itertools.accumulate((len(ids) for ids in batch), initial=0))
-        flat = _uint32_bytes(itertools.chain.from_iterable(batch))
-        return flat_arrays(flat, array.array("Q", ends).tobytes())
+        fast = self._fast_core(add_special_tokens)
+        if fast is not None:
+            allowed, _ = self._fast_args(False)
+            return flat_arrays(*surrogate_safe_batch(fast.encode_batch_to_buffer, texts, allowed, [], False))
+        return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, bool(add_special_tokens),
+                                                 False))
 
     def count(self, text: str, limit: Optional[int] = None) -> int:
         """Number of tokens of ``text`` (``encode_ordinary``: special added
