@@ -78,6 +78,10 @@ struct RawBytes {
     results: Box<[u32]>,
 }
 
+/// Most merges given tables on raw bytes (their pair table takes 24 bytes
+/// per merge: 50 MB at this many; larger models keep the string route).
+const RAW_MAX_MERGES: usize = 1 << 21;
+
 /// Pieces of up to this many bytes are merged on the stack (quadratic
 /// scan); longer ones by the heap.
 const RAW_STACK: usize = 64;
@@ -162,7 +166,7 @@ impl Bpe {
     }
 
     fn raw_bytes(&self) -> Option<RawBytes> {
-        if self.prefix.is_some() || self.suffix.is_some() || self.dropout.is_some() {
+        if self.prefix.is_some() || self.suffix.is_some() || self.dropout.is_some() || self.merges.len() > RAW_MAX_MERGES {
             return None;
         }
         let chars = super::pre_tokenizer::bytes_char();
