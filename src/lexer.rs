@@ -47,17 +47,64 @@ const LETTER: u8 = 1;
 const NUMBER: u8 = 2;
 const SPACE: u8 = 4;
 
-struct Tables {
+/// Class bits of every code point: a bit per Unicode class given.
+pub(crate) struct ClassTable {
     /// Class bits of every code point of the Basic Multilingual Plane.
     bmp: Vec<u8>,
     /// Ranges above the BMP: (start, end inclusive, bits), sorted, disjoint.
     astral: Vec<(u32, u32, u8)>,
+}
+
+impl ClassTable {
+    /// The table of `classes` (a class pattern regex-syntax parses, and
+    /// its bit); classes that overlap above the BMP are not supported.
+    pub(crate) fn new(classes: &[(&str, u8)]) -> ClassTable {
+        let mut bmp = vec![0u8; 0x10000];
+        let mut astral: Vec<(u32, u32, u8)> = Vec::new();
+        for &(pattern, bit) in classes {
+            for (start, end) in class_ranges(pattern) {
+                for cp in start..=end.min(0xFFFF) {
+                    bmp[cp as usize] |= bit;
+                }
+                if end > 0xFFFF {
+                    astral.push((start.max(0x10000), end, bit));
+                }
+            }
+        }
+        astral.sort_unstable();
+        debug_assert!(astral.windows(2).all(|w| w[0].1 < w[1].0), "classes overlap above the BMP");
+        ClassTable { bmp, astral }
+    }
+
+    /// The class bits of `cp`.
+    #[inline]
+    pub(crate) fn of(&self, cp: u32) -> u8 {
+        if cp < 0x10000 {
+            return self.bmp[cp as usize];
+        }
+        match self.astral.binary_search_by(|&(s, e, _)| {
+            if e < cp {
+                std::cmp::Ordering::Less
+            } else if s > cp {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        }) {
+            Ok(i) => self.astral[i].2,
+            Err(_) => 0,
+        }
+    }
+}
+
+struct Tables {
+    classes: ClassTable,
     /// Characters equal to each of "sdmtlver" under case-insensitive
     /// matching (e.g. 's' also matches 'S' and 'ſ').
     folds: Vec<(char, Vec<char>)>,
 }
 
-fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
+pub(crate) fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
     let hir = regex_syntax::Parser::new().parse(pattern).expect("valid class pattern");
     match hir.kind() {
         HirKind::Class(Class::Unicode(cls)) => {
@@ -70,20 +117,8 @@ fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
-        let mut bmp = vec![0u8; 0x10000];
-        let mut astral: Vec<(u32, u32, u8)> = Vec::new();
-        for (pattern, bit) in [(r"\p{L}", LETTER), (r"\p{N}", NUMBER), (r"\s", SPACE)] {
-            for (start, end) in class_ranges(pattern) {
-                for cp in start..=end.min(0xFFFF) {
-                    bmp[cp as usize] |= bit;
-                }
-                if end > 0xFFFF {
-                    astral.push((start.max(0x10000), end, bit));
-                }
-            }
-        }
         // the three classes are disjoint, so the astral ranges never overlap
-        astral.sort_unstable();
+        let classes = ClassTable::new(&[(r"\p{L}", LETTER), (r"\p{N}", NUMBER), (r"\s", SPACE)]);
         let folds = "sdmtlver"
             .chars()
             .map(|c| {
@@ -92,7 +127,7 @@ fn tables() -> &'static Tables {
                 (c, chars)
             })
             .collect();
-        Tables { bmp, astral, folds }
+        Tables { classes, folds }
     })
 }
 
@@ -103,21 +138,7 @@ fn class(c: char) -> u8 {
 
 #[inline]
 fn class_of(t: &Tables, cp: u32) -> u8 {
-    if cp < 0x10000 {
-        return t.bmp[cp as usize];
-    }
-    match t.astral.binary_search_by(|&(s, e, _)| {
-        if e < cp {
-            std::cmp::Ordering::Less
-        } else if s > cp {
-            std::cmp::Ordering::Greater
-        } else {
-            std::cmp::Ordering::Equal
-        }
-    }) {
-        Ok(i) => t.astral[i].2,
-        Err(_) => 0,
-    }
+    t.classes.of(cp)
 }
 
 #[inline]
@@ -151,7 +172,7 @@ fn at(s: &str, i: usize) -> Option<char> {
 /// The code point starting at byte `i` of `b` (valid UTF-8, `i` on a
 /// character boundary) and its length in bytes.
 #[inline(always)]
-fn decode(b: &[u8], i: usize) -> (u32, usize) {
+pub(crate) fn decode(b: &[u8], i: usize) -> (u32, usize) {
     let x = b[i] as u32;
     if x < 0x80 {
         (x, 1)
@@ -173,7 +194,7 @@ fn run_class(s: &str, mut i: usize, want: impl Fn(u8) -> bool) -> usize {
     while i < b.len() {
         let x = b[i];
         if x < 0x80 {
-            if !want(t.bmp[x as usize]) {
+            if !want(t.classes.bmp[x as usize]) {
                 break;
             }
             i += 1;
@@ -255,7 +276,7 @@ fn contraction(s: &str, i: usize, ignore_case: bool) -> Option<usize> {
 /// character `c` at `i`: (if `end_rule`) `\s++$`, (if `newline_rule`)
 /// `\s*[\r\n]`, `\s+(?!\S)`, `\s`.
 #[inline]
-fn whitespace(s: &str, i: usize, c: char, newline_rule: bool, end_rule: bool) -> usize {
+pub(crate) fn whitespace(s: &str, i: usize, c: char, newline_rule: bool, end_rule: bool) -> usize {
     let end = run_class(s, i, space_bits);
     if end_rule && end == s.len() {
         return end;
@@ -374,6 +395,9 @@ pub enum Preset {
     Qwen2,
     /// SuperBPE's stage-2 split (`superword.rs`).
     SuperBpe,
+    /// DeepSeek V3's three splits in a row (`lexer_deepseek.rs`); no single
+    /// pattern names it: a pipeline's route picks it for that sequence.
+    DeepSeek,
 }
 
 impl Preset {
@@ -388,6 +412,7 @@ impl Preset {
             Preset::Llama3 => each_piece(text, f, |s, i| next_cl100k::<false, 3>(s, i)),
             Preset::Qwen2 => each_piece(text, f, |s, i| next_cl100k::<false, 1>(s, i)),
             Preset::SuperBpe => each_piece(text, f, crate::superword::next_piece),
+            Preset::DeepSeek => crate::lexer_deepseek::for_each_word(text, f),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! bytepair's core: exact byte-pair-encoding training and encoding.
 //!
 //! Layout: `pretokenize` (text to words; `lexer` has hand-written
-//! matchers for the gpt2 and cl100k presets), `special` (special tokens),
+//! matchers for the gpt2 and cl100k presets, `lexer_deepseek` DeepSeek V3's splits), `special` (special tokens),
 //! `words` (word counting), `stream` (where a stream block can be cut, the
 //! streaming encoder), `train` (the incremental trainer's merge loop),
 //! `training` (corpus counts to a trained model), `vocab` (initial symbols
@@ -13,6 +13,7 @@ pub mod batch;
 pub mod encode;
 pub mod error;
 pub(crate) mod lexer;
+pub(crate) mod lexer_deepseek;
 pub mod parallel;
 pub mod parity;
 pub mod pipeline;

@@ -8,8 +8,9 @@
 //! GPT-2). Each regex piece's raw bytes key the per-thread piece cache
 //! (`Bpe::tokenize_raw_in`); only a miss maps the bytes to byte-level chars
 //! and merges. A single split whose regex is a lexed preset's (Llama 3's,
-//! Qwen2's: `CompiledPattern::Lexer`) hands the lexer's words straight to
-//! the model (`encode_lexed`). Used when no offsets are asked for; the ids are those of the
+//! Qwen2's: `CompiledPattern::Lexer`), or DeepSeek V3's three splits
+//! (`lexer_deepseek`), hands the lexer's words straight to the model
+//! (`encode_lexed`). Used when no offsets are asked for; the ids are those of the
 //! general route (the same pieces, the same model).
 
 use super::bpe::Bpe;
@@ -40,6 +41,12 @@ fn is_unicode_form(n: &Normalizer) -> bool {
     }
 }
 
+/// Whether the splits are DeepSeek V3's three (`lexer_deepseek`).
+fn is_deepseek(patterns: &[CompiledPattern]) -> bool {
+    patterns.len() == 3
+        && patterns.iter().zip(crate::lexer_deepseek::SPLITS).all(|(p, text)| matches!(p, CompiledPattern::Regex(re) if re.as_str() == text))
+}
+
 impl ByteLevelSplit {
     /// The route, when the pipeline has this shape.
     pub(crate) fn of(normalizer: Option<&Normalizer>, pre: Option<&PreTokenizer>) -> Option<ByteLevelSplit> {
@@ -66,6 +73,10 @@ impl ByteLevelSplit {
                             _ => None,
                         })
                         .collect::<Option<Vec<_>>>()?;
+                    if is_deepseek(&patterns) {
+                        let pattern = CompiledPattern::Lexer(crate::lexer::Preset::DeepSeek);
+                        return Some(ByteLevelSplit { pattern, then: Vec::new() });
+                    }
                     let pattern = patterns.remove(0);
                     Some(ByteLevelSplit { pattern, then: patterns })
                 }
@@ -129,5 +140,42 @@ impl ByteLevelSplit {
             failed.map_or(Ok(()), Err)
         };
         crate::piece_cache::with_cache_if(model.caches_pieces(), body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pipeline whose pre-tokenizer is written as DeepSeek V3's
+    /// `tokenizer.json` writes it (the JSON text, escapes included).
+    fn pipeline_with_splits(splits: &str) -> crate::pipeline::Pipeline {
+        let json = format!(
+            r#"{{"normalizer": {{"type": "Sequence", "normalizers": []}},
+            "pre_tokenizer": {{"type": "Sequence", "pretokenizers": [{splits},
+              {{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}}]}},
+            "model": {{"type": "BPE", "vocab": {{"a": 0}}, "merges": []}}}}"#
+        );
+        crate::pipeline::Pipeline::from_json(&json, &Default::default()).unwrap()
+    }
+
+    const DEEPSEEK_SPLITS: &str = r##"
+        {"type": "Split", "pattern": {"Regex": "\\p{N}{1,3}"}, "behavior": "Isolated", "invert": false},
+        {"type": "Split", "pattern": {"Regex": "[一-龥぀-ゟ゠-ヿ]+"}, "behavior": "Isolated", "invert": false},
+        {"type": "Split", "pattern": {"Regex": "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"}, "behavior": "Isolated", "invert": false}"##;
+
+    #[test]
+    fn deepseeks_splits_take_the_lexer_and_others_the_regexes() {
+        let p = pipeline_with_splits(DEEPSEEK_SPLITS);
+        let route = p.fast.as_ref().expect("the string-free route");
+        assert!(matches!(route.pattern, CompiledPattern::Lexer(crate::lexer::Preset::DeepSeek)));
+        assert!(route.then.is_empty());
+        // the same splits in another order run as regexes
+        let mut parts: Vec<&str> = DEEPSEEK_SPLITS.trim().split("},\n").collect();
+        parts.swap(0, 1);
+        let p = pipeline_with_splits(&parts.join("},\n"));
+        let route = p.fast.as_ref().expect("the string-free route");
+        assert!(matches!(route.pattern, CompiledPattern::Regex(_)));
+        assert_eq!(route.then.len(), 2);
     }
 }

@@ -1,0 +1,251 @@
+//! DeepSeek V3's pre-tokenizer by hand: its `tokenizer.json` splits the
+//! text three times in a row ("isolated": every match and every stretch
+//! between matches is a piece, and each split runs on every piece of the
+//! one before it):
+//!
+//! 1. `\p{N}{1,3}`: runs of digits, three at a time;
+//! 2. `[一-龥぀-ゟ゠-ヿ]+`: runs of CJK ideographs and kana;
+//! 3. `[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+` |
+//!    `[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+` | ` ?[\p{P}\p{S}]+[\r\n]*` |
+//!    `\s*[\r\n]+` | `\s+(?!\S)` | `\s+` (leftmost alternative wins).
+//!
+//! The first two cut the text into segments (digit chunks, CJK runs, the
+//! rest); the third runs inside each segment, whose end is its text's end
+//! (so `(?!\S)` holds there). Alternative by alternative:
+//! - `[\p{L}\p{M}]+` after an optional character of the prefix class ends
+//!   where the run of letters and marks ends, with or without a mark as
+//!   the prefix (a mark is in both classes);
+//! - `\s*[\r\n]+` backs off to the last `\r`/`\n` of the whitespace run;
+//!   `\s+(?!\S)` leaves the run's last character to the next piece unless
+//!   the run ends the segment; `\s+` then takes a single character;
+//! - a character no alternative matches at belongs to the stretch before
+//!   the next match (one piece).
+//!
+//! Checked against fancy-regex running the three splits (tests below) and
+//! against Hugging Face on DeepSeek V3's published file
+//! (`tests/test_pipeline_fast.py`).
+
+use crate::lexer::{decode, whitespace, ClassTable};
+use std::sync::OnceLock;
+
+/// DeepSeek V3's three split patterns, as its `tokenizer.json` has them.
+pub(crate) const SPLITS: [&str; 3] = [
+    r"\p{N}{1,3}",
+    "[\u{4E00}-\u{9FA5}\u{3040}-\u{309F}\u{30A0}-\u{30FF}]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+];
+
+const LETTER: u8 = 1;
+const MARK: u8 = 2;
+const NUMBER: u8 = 4;
+const PUNCT: u8 = 8;
+const SYMBOL: u8 = 16;
+const SPACE: u8 = 32;
+const CJK: u8 = 64;
+
+fn classes() -> &'static ClassTable {
+    static TABLE: OnceLock<ClassTable> = OnceLock::new();
+    // the general categories are disjoint, and \s and the CJK ranges lie in the BMP
+    TABLE.get_or_init(|| {
+        ClassTable::new(&[
+            (r"\p{L}", LETTER),
+            (r"\p{M}", MARK),
+            (r"\p{N}", NUMBER),
+            (r"\p{P}", PUNCT),
+            (r"\p{S}", SYMBOL),
+            (r"\s", SPACE),
+            (SPLITS[1].trim_end_matches('+'), CJK),
+        ])
+    })
+}
+
+/// End of the run of characters with any of the class bits `want`, from
+/// byte `i` to at most `end`.
+#[inline]
+fn run(t: &ClassTable, b: &[u8], mut i: usize, end: usize, want: u8) -> usize {
+    while i < end {
+        let (cp, n) = decode(b, i);
+        if t.of(cp) & want == 0 {
+            break;
+        }
+        i += n;
+    }
+    i
+}
+
+/// Calls `f` on every piece of `text`, in order (the pieces cover it).
+pub(crate) fn for_each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
+    let t = classes();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let (cp, n) = decode(b, i);
+        let k = t.of(cp);
+        let end = if k & NUMBER != 0 {
+            // up to three digits
+            let mut end = i + n;
+            for _ in 0..2 {
+                if end == b.len() {
+                    break;
+                }
+                let (d, m) = decode(b, end);
+                if t.of(d) & NUMBER == 0 {
+                    break;
+                }
+                end += m;
+            }
+            end
+        } else if k & CJK != 0 {
+            run(t, b, i + n, b.len(), CJK)
+        } else {
+            // neither class holds a character of the other
+            let mut end = i + n;
+            while end < b.len() {
+                let (d, m) = decode(b, end);
+                if t.of(d) & (NUMBER | CJK) != 0 {
+                    break;
+                }
+                end += m;
+            }
+            end
+        };
+        split_segment(t, &text[..end], i, &mut f);
+        i = end;
+    }
+}
+
+/// The third split on the segment `s[start..]`: its matches and the
+/// stretches between them.
+fn split_segment<'t>(t: &ClassTable, s: &'t str, start: usize, f: &mut impl FnMut(&'t str)) {
+    let mut p = start;
+    let mut gap = start;
+    while p < s.len() {
+        match match_at(t, s, p) {
+            Some(end) => {
+                if gap < p {
+                    f(&s[gap..p]);
+                }
+                f(&s[p..end]);
+                p = end;
+                gap = end;
+            }
+            None => p += decode(s.as_bytes(), p).1,
+        }
+    }
+    if gap < s.len() {
+        f(&s[gap..]);
+    }
+}
+
+/// End of the third split's match at byte `p` of `s` (which ends the
+/// segment), if one starts there.
+#[inline]
+fn match_at(t: &ClassTable, s: &str, p: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    let (cp, n) = decode(b, p);
+    // `[ASCII punctuation][A-Za-z]+`
+    if b[p].is_ascii_punctuation() && b.get(p + 1).is_some_and(u8::is_ascii_alphabetic) {
+        let mut end = p + 2;
+        while end < b.len() && b[end].is_ascii_alphabetic() {
+            end += 1;
+        }
+        return Some(end);
+    }
+    let k = t.of(cp);
+    // `[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`
+    if k & (LETTER | MARK) != 0 {
+        return Some(run(t, b, p + n, b.len(), LETTER | MARK));
+    }
+    if k & (PUNCT | SYMBOL) == 0 && cp != '\r' as u32 && cp != '\n' as u32 && p + n < b.len() {
+        let (d, m) = decode(b, p + n);
+        if t.of(d) & (LETTER | MARK) != 0 {
+            return Some(run(t, b, p + n + m, b.len(), LETTER | MARK));
+        }
+    }
+    // ` ?[\p{P}\p{S}]+[\r\n]*`
+    let from = if b[p] == b' ' { p + 1 } else { p };
+    if from < b.len() && t.of(decode(b, from).0) & (PUNCT | SYMBOL) != 0 {
+        let mut end = run(t, b, from, b.len(), PUNCT | SYMBOL);
+        while end < b.len() && (b[end] == b'\r' || b[end] == b'\n') {
+            end += 1;
+        }
+        return Some(end);
+    }
+    // `\s*[\r\n]+` | `\s+(?!\S)` | `\s+`
+    if k & SPACE != 0 {
+        let c = char::from_u32(cp).expect("valid UTF-8");
+        return Some(whitespace(s, p, c, true, false));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fancy_regex::Regex;
+
+    /// The pieces of the three splits run one after another by fancy-regex.
+    fn regex_words(text: &str) -> Vec<String> {
+        let mut pieces = vec![text.to_string()];
+        for pattern in SPLITS {
+            let re = Regex::new(pattern).unwrap();
+            let mut next = Vec::new();
+            for piece in &pieces {
+                let mut prev = 0;
+                for m in re.find_iter(piece) {
+                    let m = m.unwrap();
+                    if prev < m.start() {
+                        next.push(piece[prev..m.start()].to_string());
+                    }
+                    next.push(m.as_str().to_string());
+                    prev = m.end();
+                }
+                if prev < piece.len() {
+                    next.push(piece[prev..].to_string());
+                }
+            }
+            pieces = next;
+        }
+        pieces
+    }
+
+    fn lexer_words(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for_each_word(text, |w| out.push(w.to_string()));
+        out
+    }
+
+    #[test]
+    fn edge_cases_split_as_the_three_regexes_do() {
+        for text in [
+            "",
+            "Hello world! 12345 1234567",
+            "'s 's .com (.com don't I'll",
+            "  leading and trailing  ",
+            "a\n\n b\r\n  \t c \n",
+            "日本語のテキスト・カタカナー ゛゜漢字123かな",
+            "e\u{301} cafe\u{301} \u{301}\u{301}a \u{200d}\u{200d}x",
+            "x²³ ½ ①② Ⅻ 12a34b",
+            "\u{3040}\u{3097}あ \u{30a0}ア",
+            "emoji 🤗🏳️\u{200d}🌈 $$ 100%!!\n\n",
+            "\u{a0}\u{3000}a\u{2028}b\u{85}c",
+            "\t.\t\n.\n.",
+        ] {
+            assert_eq!(lexer_words(text), regex_words(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn random_texts_split_as_the_three_regexes_do() {
+        // characters from every class the splits tell apart
+        let alphabet: Vec<char> = "aZé\u{301}\u{3099}1٣²½Ⅻ.,'(-!$+^`~日本ア・ー゛ぁ\u{3040} \t\n\r\u{a0}\u{3000}\u{85}\u{200d}\u{0}🤗𝐀"
+            .chars()
+            .collect();
+        let mut rng = crate::testing::Rng(0x5EED_DEE9_5EE4);
+        for _ in 0..3000 {
+            let n = rng.below(24);
+            let text: String = (0..n).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+            assert_eq!(lexer_words(&text), regex_words(&text), "{text:?}");
+        }
+    }
+}
