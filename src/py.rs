@@ -836,7 +836,6 @@ impl CorePipeline {
 #[pyfunction]
 fn clear_pipeline_caches() {
     crate::pipeline::bpe::clear_caches();
-    crate::pipeline::sentencepiece::clear_caches();
 }
 // ---------------------------------------------------------------- end of HF pipelines
 
