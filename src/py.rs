@@ -836,6 +836,7 @@ impl CorePipeline {
 #[pyfunction]
 fn clear_pipeline_caches() {
     crate::pipeline::bpe::clear_caches();
+    crate::pipeline::sentencepiece::clear_caches();
 }
 // ---------------------------------------------------------------- end of HF pipelines
 

@@ -166,25 +166,6 @@ def test_fixed_texts(which):
         check(tok, proc, text)
 
 
-@pytest.mark.parametrize("which", WHICH[:2] + SEEDS[:2])
-@pytest.mark.parametrize("cache_bytes", [0, 256, 64 << 10])
-def test_fixed_texts_with_small_caches(which, cache_bytes):
-    """Words' symbols come from the per-thread piece cache: none, a cache
-    that evicts on every word, and one with its long tier; each text twice."""
-    from bytepair import _core
-
-    tok, proc = loaded(which)
-    old = _core.cache_info()[0]
-    _core.set_cache_bytes(cache_bytes)
-    try:
-        _core.clear_pipeline_caches()
-        for _ in range(2):
-            for text in LINES + ["x" * 300, "ab " * 100, " ".join(TRICKY + USER + CONTROL), "longwordwithoutanyspace" * 4]:
-                check(tok, proc, text)
-    finally:
-        _core.set_cache_bytes(old)
-
-
 @pytest.mark.parametrize("which", WHICH)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXT)

@@ -22,17 +22,17 @@
 //! that is part of some piece); when no piece has the whitespace marker
 //! after another character (the usual `split_by_whitespace` models), the
 //! text is cut before each word's marker and words are merged separately
-//! (no merge can cross such a cut, so the result is the same), their
-//! symbols kept in the per-thread piece cache (`crate::piece_cache`; a
-//! symbol's length is its key's, so only keys are kept).
+//! and cached (no merge can cross such a cut, so the result is the same).
 
 use super::charsmap::CharsMap;
 use crate::error::{Error, Result};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, StartKind};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub(crate) const NORMAL: u8 = 1;
 pub(crate) const UNKNOWN: u8 = 2;
@@ -43,7 +43,19 @@ pub(crate) const BYTE: u8 = 6;
 
 const NONE: u32 = u32::MAX;
 const SPACE: &str = "\u{2581}";
+const CACHE_MAX_LEN: usize = 256;
+const CACHE_CAPACITY: usize = 1 << 16;
 const TABLE_CHARS: usize = 0x800;
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+type Cache = FxHashMap<u64, FxHashMap<Box<str>, Box<[(u32, u32)]>>>;
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::new(FxHashMap::default());
+}
+
+pub fn clear_caches() {
+    CACHE.with(|c| c.borrow_mut().clear());
+}
 
 fn fail(msg: impl Into<String>) -> Error {
     Error::Format(msg.into())
@@ -397,8 +409,7 @@ pub struct SentencePiece {
     strip_leading_space: bool,
     cut: Cut,
     ws: char,
-    /// Names this model's words in the per-thread piece cache.
-    owner: u32,
+    cache_id: u64,
 }
 
 /// An agenda entry: (rank, left, right, size, piece).
@@ -591,7 +602,7 @@ impl SentencePiece {
             strip_leading_space: ns.add_dummy_prefix || ns.remove_extra_whitespaces,
             cut,
             ws,
-            owner: crate::piece_cache::new_owner(),
+            cache_id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
 
@@ -647,10 +658,6 @@ impl SentencePiece {
 
     /// Cut the text where no merge can cross, merge each part (cached).
     fn merge_cut(&self, s: &str, syms: &mut Vec<(u32, u32)>) {
-        crate::piece_cache::with_cache_if(true, |cache| self.merge_cut_in(cache, s, syms))
-    }
-
-    fn merge_cut_in(&self, mut cache: Option<&mut crate::piece_cache::PieceCache>, s: &str, syms: &mut Vec<(u32, u32)>) {
         let bytes = s.as_bytes();
         let mut start = 0usize;
         let mut at = 0usize;
@@ -660,7 +667,7 @@ impl SentencePiece {
         while at < bytes.len() {
             if let Some(m) = &self.matcher {
                 if let Some(n) = m.len_at(s, at) {
-                    self.merge_part(cache.as_deref_mut(), &s[start..at], syms, &mut word);
+                    self.merge_part(&s[start..at], syms, &mut word);
                     let id = self.piece_ids.get(&s[at..at + n]).copied().unwrap_or(NONE);
                     syms.push((id, n as u32));
                     at += n;
@@ -681,18 +688,16 @@ impl SentencePiece {
                 Cut::None => false,
             };
             if cut_here && at > start {
-                self.merge_part(cache.as_deref_mut(), &s[start..at], syms, &mut word);
+                self.merge_part(&s[start..at], syms, &mut word);
                 start = at;
             }
             prev_ws = is_ws;
             at += c.len_utf8();
         }
-        self.merge_part(cache.as_deref_mut(), &s[start..], syms, &mut word);
+        self.merge_part(&s[start..], syms, &mut word);
     }
 
-    /// Merges one part; its symbols' keys come from the piece cache when
-    /// it holds them (a part with a character no symbol has is not kept).
-    fn merge_part(&self, cache: Option<&mut crate::piece_cache::PieceCache>, w: &str, syms: &mut Vec<(u32, u32)>, word: &mut Vec<(u32, u32)>) {
+    fn merge_part(&self, w: &str, syms: &mut Vec<(u32, u32)>, word: &mut Vec<(u32, u32)>) {
         if w.is_empty() {
             return;
         }
@@ -705,29 +710,25 @@ impl SentencePiece {
                 self.merge_heap(word, None);
             }
         };
-        let Some(c) = cache.filter(|_| w.len() <= crate::piece_cache::MAX_LONG_PIECE) else {
+        if w.len() >= CACHE_MAX_LEN {
             run(word);
             syms.extend_from_slice(word);
             return;
-        };
-        let key = crate::piece_cache::Key::new(self.owner, w.as_bytes());
-        let hit = match &key {
-            Some(k) => c.get(k),
-            None => c.get_long(self.owner, w.as_bytes()),
-        };
-        if let Some(keys) = hit {
-            syms.extend(keys.iter().map(|&k| (k, self.key_len[k as usize])));
-            return;
         }
-        run(word);
-        syms.extend_from_slice(word);
-        if word.iter().all(|s| s.0 != NONE) {
-            let keys: Vec<u32> = word.iter().map(|s| s.0).collect();
-            match &key {
-                Some(k) => c.insert(k, &keys),
-                None => c.insert_long(self.owner, w.as_bytes(), &keys),
+        CACHE.with(|cell| {
+            let mut all = cell.borrow_mut();
+            let local = all.entry(self.cache_id).or_default();
+            if let Some(hit) = local.get(w) {
+                syms.extend_from_slice(hit);
+                return;
             }
-        }
+            run(word);
+            syms.extend_from_slice(word);
+            if local.len() >= CACHE_CAPACITY {
+                local.clear();
+            }
+            local.insert(w.into(), word.clone().into_boxed_slice());
+        });
     }
 
     /// Best pair first (lowest rank, then leftmost), by scanning: short words.
@@ -1010,6 +1011,13 @@ fn flush_bytes(pending: &mut Vec<u8>, out: &mut String) {
         }
     }
     pending.clear();
+}
+
+impl Drop for SentencePiece {
+    fn drop(&mut self) {
+        let id = self.cache_id;
+        let _ = CACHE.try_with(|c| c.borrow_mut().remove(&id));
+    }
 }
 
 #[cfg(test)]
