@@ -473,6 +473,9 @@ def job(spec: dict) -> dict:
     A, B, C = texts_of(spec["corpus"], spec["mb"])
     if tool == "bytepair-base":  # --baseline: the bytepair package of that folder
         sys.path.insert(0, os.environ["BYTEPAIR_BASELINE"])
+        import bytepair
+
+        assert bytepair.__file__.startswith(os.environ["BYTEPAIR_BASELINE"] + os.sep), bytepair.__file__
         tool = "bytepair"
     nb = lambda docs: sum(len(d.encode("utf-8")) for d in docs)  # noqa: E731
     t = load(tool, spec["vocab"], threads)
@@ -583,6 +586,9 @@ def main(argv=None):
     a.tools = a.tools or ",".join(SPM_TOOLS if spm_mode else PIPELINE_TOOLS if a.tokenizer else TOOLS)
     tools = [t for t in a.tools.split(",") if t]
     if a.baseline:
+        if not os.path.isfile(os.path.join(a.baseline, "bytepair", "__init__.py")):
+            # the folder is put first on sys.path: without a package inside, the jobs would import the other build
+            ap.error(f"--baseline {a.baseline}: no bytepair package inside (give the folder that holds it)")
         os.environ["BYTEPAIR_BASELINE"] = os.path.abspath(a.baseline)
         tools.insert(tools.index("bytepair") + 1 if "bytepair" in tools else 0, "bytepair-base")
     stages = [s for s in a.stages.split(",") if s]
