@@ -184,7 +184,7 @@ impl Bpe {
             .collect();
         let triples: Vec<(u32, u32, u32)> = self.merges.iter().map(|(&(a, b), &(rank, _))| (a, b, rank)).collect();
         let mut results = vec![NONE; triples.iter().map(|t| t.2 as usize + 1).max().unwrap_or(0)];
-        for (_, &(rank, id)) in &self.merges {
+        for &(rank, id) in self.merges.values() {
             results[rank as usize] = id;
         }
         Some(RawBytes { tokens: TokenTable::new(tokens), byte_ids, ranks: ConcatRanks::new(&triples), results: results.into() })
