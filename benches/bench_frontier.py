@@ -196,6 +196,23 @@ def texts_of(corpus: str, mb: float):
 # ======================================================================= tools
 
 
+def _bytepair_pipeline_calls(bytepair, tok) -> dict:
+    """bytepair's calls on a pipeline (a tokenizer.json or a .model), no special tokens added."""
+    return {"one": lambda s: tok.encode(s, add_special_tokens=False),
+            "batch": lambda ts: tok.encode_batch(ts, add_special_tokens=False),
+            "cache": lambda: bytepair._core.cache_info()[1]}
+
+
+def _gigatoken_calls(g) -> dict:
+    """gigatoken's calls on a loaded ``gigatoken.Tokenizer``."""
+    return {"one": lambda s: g.encode(s).tolist(), "np": g.encode, "batch": g.encode_batch_list, "flat": g.encode_batch}
+
+
+def _kitoken_calls(k) -> dict:
+    """kitoken's calls on a loaded ``Kitoken``."""
+    return {"one": k.encode, "batch": k.encode_all}
+
+
 def load_pipeline(tool: str, path: str, threads: int):
     """``load`` for a tokenizer.json (``--tokenizer``): bytepair's pipeline
     engine, gigatoken, fastokens, kitoken, tokie and HF tokenizers (the
@@ -206,17 +223,11 @@ def load_pipeline(tool: str, path: str, threads: int):
 
         tok = bytepair.Tokenizer.load(path)
         assert tok.model == "pipeline", tok.model
-        t["one"] = tok.encode
-        t["batch"] = tok.encode_batch
-        t["cache"] = lambda: bytepair._core.cache_info()[1]
+        t.update(_bytepair_pipeline_calls(bytepair, tok))
     elif tool == "gigatoken":
         import gigatoken
 
-        g = gigatoken.Tokenizer(path)
-        t["one"] = lambda s: g.encode(s).tolist()
-        t["np"] = g.encode
-        t["batch"] = g.encode_batch_list
-        t["flat"] = g.encode_batch
+        t.update(_gigatoken_calls(gigatoken.Tokenizer(path)))
     elif tool == "fastokens":
         import fastokens
 
@@ -227,9 +238,7 @@ def load_pipeline(tool: str, path: str, threads: int):
     elif tool == "kitoken":
         import kitoken
 
-        k = kitoken.Kitoken.from_tokenizers_file(path)
-        t["one"] = k.encode
-        t["batch"] = k.encode_all
+        t.update(_kitoken_calls(kitoken.Kitoken.from_tokenizers_file(path)))
     elif tool == "tokie":
         import tokie
 
@@ -294,24 +303,15 @@ def load_sentencepiece(tool: str, path: str, threads: int):
     if tool == "bytepair":
         import bytepair
 
-        tok = bytepair.Tokenizer.load(path)
-        t["one"] = lambda s: tok.encode(s, add_special_tokens=False)
-        t["batch"] = lambda ts: tok.encode_batch(ts, add_special_tokens=False)
-        t["cache"] = lambda: bytepair._core.cache_info()[1]
+        t.update(_bytepair_pipeline_calls(bytepair, bytepair.Tokenizer.load(path)))
     elif tool == "gigatoken":
         import gigatoken
 
-        g = gigatoken.Tokenizer.from_sentencepiece(path)
-        t["one"] = lambda s: g.encode(s).tolist()
-        t["np"] = g.encode
-        t["batch"] = g.encode_batch_list
-        t["flat"] = g.encode_batch
+        t.update(_gigatoken_calls(gigatoken.Tokenizer.from_sentencepiece(path)))
     elif tool == "kitoken":
         import kitoken
 
-        k = kitoken.Kitoken.from_sentencepiece_file(path)
-        t["one"] = k.encode
-        t["batch"] = k.encode_all
+        t.update(_kitoken_calls(kitoken.Kitoken.from_sentencepiece_file(path)))
     elif tool == "sentencepiece":
         import sentencepiece
 

@@ -76,6 +76,29 @@ impl ClassTable {
         ClassTable { bmp, astral }
     }
 
+    /// End of the run of characters of `s` from byte `i` whose class bits
+    /// pass `want`: ASCII bytes by one table lookup each, without decoding.
+    #[inline]
+    pub(crate) fn run(&self, s: &str, mut i: usize, want: impl Fn(u8) -> bool) -> usize {
+        let b = s.as_bytes();
+        while i < b.len() {
+            let x = b[i];
+            if x < 0x80 {
+                if !want(self.bmp[x as usize]) {
+                    break;
+                }
+                i += 1;
+            } else {
+                let (cp, n) = decode(b, i);
+                if !want(self.of(cp)) {
+                    break;
+                }
+                i += n;
+            }
+        }
+        i
+    }
+
     /// The class bits of `cp`.
     #[inline]
     pub(crate) fn of(&self, cp: u32) -> u8 {
@@ -104,7 +127,7 @@ struct Tables {
     folds: Vec<(char, Vec<char>)>,
 }
 
-pub(crate) fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
+fn class_ranges(pattern: &str) -> Vec<(u32, u32)> {
     let hir = regex_syntax::Parser::new().parse(pattern).expect("valid class pattern");
     match hir.kind() {
         HirKind::Class(Class::Unicode(cls)) => {
@@ -188,25 +211,8 @@ pub(crate) fn decode(b: &[u8], i: usize) -> (u32, usize) {
 /// `run` for a test of the class bits (`class`): ASCII bytes are
 /// classified by one table lookup each, without decoding characters.
 #[inline]
-fn run_class(s: &str, mut i: usize, want: impl Fn(u8) -> bool) -> usize {
-    let b = s.as_bytes();
-    let t = tables();
-    while i < b.len() {
-        let x = b[i];
-        if x < 0x80 {
-            if !want(t.classes.bmp[x as usize]) {
-                break;
-            }
-            i += 1;
-        } else {
-            let (cp, n) = decode(b, i);
-            if !want(class_of(t, cp)) {
-                break;
-            }
-            i += n;
-        }
-    }
-    i
+fn run_class(s: &str, i: usize, want: impl Fn(u8) -> bool) -> usize {
+    tables().classes.run(s, i, want)
 }
 
 /// Bit 7 of each byte of `w` set where that byte is an ASCII letter

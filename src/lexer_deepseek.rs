@@ -59,20 +59,6 @@ fn classes() -> &'static ClassTable {
     })
 }
 
-/// End of the run of characters with any of the class bits `want`, from
-/// byte `i` to at most `end`.
-#[inline]
-fn run(t: &ClassTable, b: &[u8], mut i: usize, end: usize, want: u8) -> usize {
-    while i < end {
-        let (cp, n) = decode(b, i);
-        if t.of(cp) & want == 0 {
-            break;
-        }
-        i += n;
-    }
-    i
-}
-
 /// Calls `f` on every piece of `text`, in order (the pieces cover it).
 pub(crate) fn for_each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
     let t = classes();
@@ -96,18 +82,10 @@ pub(crate) fn for_each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
             }
             end
         } else if k & CJK != 0 {
-            run(t, b, i + n, b.len(), CJK)
+            t.run(text, i + n, |k| k & CJK != 0)
         } else {
             // neither class holds a character of the other
-            let mut end = i + n;
-            while end < b.len() {
-                let (d, m) = decode(b, end);
-                if t.of(d) & (NUMBER | CJK) != 0 {
-                    break;
-                }
-                end += m;
-            }
-            end
+            t.run(text, i + n, |k| k & (NUMBER | CJK) == 0)
         };
         split_segment(t, &text[..end], i, &mut f);
         i = end;
@@ -154,18 +132,18 @@ fn match_at(t: &ClassTable, s: &str, p: usize) -> Option<usize> {
     let k = t.of(cp);
     // `[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`
     if k & (LETTER | MARK) != 0 {
-        return Some(run(t, b, p + n, b.len(), LETTER | MARK));
+        return Some(t.run(s, p + n, |k| k & (LETTER | MARK) != 0));
     }
     if k & (PUNCT | SYMBOL) == 0 && cp != '\r' as u32 && cp != '\n' as u32 && p + n < b.len() {
         let (d, m) = decode(b, p + n);
         if t.of(d) & (LETTER | MARK) != 0 {
-            return Some(run(t, b, p + n + m, b.len(), LETTER | MARK));
+            return Some(t.run(s, p + n + m, |k| k & (LETTER | MARK) != 0));
         }
     }
     // ` ?[\p{P}\p{S}]+[\r\n]*`
     let from = if b[p] == b' ' { p + 1 } else { p };
     if from < b.len() && t.of(decode(b, from).0) & (PUNCT | SYMBOL) != 0 {
-        let mut end = run(t, b, from, b.len(), PUNCT | SYMBOL);
+        let mut end = t.run(s, from, |k| k & (PUNCT | SYMBOL) != 0);
         while end < b.len() && (b[end] == b'\r' || b[end] == b'\n') {
             end += 1;
         }

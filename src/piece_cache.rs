@@ -313,6 +313,41 @@ impl PieceCache {
         slot.len == key.len && slot.owner == key.owner && slot.key == key.words
     }
 
+    /// Appends the ids of `piece` (not empty) under `owner` to `out`: the
+    /// cached ones, else those `compute` appends, which are then kept
+    /// (pieces of up to `MAX_PIECE` bytes in the sets, longer ones of up to
+    /// `MAX_LONG_PIECE` in the long tier; longer still are not kept).
+    #[inline]
+    pub(crate) fn through(
+        &mut self,
+        owner: u32,
+        piece: &[u8],
+        out: &mut Vec<u32>,
+        compute: impl FnOnce(&mut Vec<u32>) -> crate::error::Result<()>,
+    ) -> crate::error::Result<()> {
+        let start = out.len();
+        match Key::new(owner, piece) {
+            Some(key) => {
+                if let Some(ids) = self.get(&key) {
+                    out.extend_from_slice(ids);
+                    return Ok(());
+                }
+                compute(out)?;
+                self.insert(&key, &out[start..]);
+            }
+            None if piece.len() > MAX_LONG_PIECE => compute(out)?,
+            None => {
+                if let Some(ids) = self.get_long(owner, piece) {
+                    out.extend_from_slice(ids);
+                    return Ok(());
+                }
+                compute(out)?;
+                self.insert_long(owner, piece, &out[start..]);
+            }
+        }
+        Ok(())
+    }
+
     /// The ids cached for `key`, if any (and marks the entry recently used).
     #[inline]
     pub fn get(&mut self, key: &Key) -> Option<&[u32]> {

@@ -543,12 +543,7 @@ impl CoreTokenizer {
 impl CorePipeline {
     /// Appends the ids of `text` to `out` (the batch helpers' shape).
     fn encode_into(&self, text: &str, add_special_tokens: bool, ordinary: bool, out: &mut Vec<u32>) -> crate::Result<()> {
-        let ids = self.inner.encode(text, add_special_tokens, ordinary, false)?.ids;
-        if out.is_empty() {
-            *out = ids;
-        } else {
-            out.extend_from_slice(&ids);
-        }
+        out.extend_from_slice(&self.inner.encode(text, add_special_tokens, ordinary, false)?.ids);
         Ok(())
     }
 }

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair import _core
+from bytepair.formats.convert import BYTE_TO_UNICODE, UNICODE_TO_BYTE
 from bytepair.pipeline import from_hf_json
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -144,22 +145,6 @@ def test_deepseeks_lexed_splits_give_hfs_ids_on_generated_text(deepseek, texts):
 # in any order (a merge may use a token that a later merge makes), two merges making the same token (as in
 # Llama 3's file), ignore_merges both ways, pieces longer than the piece cache's and the stack loop's limits.
 
-
-
-def _byte_level_chars():
-    """Byte -> HF's byte-level character (GPT-2's table), as HF's ByteLevel.alphabet() holds them."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    chars, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            chars[b] = chr(b)
-        else:
-            chars[b] = chr(256 + extra)
-            extra += 1
-    return chars
-
-
-_BYTE_LEVEL = _byte_level_chars()
 _PIECE_TEXTS = st.text(alphabet="aab c\u00e9\u65e5!\n", max_size=120)
 _SPLITS = [r"'s|\p{L}+| ?[^\s\p{L}]+|\s+",
            r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"]
@@ -169,12 +154,12 @@ _SPLITS = [r"'s|\p{L}+| ?[^\s\p{L}]+|\s+",
 @given(data=st.data(), n_merges=st.integers(0, 60), ignore_merges=st.booleans(), split=st.sampled_from(_SPLITS),
        cache_bytes=st.sampled_from([4 << 20, 256, 0]))
 def test_generated_byte_level_models_equal_hf(data, n_merges, ignore_merges, split, cache_bytes):
-    assert set(_BYTE_LEVEL.values()) == set(tokenizers.pre_tokenizers.ByteLevel.alphabet())
+    assert set(BYTE_TO_UNICODE.values()) == set(tokenizers.pre_tokenizers.ByteLevel.alphabet())
     # the bytes of the texts' characters first, so that merges among them occur
     common = sorted({b for ch in "ab c\u00e9\u65e5!" for b in ch.encode()})
     ids = data.draw(st.permutations(range(256)))
-    vocab = {_BYTE_LEVEL[b]: ids[b] for b in range(256)}
-    tokens = [_BYTE_LEVEL[b] for b in common]
+    vocab = {BYTE_TO_UNICODE[b]: ids[b] for b in range(256)}
+    tokens = [BYTE_TO_UNICODE[b] for b in common]
     merges = []
     for _ in range(n_merges):
         left, right = data.draw(st.sampled_from(tokens)), data.draw(st.sampled_from(tokens))
@@ -203,10 +188,9 @@ def test_generated_byte_level_models_equal_hf(data, n_merges, ignore_merges, spl
     probes = data.draw(st.lists(_PIECE_TEXTS, min_size=1, max_size=6))
     probes.append("".join(data.draw(st.sampled_from(["ab", "a", "b", "\u00e9", "!"])) for _ in range(90)))
     # the made tokens' own text: whole-word lookups (ignore_merges) against what the merges reach
-    byte_of = {c: b for b, c in _BYTE_LEVEL.items()}
     for token in tokens[len(common):]:
         try:
-            probes.append(bytes(byte_of[c] for c in token).decode("utf-8"))
+            probes.append(bytes(UNICODE_TO_BYTE[c] for c in token).decode("utf-8"))
         except UnicodeDecodeError:
             pass
     old = _core.cache_info()[0]

@@ -217,8 +217,7 @@ class PipelineTokenizer(Tokenizer):
         """
         fast = self._fast_core(add_special_tokens)
         if fast is not None:
-            allowed, _ = self._fast_args(False)
-            return ids_array(surrogate_safe(fast.encode_to_buffer, text, allowed, [], False))
+            return ids_array(surrogate_safe(fast.encode_to_buffer, text, *self._fast_args(False), False))
         return ids_array(surrogate_safe(self._core.encode_to_buffer, text, bool(add_special_tokens), False))
 
     def encode_batch_to_numpy(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> Tuple[Any, Any]:
@@ -232,8 +231,7 @@ class PipelineTokenizer(Tokenizer):
         """
         fast = self._fast_core(add_special_tokens)
         if fast is not None:
-            allowed, _ = self._fast_args(False)
-            return flat_arrays(*surrogate_safe_batch(fast.encode_batch_to_buffer, texts, allowed, [], False))
+            return flat_arrays(*surrogate_safe_batch(fast.encode_batch_to_buffer, texts, *self._fast_args(False), False))
         return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, bool(add_special_tokens),
                                                  False))
 

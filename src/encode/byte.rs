@@ -286,31 +286,10 @@ impl ByteRanks {
             out.push(id);
             return Ok(());
         }
-        let Some(c) = cache else {
-            return self.encode_parts(piece, out);
-        };
-        let Some(key) = piece_cache::Key::new(self.owner, piece) else {
-            // longer than the sets' pieces: the long tier
-            if piece.len() > piece_cache::MAX_LONG_PIECE {
-                return self.encode_parts(piece, out);
-            }
-            if let Some(ids) = c.get_long(self.owner, piece) {
-                out.extend_from_slice(ids);
-                return Ok(());
-            }
-            let start = out.len();
-            self.encode_parts(piece, out)?;
-            c.insert_long(self.owner, piece, &out[start..]);
-            return Ok(());
-        };
-        if let Some(ids) = c.get(&key) {
-            out.extend_from_slice(ids);
-            return Ok(());
+        match cache {
+            Some(c) => c.through(self.owner, piece, out, |out| self.encode_parts(piece, out)),
+            None => self.encode_parts(piece, out),
         }
-        let start = out.len();
-        self.encode_parts(piece, out)?;
-        c.insert(&key, &out[start..]);
-        Ok(())
     }
 
     /// `encode_piece` without the cache.

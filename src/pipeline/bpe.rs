@@ -415,55 +415,24 @@ impl Bpe {
     /// The caller holds the piece cache (borrowed once per text rather
     /// than twice per piece; None: no cache).
     pub(crate) fn tokenize_raw_in(&self, cache: Option<&mut crate::piece_cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
-        if let Some(tables) = &self.raw {
-            self.tokenize_raw_cached(tables, cache, raw, ids);
+        if raw.is_empty() {
             return Ok(());
         }
-        let key = if self.dropout.is_none() { crate::piece_cache::Key::new(self.raw_owner, raw) } else { None };
-        let mut cache = cache.filter(|_| key.is_some());
-        if let (Some(c), Some(key)) = (cache.as_deref_mut(), &key) {
-            if let Some(got) = c.get(key) {
-                ids.extend_from_slice(got);
-                return Ok(());
-            }
-        }
-        let t = super::pre_tokenizer::bytes_char();
-        let mapped: String = raw.iter().map(|&b| t[b as usize]).collect();
-        let start = ids.len();
-        self.tokenize_uncached(&mapped, ids, None)?;
-        if let (Some(c), Some(key)) = (cache, &key) {
-            c.insert(key, &ids[start..]);
-        }
-        Ok(())
-    }
-
-    /// `tokenize_raw_in` on the tables on raw bytes: short pieces through
-    /// the cache's sets, long ones through its long tier.
-    fn tokenize_raw_cached(&self, tables: &RawBytes, cache: Option<&mut crate::piece_cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) {
-        if raw.is_empty() {
-            return;
-        }
-        let Some(c) = cache else {
-            return self.tokenize_raw_bytes(tables, raw, ids);
-        };
-        let start = ids.len();
-        match crate::piece_cache::Key::new(self.raw_owner, raw) {
-            Some(key) => {
-                if let Some(got) = c.get(&key) {
-                    ids.extend_from_slice(got);
-                    return;
-                }
+        let compute = |ids: &mut Vec<u32>| match &self.raw {
+            Some(tables) => {
                 self.tokenize_raw_bytes(tables, raw, ids);
-                c.insert(&key, &ids[start..]);
+                Ok(())
             }
             None => {
-                if let Some(got) = c.get_long(self.raw_owner, raw) {
-                    ids.extend_from_slice(got);
-                    return;
-                }
-                self.tokenize_raw_bytes(tables, raw, ids);
-                c.insert_long(self.raw_owner, raw, &ids[start..]);
+                let t = super::pre_tokenizer::bytes_char();
+                let mapped: String = raw.iter().map(|&b| t[b as usize]).collect();
+                self.tokenize_uncached(&mapped, ids, None)
             }
+        };
+        // no cache with dropout: its pieces are not the cached ones
+        match cache.filter(|_| self.dropout.is_none()) {
+            Some(c) => c.through(self.raw_owner, raw, ids, compute),
+            None => compute(ids),
         }
     }
 
