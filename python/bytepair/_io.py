@@ -32,10 +32,14 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
-def check_writable(path: Union[str, os.PathLike]) -> str:
-    """The folder of ``path``; ``InputError`` unless a file can be written
-    there (the folder exists and ``path`` is not a folder). Long jobs call it
-    first, so that a bad output path fails before the work, not after.
+def check_writable(path: Union[str, os.PathLike], *, folder_output: bool = False, probe: bool = True) -> str:
+    """The folder of ``path``; ``InputError`` naming ``path`` unless a file
+    can be written there: the folder exists, a file can be created in it (a
+    probe file is made and removed) and ``path`` is not a folder (with
+    ``folder_output=True``, ``path`` is a folder to create or fill: it must
+    not be a file; ``probe=False`` skips the probe, for callers that create
+    their own file next). Long jobs call it first, so that a bad output path fails
+    before the work, not after.
 
     >>> check_writable("/no/such/folder/out.json")
     Traceback (most recent call last):
@@ -46,9 +50,27 @@ def check_writable(path: Union[str, os.PathLike]) -> str:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise InputError(f"cannot write {path}: folder {folder} does not exist")
-    if os.path.isdir(path):
+    if folder_output:
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise InputError(f"cannot write {path}: it is a file, not a folder")
+    elif os.path.isdir(path):
         raise InputError(f"cannot write {path}: it is a folder")
+    if not probe:
+        return folder
+    try:
+        fd, probe_file = tempfile.mkstemp(prefix=f".bytepair-{_temp_tag()}-", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise InputError(f"cannot write {path}: {_reason(e)} in folder {folder}") from None
+    os.close(fd)
+    os.unlink(probe_file)
     return folder
+
+
+def _reason(e: OSError) -> str:
+    """An OS error's reason, lower case, without the file name it carries
+    (a temporary file the user never named)."""
+    reason = e.strerror or type(e).__name__
+    return reason[:1].lower() + reason[1:]
 
 
 def _temp_tag() -> str:
@@ -106,9 +128,12 @@ def atomic_open(path: Union[str, os.PathLike]) -> Iterator[BinaryIO]:
     b'data'
     """
     path = os.fspath(path)
-    folder = check_writable(path)
+    folder = check_writable(path, probe=False)  # mkstemp below is the probe
     _sweep_stale_temporaries(folder)
-    fd, tmp = tempfile.mkstemp(prefix=f".bytepair-{_temp_tag()}-", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".bytepair-{_temp_tag()}-", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise InputError(f"cannot write {path}: {_reason(e)}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
@@ -117,12 +142,21 @@ def atomic_open(path: Union[str, os.PathLike]) -> Iterator[BinaryIO]:
         # mkstemp makes the file private (0600); give it the usual mode instead
         os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
+    except OSError as e:
+        _remove_quietly(tmp)
+        if isinstance(e, BrokenPipeError) or e.filename not in (tmp, path):
+            raise  # not about the output file (e.g. reading an input inside the block)
+        raise InputError(f"cannot write {path}: {_reason(e)}") from None
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _remove_quietly(tmp)
         raise
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def atomic_write_bytes(path: Union[str, os.PathLike], data: bytes) -> None:
@@ -183,7 +217,7 @@ def decode_utf8(data: bytes, name: str, errors: str = "strict") -> str:
     >>> decode_utf8(b"ok\\xff", "f.txt")
     Traceback (most recent call last):
     ...
-    bytepair.errors.InputError: f.txt: invalid UTF-8 at byte offset 2 (line 1, byte 0xFF) (use errors='replace', or --errors replace on the command line, to replace invalid bytes)
+    bytepair.errors.InputError: f.txt: invalid UTF-8 at byte offset 2 (line 1, byte 0xFF) (use errors='replace' to replace invalid bytes)
     """
     try:
         return data.decode("utf-8", errors)
@@ -191,7 +225,7 @@ def decode_utf8(data: bytes, name: str, errors: str = "strict") -> str:
         line = data.count(b"\n", 0, e.start) + 1
         raise InputError(
             f"{name}: invalid UTF-8 at byte offset {e.start} (line {line}, byte 0x{data[e.start]:02X}) "
-            "(use errors='replace', or --errors replace on the command line, to replace invalid bytes)"
+            "(use errors='replace' to replace invalid bytes)"
         ) from None
 
 

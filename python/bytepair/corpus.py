@@ -50,7 +50,7 @@ TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
 _JSONL_EXT = (".jsonl", ".ndjson", ".json")
 _PARQUET_EXT = (".parquet", ".pq")
 _COMPRESSION_EXT = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd": "zstd"}
-_REPLACE_HINT = "(use errors='replace', or --errors replace on the command line, to replace invalid bytes)"
+_REPLACE_HINT = "(use errors='replace' to replace invalid bytes)"
 
 
 @dataclass(frozen=True)

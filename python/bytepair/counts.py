@@ -155,8 +155,10 @@ def count_sources(
     counts = _core.WordCounts(pattern, list(special_tokens))
     sizes = [s.size() for s in srcs]
     total = sum(sizes) if srcs and all(n is not None for n in sizes) and not any(s.compression for s in srcs) else None
-    counter = _Counter(counts, report, total, memory_check)
     budget = budget or Budget(None)
+    if total is not None and budget.left is not None:
+        total = min(total, budget.left)  # --max-bytes: the bar ends where reading stops
+    counter = _Counter(counts, report, total, memory_check)
     for src in srcs:
         if budget.exhausted:
             break
@@ -556,6 +558,8 @@ def _count_on_dask(
     counts = _core.WordCounts(pattern, list(special_tokens))
     info = {"documents": 0, "bytes": 0}
     total = sum(s.size() or 0 for s in srcs) if not any(s.compression for s in srcs) else None
+    if total is not None and max_bytes is not None:
+        total = min(total, max_bytes)
     try:
         for fut in futures:
             result, unit_info = result_of(fut)

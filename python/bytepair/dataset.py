@@ -118,7 +118,7 @@ def shard_dtype(tok: Any, shard_format: str = "npy") -> str:
         raise BytepairError(f"unknown shard format {shard_format!r}: use one of {', '.join(SHARD_FORMATS)}")
     if shard_format == "u16":
         if tok.n_vocab > 65536:
-            raise BytepairError(f"--format u16 holds ids below 65536, the tokenizer has {tok.n_vocab}: use u32")
+            raise BytepairError(f"u16 holds ids below 65536, the tokenizer has {tok.n_vocab}: use shard_format='u32'")
         return "uint16"
     if shard_format == "u32":
         return "uint32"

@@ -2,8 +2,11 @@
 and the tools (show, inspect, compare, serve, count-words, encode-dataset,
 convert, chunk, explain).
 
-Errors are one line on stderr with exit status 1 (2 for usage errors);
-outputs are written atomically.
+Errors are one line on stderr with exit status 1 (2 for usage errors,
+printed with the usage of the command); outputs are checked before the work
+starts and written atomically. A closed pipe (``bytepair inspect ... | head``)
+ends the command quietly with status 141, as a program killed by SIGPIPE
+(``cat``, ``grep``) ends.
 
 Imports point one way: :mod:`bytepair.cli.parser` imports one module per
 command; a command imports the shared options and ``CliError``
@@ -19,14 +22,17 @@ run-time helpers (:mod:`bytepair.cli.common`), display helpers
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Callable, Optional, Sequence, TextIO
 
-from bytepair.cli.options import CliError
+from bytepair.cli.options import CliError, cli_spelling
 from bytepair.cli.parser import COMMANDS, bare_progress, build_parser
 from bytepair.errors import BytepairError
 
 __all__ = ["main", "build_parser", "bare_progress", "CliError", "COMMANDS"]
+
+BROKEN_PIPE_STATUS = 128 + 13  # what the shell reports for a program killed by SIGPIPE
 
 
 def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None) -> int:
@@ -35,17 +41,45 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None) -> 
     >>> main(["train", "--help"])  # doctest: +SKIP
     """
     parser = build_parser()
-    args = parser.parse_args(bare_progress(sys.argv[1:] if argv is None else list(argv)))
+    args, extra = parser.parse_known_args(bare_progress(sys.argv[1:] if argv is None else list(argv)))
+    if extra:  # the command's usage, not the top-level one
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     run: Callable[..., int] = args.run
+    stdout = out or sys.stdout
     try:
-        return run(args, out or sys.stdout)
-    except (BytepairError, CliError) as e:
-        message = str(e).splitlines()[0] if str(e) else type(e).__name__
-        print(f"bytepair {args.command}: error: {message}", file=sys.stderr)
-        return 1
+        return run(args, stdout)
+    except BrokenPipeError:
+        _silence(stdout)
+        return BROKEN_PIPE_STATUS
+    except CliError as e:
+        return _fail(args.command, str(e), type(e).__name__)
+    except BytepairError as e:
+        return _fail(args.command, cli_spelling(str(e)), type(e).__name__)
     except OSError as e:
-        print(f"bytepair {args.command}: error: {e}", file=sys.stderr)
-        return 1
+        return _fail(args.command, str(e), type(e).__name__)
     except KeyboardInterrupt:
         print(f"bytepair {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _fail(command: str, message: str, name: str) -> int:
+    first = message.splitlines()[0] if message else name
+    try:
+        print(f"bytepair {command}: error: {first}", file=sys.stderr)
+    except BrokenPipeError:
+        pass
+    return 1
+
+
+def _silence(stdout: TextIO) -> None:
+    """After a closed pipe: the rest of the output goes nowhere, so that
+    Python's flush at exit does not report the pipe again."""
+    try:
+        fd = stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a caller's StringIO)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)

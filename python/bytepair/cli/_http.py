@@ -22,6 +22,7 @@ from bytepair.tokenizer import Tokenizer
 
 # a JSON endpoint: (the server's tokenizers, the tokenizer's name, the request's JSON object) -> the answer
 Reply = Callable[[Dict[str, Tokenizer], str, Dict[str, Any]], Dict[str, Any]]
+GET_PATHS = ("/", "/index.html", "/api/tokenizers")  # the page and the list of tokenizers
 
 
 def handler(replies: Mapping[str, Reply], idle_timeout: float) -> Type[BaseHTTPRequestHandler]:
@@ -48,8 +49,11 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.log:
             sys.stderr.write("bytepair serve: %s %s\n" % (self.address_string(), format % args))
 
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
+    def _send(self, status: int, body: bytes, content_type: str,
+              headers: Optional[Mapping[str, str]] = None) -> None:
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
@@ -65,6 +69,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _error(self, status: HTTPStatus, message: str) -> None:
         self._json(status, {"error": message})
+
+    def _wrong_method(self, path: str, allowed: str) -> None:
+        """405 naming the method that ``path`` takes (and ``Allow``, as HTTP asks)."""
+        body = json.dumps({"error": f"{path}: use {allowed} ({self.command} is not supported here)"})
+        self._send(HTTPStatus.METHOD_NOT_ALLOWED, body.encode("utf-8"), "application/json; charset=utf-8",
+                   {"Allow": allowed if allowed == "POST" else "GET, HEAD"})
 
     def handle_one_request(self) -> None:
         # a request (from waiting for its first line to the end of the reply) has server.request_timeout seconds:
@@ -99,13 +109,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
-        if path in ("/", "/index.html"):
+        if path in GET_PATHS[:2]:
             self._send(HTTPStatus.OK, self.server.page, "text/html; charset=utf-8")
         elif path == "/api/tokenizers":
             self._json(HTTPStatus.OK, {"tokenizers": [
                 {"name": n, "model": t.model, "n_vocab": t.n_vocab, "special_tokens": sorted(t.special_tokens)}
                 for n, t in self.server.tokenizers.items()
             ]})
+        elif path in self.replies:
+            self._wrong_method(path, "POST")
         else:
             self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
 
@@ -114,7 +126,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
         if path not in self.replies:
-            self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {path}")
+            self.close_connection = True  # the body is not read
+            if path in GET_PATHS:
+                self._wrong_method(path, "GET")
+            else:
+                self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {path}")
             return
         try:
             self._answer(path)

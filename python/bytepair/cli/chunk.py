@@ -26,11 +26,13 @@ from typing import TextIO
 
 from bytepair._io import atomic_open
 from bytepair.chunking import chunk_spans
-from bytepair.cli.common import expand_paths, load, read_input
+from bytepair.cli.common import check_output, expand_paths, load, read_input
 from bytepair.cli.options import add_described, tokenizer_options, wrap
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.output:
+        check_output(args.output)
     tok = load(args.tokenizer, args)
     buffer = io.StringIO() if args.output else None
     sink = buffer if buffer is not None else out

@@ -20,21 +20,66 @@ import os
 import sys
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
-from bytepair._io import decode_utf8, read_bytes
+from bytepair._io import check_writable, decode_utf8, read_bytes
 from bytepair.cli.options import CliError
 from bytepair.counts import count_words
 from bytepair.distributed import connect  # imports Dask only when connecting
+from bytepair.encodings import get_encoding, list_encoding_names
+from bytepair.errors import InputError
 from bytepair.tokenizer import Tokenizer
 
 GLOB_CHARS = "*?["
+FOLDER_FORMATS = ("gpt2", "transformers")  # output formats written as a folder
 
 
 def load(path: str, args: argparse.Namespace) -> Tokenizer:
     """The tokenizer file ``path`` (any supported format), with the
-    ``--format`` and ``--pattern`` of ``args``."""
+    ``--format`` and ``--pattern`` of ``args``; a name of tiktoken's
+    (``cl100k_base``, ...) that is not a file is that encoding, as
+    ``bytepair.get_encoding`` gives it (from files already on the machine)."""
     if not os.path.lexists(path):
-        raise CliError(f"{path}: no such tokenizer file")
+        if path in list_encoding_names():
+            return named_encoding(path, args)
+        raise CliError(f"{path}: no such tokenizer file (nor one of tiktoken's encodings: "
+                       f"{', '.join(list_encoding_names())})")
     return Tokenizer.load(path, format=args.format, pattern=args.pattern)
+
+
+def named_encoding(name: str, args: argparse.Namespace) -> Tokenizer:
+    """``-t NAME`` for one of tiktoken's encodings: ``get_encoding(NAME)``,
+    which brings its own pattern and special tokens (so ``--format`` and
+    ``--pattern`` would contradict it) and never downloads."""
+    if getattr(args, "format", None) not in (None, "tiktoken") or getattr(args, "pattern", None) is not None:
+        raise CliError(f"-t {name} is tiktoken's encoding of that name, with its own pattern and special tokens: "
+                       "drop --format and --pattern (or give a file)")
+    try:
+        return get_encoding(name)
+    except InputError as e:
+        # the API's advice ends with get_encoding(..., download=True), which the CLI does not offer
+        raise CliError(str(e).split(", or call get_encoding(")[0]) from None
+
+
+def check_output(path: str, folder: bool = False) -> None:
+    """``CliError`` naming ``path`` unless the command can write it (a file,
+    or with ``folder=True`` a folder to create or fill): checked before the
+    work starts, so that a bad ``-o`` fails at once, not after hours."""
+    try:
+        check_writable(path, folder_output=folder)
+    except InputError as e:
+        raise CliError(str(e)) from None
+
+
+def check_allowed_special(tok: Tokenizer, names: Sequence[str]) -> None:
+    """``CliError`` for a name of ``--allowed-special`` (other than ``all``)
+    that is not one of ``tok``'s special tokens, naming the known ones: a
+    typo would otherwise leave that token's text encoded as plain text."""
+    unknown = [n for n in names if n != "all" and n not in tok.special_tokens]
+    if unknown:
+        known = ", ".join(sorted(tok.special_tokens)[:20])
+        more = f" and {len(tok.special_tokens) - 20} more" if len(tok.special_tokens) > 20 else ""
+        raise CliError(f"--allowed-special {unknown[0]}: not a special token of this tokenizer "
+                       f"(known: all, {known}{more})" if tok.special_tokens else
+                       f"--allowed-special {unknown[0]}: this tokenizer has no special tokens")
 
 
 def read_input(path: str, errors: str) -> str:

@@ -57,7 +57,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from bytepair._io import atomic_write_bytes
 from bytepair.cli._pieces import pieces
-from bytepair.cli.common import expand_paths, labels, load, read_input
+from bytepair.cli.common import check_output, expand_paths, labels, load, read_input
 from bytepair.cli.options import CliError, add_described, tokenizer_options, wrap
 from bytepair.parity import gini
 
@@ -407,6 +407,8 @@ def plot(rows: Sequence[Row], path: str) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.plot:
+        check_output(args.plot)
     paths = expand_paths(args.files)
     names = labels(args.tokenizer)
     toks = [load(p, args) for p in args.tokenizer]

@@ -3,8 +3,10 @@
 Formats: ``bytepair`` (native JSON), ``hf`` (Hugging Face tokenizer.json),
 ``tiktoken`` (``.tiktoken``), ``gpt2`` (a folder: vocab.json + merges.txt),
 ``subword-nmt`` (codes). ``--from`` is detected from IN when omitted, ``--to``
-from OUT's name (``*.tiktoken``; ``tokenizer.json``; other ``*.json`` is
-native; ``*.codes`` is subword-nmt; a folder or another name needs ``--to``). Conversions are
+from OUT's name (``*.tiktoken``; a name ending in ``tokenizer.json`` is
+Hugging Face's, ``tekken.json`` Mistral's; ``*.model`` is SentencePiece;
+other ``*.json`` is native; ``*.codes`` is subword-nmt; a folder or another
+name needs ``--to``). Conversions are
 exact or refused: a format that cannot hold the tokenizer exactly is an
 error saying why, and OUT is left as it was.
 
@@ -23,27 +25,33 @@ import os
 import sys
 from typing import Dict, List, Optional, TextIO
 
+from bytepair.cli.common import FOLDER_FORMATS, check_output
 from bytepair.cli.options import CliError
 from bytepair.formats import FORMATS, detect
 from bytepair.tokenizer import Tokenizer
 
 
 def guess_format(path: str) -> Optional[str]:
-    """The format an output name suggests, or None.
+    """The format an output name suggests, or None: ``*.tiktoken``;
+    ``*tokenizer.json`` (``tokenizer.json``, ``gpt2-tokenizer.json``: Hugging
+    Face's name, with any prefix); ``*tekken.json``; ``*.model``
+    (SentencePiece); another ``*.json`` is native; ``*.codes`` is subword-nmt.
 
     >>> guess_format("x/cl100k.tiktoken"), guess_format("tokenizer.json"), guess_format("tok.json")
     ('tiktoken', 'hf', 'bytepair')
+    >>> guess_format("y-tokenizer.json"), guess_format("tekken.json"), guess_format("m.model")
+    ('hf', 'tekken', 'sentencepiece')
     """
-    name = os.path.basename(os.path.normpath(path))
-    if name.endswith(".tiktoken"):
-        return "tiktoken"
-    if name == "tokenizer.json":
-        return "hf"
-    if name.endswith(".json"):
-        return "bytepair"
-    if name.endswith(".codes"):
-        return "subword-nmt"
+    name = os.path.basename(os.path.normpath(path)).lower()
+    for ending, fmt in NAME_ENDINGS:
+        if name.endswith(ending):
+            return fmt
     return None
+
+
+# an output name's ending -> its format, the first that matches
+NAME_ENDINGS = [(".tiktoken", "tiktoken"), ("tokenizer.json", "hf"), ("tekken.json", "tekken"),
+                (".model", "sentencepiece"), (".json", "bytepair"), (".codes", "subword-nmt")]
 
 
 def _specials(items: Optional[List[str]]) -> Optional[Dict[str, int]]:
@@ -65,6 +73,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     target = args.target or guess_format(args.output)
     if target is None:
         raise CliError(f"cannot tell the format of {args.output} from its name: pass --to ({', '.join(sorted(FORMATS))})")
+    check_output(args.output, folder=target in FOLDER_FORMATS)
     tok = Tokenizer.load(args.input, format=source, pattern=args.pattern, special_tokens=_specials(args.special))
     roles = {r: getattr(args, r, None) for r in ("bos", "eos", "pad", "unk")}
     template = getattr(args, "chat_template", None)

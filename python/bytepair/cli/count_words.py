@@ -18,7 +18,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from bytepair.cli.common import dask_client, expand_paths, training_pattern
+from bytepair.cli.common import check_output, dask_client, expand_paths, training_pattern
 from bytepair.cli.options import CliError, add_described, errors_option, progress_option, reading_options, wrap
 from bytepair.counts import check_settings, count_words, merge_counts_with_header, save_counts
 from bytepair.training import resolve
@@ -33,6 +33,7 @@ def _settings(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    check_output(args.output)
     files = expand_paths(args.files)
     if not files and not args.merge:
         raise CliError("nothing to count: give FILE... and/or --merge COUNTS...")

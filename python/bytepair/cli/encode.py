@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from bytepair.cli.common import load, text_arg
+from bytepair.cli.common import check_allowed_special, check_output, load, text_arg
 from bytepair.cli.options import CliError, progress_option, tokenizer_options
 from bytepair.errors import DisallowedSpecialError
 from bytepair.progress import make_reporter
@@ -49,7 +49,10 @@ class _TextSink:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.output is not None:
+        check_output(args.output)
     tok = load(args.tokenizer, args)
+    check_allowed_special(tok, args.allowed_special or [])
     if args.input is not None or args.output is not None:
         return _encode_streaming(args, tok, out)
     text = text_arg(args)

@@ -6,7 +6,7 @@ index and a manifest (:mod:`bytepair.dataset`), resumable, on Dask with
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
 >>> add_parser(sub)
->>> args = sub.choices["encode-dataset"].parse_args(["-t", "tok.json", "a.txt", "-o", "data", "--format", "bin"])
+>>> args = sub.choices["encode-dataset"].parse_args(["-t", "tok.json", "a.txt", "-o", "data", "--to", "bin"])
 >>> args.shard_format, args.format, args.progress
 ('bin', None, 'auto')
 """
@@ -17,12 +17,30 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from bytepair.cli.common import dask_client, expand_paths, load
-from bytepair.cli.options import add_described, positive_float, progress_option, reading_options, tokenizer_options, wrap
+from bytepair.cli.common import check_output, dask_client, expand_paths, load
+from bytepair.cli.options import CliError, add_described, positive_float, progress_option, reading_options, tokenizer_options, wrap
 from bytepair.dataset import encode_dataset, shard_dtype
 
 
+SHARD_FORMATS = ["npy", "bin", "u16", "u32"]
+
+
+def shard_format(args: argparse.Namespace) -> str:
+    """``--to``; ``--format`` with a shard format's name is read as ``--to``
+    (with a note), as earlier versions had it, since no tokenizer format has
+    such a name."""
+    if args.format in SHARD_FORMATS:
+        if args.shard_format is not None:
+            raise CliError(f"--format {args.format} is a shard format: give it once, as --to {args.format}")
+        print(f"bytepair encode-dataset: note: --format now names the tokenizer's format; "
+              f"read --format {args.format} as --to {args.format}", file=sys.stderr)
+        args.shard_format, args.format = args.format, None
+    return args.shard_format or "npy"
+
+
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    args.shard_format = shard_format(args)
+    check_output(args.output, folder=True)
     tok = load(args.tokenizer, args)
     files = expand_paths(args.files)
     append: Any = args.eot_token if args.eot_token else bool(args.append_eot)
@@ -54,20 +72,20 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
         ),
         epilog="examples:\n"
                "  bytepair encode-dataset -t tok.json corpus/*.txt -o data --append-eot\n"
-               "  bytepair encode-dataset -t tok.json corpus/*.txt -o data --append-eot --format bin  # llm.c\n"
+               "  bytepair encode-dataset -t tok.json corpus/*.txt -o data --append-eot --to bin  # llm.c\n"
                "  bytepair encode-dataset -t tok.json shards/*.parquet --column text --dask tcp://sched:8786 -o data",
     )
-    tokenizer_options(p, format_option="--tokenizer-format")
+    tokenizer_options(p, old_format_names=["--tokenizer-format"])
     p.add_argument("files", nargs="+", metavar="FILE", help="text, JSONL or Parquet files (.gz/.zst compressed or not)")
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="output folder (must not exist, or be empty)")
     p.add_argument("--append-eot", action="store_true", help="append <|endoftext|> after every document")
     p.add_argument("--eot-token", metavar="TOK", help="append this special token after every document")
     p.add_argument("--shard-mb", type=positive_float, metavar="MB",
                    help="shard size in MB of ids (default 100)")
-    p.add_argument("--format", dest="shard_format", choices=["npy", "bin", "u16", "u32"], default="npy",
+    p.add_argument("--to", dest="shard_format", choices=SHARD_FORMATS, default=None,
                    help="shard files: .npy (default); .bin, llm.c / modded-nanogpt shards (256 x int32 header: "
                         "magic 20240520 version 1 for uint16 ids, 20240801 version 7 for uint32); "
-                        ".u16 / .u32, raw ids to np.memmap (the tokenizer's format: --tokenizer-format)")
+                        ".u16 / .u32, raw ids to np.memmap (the tokenizer's format is --format, as in every command)")
     reading_options(p, max_bytes=False)
     progress_option(p)
     p.set_defaults(run=run)

@@ -37,17 +37,20 @@ from bytepair.cli.common import load
 from bytepair.cli.options import CliError, add_described, tokenizer_options, wrap
 from bytepair.tokenizer import Tokenizer
 
-_ESCAPES = {" ": "␣", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-def show_token(token: Union[str, bytes]) -> str:
-    """A token with every byte visible (see the module docstring)."""
+def show_token(token: Union[str, bytes], space: str = "␣") -> str:
+    """A token with every byte visible (see the module docstring); a space
+    as ``space``."""
     if isinstance(token, bytes):
         token = token.decode("utf-8", "surrogateescape")
     out = []
     for ch in token:
         code = ord(ch)
-        if ch in _ESCAPES:
+        if ch == " ":
+            out.append(space)
+        elif ch in _ESCAPES:
             out.append(_ESCAPES[ch])
         elif 0xDC80 <= code <= 0xDCFF:  # an invalid byte (surrogateescape)
             out.append(f"\\x{code - 0xDC00:02x}")

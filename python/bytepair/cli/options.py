@@ -21,7 +21,9 @@ modules: the commands import it, never the other way round.
 from __future__ import annotations
 
 import argparse
+import re
 import textwrap
+from typing import Sequence
 
 from bytepair.limits import parse_size
 from bytepair.progress import PROGRESS_CHOICES
@@ -29,6 +31,39 @@ from bytepair.progress import PROGRESS_CHOICES
 
 class CliError(Exception):
     """A user-facing error: printed as one line, exit status 1."""
+
+
+# the API's parameter names in messages and the CLI options that set them
+API_TO_OPTION = {
+    "vocab_size": "--vocab-size", "num_merges": "--merges", "min_frequency": "--min-frequency",
+    "max_token_length": "--max-token-length", "tie_break": "--tie-break", "max_memory": "--max-memory",
+    "max_bytes": "--max-bytes", "allowed_special": "--allowed-special", "unk_token": "--unk-token",
+    "byte_fallback": "--byte-fallback", "end_of_word": "--end-of-word", "transition": "--transition",
+    "superword": "--superword", "errors": "--errors", "pattern": "--pattern", "shard_format": "--to",
+}
+# a name with an underscore anywhere; one without (errors, pattern, ...) only as ``name=value``
+_API_NAME = re.compile(
+    r"\b(?:(" + "|".join(n for n in API_TO_OPTION if "_" in n) + r")\b|(" + "|".join(API_TO_OPTION) + r")(?==))"
+    r"(?:=(?:'([^']*)'|\"([^\"]*)\"|([^\s,;:)]*)))?"
+)
+
+
+def cli_spelling(message: str) -> str:
+    """An API message with its parameter names spelled as the CLI's
+    options (``vocab_size=10`` -> ``--vocab-size 10``, ``errors='replace'``
+    -> ``--errors replace``), so that each side names what its user types.
+
+    >>> cli_spelling("vocab_size 10 is smaller than 256 (use errors='replace' to replace invalid bytes)")
+    '--vocab-size 10 is smaller than 256 (use --errors replace to replace invalid bytes)'
+    >>> cli_spelling("superword=True needs transition= and vocab_size=, not num_merges=")
+    '--superword needs --transition and --vocab-size, not --merges'
+    """
+    def option(m: "re.Match[str]") -> str:
+        flag = API_TO_OPTION[m.group(1) or m.group(2)]
+        value = next((v for v in m.groups()[2:] if v is not None), "")
+        return flag if value in ("", "True") else f"{flag} {value}"
+
+    return _API_NAME.sub(option, message)
 
 
 TOKENIZER_HELP = ("tokenizer file: native JSON, HF tokenizer.json, .tiktoken (--pattern for an unknown one), "
@@ -51,20 +86,22 @@ def progress_option(p: argparse.ArgumentParser, *, default: str = "auto", help: 
 
 
 def tokenizer_options(p: argparse.ArgumentParser, *, multiple: bool = False, read_input: bool = True,
-                      format_option: str = "--format") -> None:
+                      old_format_names: Sequence[str] = ()) -> None:
     """``-t TOK`` plus ``--format``/``--pattern`` (and ``--errors`` when the
     command reads text).
 
     ``multiple=True`` makes ``-t`` repeatable (``args.tokenizer`` is then a
-    list). ``format_option`` names the tokenizer's format option where the
-    command's own ``--format`` means something else (encode-dataset's shards)."""
+    list). ``old_format_names`` are hidden aliases of ``--format`` that
+    earlier versions used (encode-dataset's ``--tokenizer-format``)."""
     if multiple:
         p.add_argument("-t", "--tokenizer", required=True, action="append", metavar="TOK",
                        help=TOKENIZER_HELP + "; repeat -t for several tokenizers")
     else:
         p.add_argument("-t", "--tokenizer", required=True, metavar="TOK", help=TOKENIZER_HELP)
-    p.add_argument(format_option, dest="format", default=None,
+    p.add_argument("--format", dest="format", default=None,
                    help=FORMAT_HELP + " (the same for every -t)" if multiple else FORMAT_HELP)
+    for alias in old_format_names:  # earlier spellings, still accepted, no longer listed
+        p.add_argument(alias, dest="format", default=None, help=argparse.SUPPRESS)
     p.add_argument("--pattern", default=None, help=PATTERN_HELP)
     if read_input:
         errors_option(p)

@@ -47,6 +47,8 @@ def build_parser() -> ArgumentParser:
     sub.required = True
     for module in _MODULES:
         module.add_parser(sub)
+    for command in sub.choices.values():  # main() prints the command's own usage for unknown options
+        command.set_defaults(command_parser=command)
     return parser
 
 

@@ -9,7 +9,7 @@ characters, one piece with all their ids).
 
 The server is the standard library's ``http.server`` (threaded) and listens
 on 127.0.0.1 by default; ``--port 0`` picks a free port. The first line
-printed is the page's address. Requests are bounded: bodies of at most
+printed (on standard output) is the page's address and nothing else. Requests are bounded: bodies of at most
 ``--max-bytes`` (1 MiB by default; a larger one gets 413 unread), 15 seconds
 for any read or write, 30 seconds for a whole request (a client trickling
 bytes is cut off), at most 64 connections at once (more get 503). The body
@@ -21,7 +21,7 @@ JSON API (what the page uses):
 
 - ``GET /api/tokenizers`` -> ``{"tokenizers": [{"name", "model", "n_vocab",
   "special_tokens"}]}``
-- ``POST /api/tokenize`` with ``{"text": str, "tokenizer": name (default:
+- ``POST /api/tokenize`` (other methods get 405 naming POST) with ``{"text": str, "tokenizer": name (default:
   the first), "special": bool (special-token text as special tokens;
   default false: plain text, as ``count``)}`` -> ``{"tokenizer", "count",
   "chars", "ids", "tokens": [{"id", "text"}], "pieces": [{"text", "ids",
@@ -37,7 +37,7 @@ JSON API (what the page uses):
 Examples::
 
     $ bytepair serve -t tok.json
-    bytepair: serving http://127.0.0.1:8000/ (Ctrl-C to stop)
+    http://127.0.0.1:8000/
     $ bytepair serve -t gpt2.json -t mine.json --port 0
     $ curl -s localhost:8000/api/tokenize -H 'Content-Type: application/json' -d '{"text": "hello world"}'
 
@@ -265,7 +265,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"bytepair serve: warning: listening on {args.host}: anyone who can reach it can use the page",
               file=sys.stderr)
-    print(f"bytepair: serving {server.url} (Ctrl-C to stop)", file=out, flush=True)
+    print(server.url, file=out, flush=True)  # the first line is the address alone, for scripts
+    print("bytepair serve: serving the page above (Ctrl-C to stop)", file=sys.stderr, flush=True)
     try:
         server.serve_forever(poll_interval=0.5)
     except KeyboardInterrupt:
@@ -283,8 +284,8 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
             "Serve a web page where one types text and sees its tokens (coloured, id on hover), "
             "their ids and the token count live, switching between the tokenizers given with -t "
             "(the counts of all of them are shown side by side). Special-token text is plain text "
-            "unless the page's 'special tokens' box is ticked. The first line printed is the "
-            "page's address; Ctrl-C stops the server.",
+            "unless the page's 'special tokens' box is ticked. The first line printed on standard "
+            "output is the page's address alone (http://HOST:PORT/); Ctrl-C stops the server.",
             "JSON API: GET /api/tokenizers; POST /api/tokenize {\"text\": ..., \"tokenizer\": name, "
             "\"special\": false} -> {count, ids, tokens: [{id, text}], pieces, counts}.",
         ),

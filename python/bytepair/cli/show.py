@@ -53,8 +53,8 @@ from bytepair.cli._pieces import (
     pieces,
     plain,
 )
-from bytepair.cli.common import load, text_arg
-from bytepair.cli.options import CliError, add_described, tokenizer_options, wrap
+from bytepair.cli.common import check_allowed_special, check_output, load, text_arg
+from bytepair.cli.options import add_described, tokenizer_options, wrap
 
 
 def use_colour(choice: str, out: TextIO) -> bool:
@@ -100,12 +100,12 @@ def render_html(ps: Sequence[Piece], *, title: str, ids: bool) -> str:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.html:
+        check_output(args.html)
     tok = load(args.tokenizer, args)
     text = text_arg(args)
     allowed = args.allowed_special or []
-    unknown = [t for t in allowed if t != "all" and t not in tok.special_tokens]
-    if unknown:
-        raise CliError(f"{unknown[0]!r} is not a special token of this tokenizer")
+    check_allowed_special(tok, allowed)
     ps = pieces(tok, text, allowed_special="all" if "all" in allowed else allowed, partial=args.partial)
     if args.html:
         atomic_write_text(args.html, render_html(ps, title=os.path.basename(args.tokenizer), ids=args.ids))

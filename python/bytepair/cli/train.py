@@ -20,18 +20,24 @@ import sys
 import warnings
 from typing import Any, TextIO
 
-from bytepair._io import check_writable
-from bytepair.cli.common import dask_client, end_of_word, expand_paths, training_pattern
-from bytepair.cli.options import CliError, errors_option, progress_option, reading_options
+from bytepair.cli.common import FOLDER_FORMATS, check_output, dask_client, end_of_word, expand_paths, training_pattern
+from bytepair.cli.options import CliError, cli_spelling, errors_option, progress_option, reading_options
 from bytepair.cli.parity import add_parity_options, train_parity_from_args
 from bytepair.cli.superword import add_superword_options, train_superword_from_args
 from bytepair.errors import TrainingWarning
 from bytepair.tokenizer import Tokenizer
 
 
+# the vocabulary size without --vocab-size or --merges: Hugging Face's BpeTrainer's default (tokenizers)
+DEFAULT_VOCAB_SIZE = 30000
+
+
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    if args.to != "gpt2":  # a folder, created when written
-        check_writable(args.output)  # fail before training, not after
+    if args.vocab_size is None and args.merges is None:
+        if args.init:
+            raise CliError("--init continues training: say how far, with --vocab-size N (the new total) or --merges N")
+        args.vocab_size = DEFAULT_VOCAB_SIZE
+    check_output(args.output, folder=args.to in FOLDER_FORMATS)  # fail before training, not after
     init = None
     if args.init:
         if not os.path.lexists(args.init):
@@ -51,7 +57,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             args.tie_break = args.tie_break or "first"
             tok = train_tokenizer(args, init)
     for w in caught:
-        print(f"bytepair: warning: {w.message}", file=sys.stderr)
+        print(f"bytepair: warning: {cli_spelling(str(w.message))}", file=sys.stderr)
     if args.trace:
         for line in tok.trace():
             print(line, file=out)
@@ -103,7 +109,9 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--to", default="bytepair", metavar="FMT", help="output format (default: bytepair JSON)")
     p.add_argument("--model", choices=["byte", "char"], default="byte", help="byte-level (default) or character-level BPE")
     size = p.add_mutually_exclusive_group()
-    size.add_argument("--vocab-size", type=int, metavar="N", help="stop when the vocabulary has N tokens (all counted)")
+    size.add_argument("--vocab-size", type=int, metavar="N",
+                      help=f"stop when the vocabulary has N tokens, special tokens included (default {DEFAULT_VOCAB_SIZE}, "
+                           "as Hugging Face's BpeTrainer; training stops earlier, with a warning, when no pair is left)")
     size.add_argument("--merges", type=int, metavar="N", help="stop after N merges")
     p.add_argument("--min-frequency", type=int, default=1, metavar="N", help="stop when no pair occurs N times (default 1)")
     p.add_argument("--pattern", default=None,
