@@ -47,7 +47,9 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None) -> 
     run: Callable[..., int] = args.run
     stdout = out or sys.stdout
     try:
-        return run(args, stdout)
+        status = run(args, stdout)
+        stdout.flush()  # a closed pipe shows here for a short output, not at exit
+        return status
     except BrokenPipeError:
         _silence(stdout)
         return BROKEN_PIPE_STATUS

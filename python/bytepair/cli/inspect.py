@@ -5,7 +5,8 @@ the merged token's id); ``--vocab`` prints every token as ``id [token]``
 instead (special tokens marked ``(special)``). In both, tokens are written
 so that every byte is visible: a space as ``␣``, newline, tab and carriage
 return as ``\\n``, ``\\t``, ``\\r``, other control characters and invalid
-UTF-8 bytes as ``\\xNN``, and a backslash as ``\\\\``.
+UTF-8 bytes as ``\\xNN`` (the C1 controls U+0080-U+009F as ``\\u00NN``, as
+they are two bytes), and a backslash as ``\\\\``.
 
 ``--grep REGEX`` keeps the lines whose token (the merged token for merges)
 matches REGEX (Python ``regex`` syntax, searched anywhere in the token's
@@ -54,8 +55,10 @@ def show_token(token: Union[str, bytes], space: str = "␣") -> str:
             out.append(_ESCAPES[ch])
         elif 0xDC80 <= code <= 0xDCFF:  # an invalid byte (surrogateescape)
             out.append(f"\\x{code - 0xDC00:02x}")
-        elif code < 0x20 or 0x7F <= code <= 0x9F:
+        elif code < 0x20 or code == 0x7F:
             out.append(f"\\x{code:02x}")
+        elif 0x80 <= code <= 0x9F:  # a C1 control as \u00NN: \xNN is one byte, U+0085 is two
+            out.append(f"\\u{code:04x}")
         else:
             out.append(ch)
     return "".join(out)

@@ -25,6 +25,7 @@ from bytepair.cli.options import CliError, cli_spelling, errors_option, progress
 from bytepair.cli.parity import add_parity_options, train_parity_from_args
 from bytepair.cli.superword import add_superword_options, train_superword_from_args
 from bytepair.errors import TrainingWarning
+from bytepair.formats import FORMATS
 from bytepair.tokenizer import Tokenizer
 
 
@@ -33,16 +34,19 @@ DEFAULT_VOCAB_SIZE = 30000
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    if args.vocab_size is None and args.merges is None:
-        if args.init:
-            raise CliError("--init continues training: say how far, with --vocab-size N (the new total) or --merges N")
-        args.vocab_size = DEFAULT_VOCAB_SIZE
-    check_output(args.output, folder=args.to in FOLDER_FORMATS)  # fail before training, not after
+    # the output and its format fail before training, not after
+    if args.to not in FORMATS:
+        raise CliError(f"unknown format {args.to!r} for --to: use one of {', '.join(sorted(FORMATS))}")
+    check_output(args.output, folder=args.to in FOLDER_FORMATS)
     init = None
     if args.init:
         if not os.path.lexists(args.init):
             raise CliError(f"{args.init}: no such tokenizer file")
         init = Tokenizer.load(args.init)
+    if args.vocab_size is None and args.merges is None:
+        if init is not None:
+            raise CliError("--init continues training: say how far, with --vocab-size N (the new total) or --merges N")
+        args.vocab_size = DEFAULT_VOCAB_SIZE
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrainingWarning)
         if args.parity:
