@@ -215,7 +215,7 @@ def test_encode_dataset_takes_format_for_the_tokenizer(model, corpus, tmp_path, 
 @pytest.mark.parametrize("name", ["tokenizer.json", "y-tokenizer.json", "gpt2_tokenizer.json"])
 def test_convert_writes_hugging_faces_format_for_names_ending_in_tokenizer_json(name, tmp_path):
     tokenizers = pytest.importorskip("tokenizers")  # in the test extra: never skipped in CI
-    tok = Tokenizer.train(TEXT, vocab_size=300, pattern="gpt2", special_tokens=["<|endoftext|>"])
+    tok = Tokenizer.train(TEXT, vocab_size=280, pattern="gpt2", special_tokens=["<|endoftext|>"])
     source = tmp_path / "x.json"
     tok.save(str(source))
     out = tmp_path / name

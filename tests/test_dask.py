@@ -93,7 +93,7 @@ def test_max_bytes_on_dask(client, inputs):
     texts = [p for p in paths if p.endswith(".txt")]
     for cap in [0, 100, 3000, 10**9]:
         assert count_words(texts, None, max_bytes=cap, client=client).items() == count_words(texts, None, max_bytes=cap).items()
-    with pytest.raises(InputError, match="--max-bytes with Dask needs uncompressed plain text"):
+    with pytest.raises(InputError, match="max_bytes= with a Dask client needs uncompressed plain text"):
         count_words(paths, None, max_bytes=100, client=client)
 
 

@@ -258,7 +258,7 @@ def test_parquet_errors(tmp_path):
     r.write_bytes(b"PAR1 garbage")
     with pytest.raises(InputError, match="r.parquet: not a readable Parquet file"):
         count_words([str(r)])
-    with pytest.raises(InputError, match="--column applies to Parquet"):
+    with pytest.raises(InputError, match="column= applies to Parquet"):
         source("x.txt", column="text")
 
 

@@ -103,7 +103,7 @@ def source(path: str, field: Optional[str] = None, column: Optional[str] = None)
     else:
         kind = TEXT
     if column is not None and kind != PARQUET:
-        raise InputError(f"{path}: --column applies to Parquet files (*.parquet); use --field for JSONL")
+        raise InputError(f"{path}: column= applies to Parquet files (*.parquet); use field= for JSONL")
     return Source(path, kind, compression, field or "text", column or "text")
 
 
@@ -399,7 +399,7 @@ def _jsonl_parts(src: Source, errors: str, budget: Budget, start_doc: int) -> It
                 raise InputError(f"{src.name}: line {lineno}: expected a JSON object, got {type(record).__name__}")
             if src.field not in record:
                 keys = ", ".join(sorted(map(str, record))[:8]) or "none"
-                raise InputError(f"{src.name}: line {lineno}: no field {src.field!r} (fields: {keys}; choose one with --field)")
+                raise InputError(f"{src.name}: line {lineno}: no field {src.field!r} (fields: {keys}; choose one with field=)")
             value = record[src.field]
             if not isinstance(value, str):
                 raise InputError(f"{src.name}: line {lineno}: field {src.field!r} is {type(value).__name__}, not a string")
@@ -427,7 +427,7 @@ def _parquet_parts(src: Source, errors: str, budget: Budget, start_doc: int) -> 
         raise InputError(f"{src.path}: not a readable Parquet file: {e}") from None
     names = pf.schema_arrow.names
     if src.column not in names:
-        raise InputError(f"{src.path}: no column {src.column!r} (columns: {', '.join(names[:8])}; choose one with --column)")
+        raise InputError(f"{src.path}: no column {src.column!r} (columns: {', '.join(names[:8])}; choose one with column=)")
     kind = pf.schema_arrow.field(src.column).type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind)
             or pa.types.is_large_binary(kind) or str(kind) in ("string_view", "binary_view")):

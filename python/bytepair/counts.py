@@ -416,12 +416,12 @@ def check_settings(header: Dict[str, Any], pattern: Optional[str], special_token
     if header.get("pattern") != pattern:
         raise TrainingError(
             f"{name} was counted with the pre-tokenizer {_describe(header.get('pattern'))}, but training uses "
-            f"{_describe(pattern)}: train with the same --pattern, or count again"
+            f"{_describe(pattern)}: train with the same pattern=, or count again"
         )
     if sorted(header.get("special_tokens", [])) != sorted(special_tokens):
         raise TrainingError(
             f"{name} was counted with the special tokens {header.get('special_tokens', [])}, but training uses "
-            f"{list(special_tokens)}: train with the same --special tokens, or count again"
+            f"{list(special_tokens)}: train with the same special_tokens=, or count again"
         )
 
 
@@ -487,8 +487,8 @@ def _caps(srcs: Sequence[Source], max_bytes: Optional[int]) -> List[Optional[int
     for s in srcs:
         if s.kind != TEXT or s.compression:
             raise InputError(
-                f"{s.path}: --max-bytes with Dask needs uncompressed plain text files (their sizes tell where the "
-                "cap falls); count without --dask, or decompress"
+                f"{s.path}: max_bytes= with a Dask client needs uncompressed plain text files (their sizes tell "
+                "where the cap falls); count without client=, or decompress"
             )
         size = s.size() or 0
         caps.append(min(size, left))

@@ -40,10 +40,13 @@ API_TO_OPTION = {
     "max_bytes": "--max-bytes", "allowed_special": "--allowed-special", "unk_token": "--unk-token",
     "byte_fallback": "--byte-fallback", "end_of_word": "--end-of-word", "transition": "--transition",
     "superword": "--superword", "errors": "--errors", "pattern": "--pattern", "shard_format": "--to",
+    "field": "--field", "column": "--column", "client": "--dask", "special_tokens": "--special",
 }
-# a name with an underscore anywhere; one without (errors, pattern, ...) only as ``name=value``
+# names that are words too, or options of only some commands: only as ``name=value`` / ``name=``
+_ONLY_WITH_VALUE = {"errors", "pattern", "field", "column", "client", "special_tokens", "transition", "superword"}
 _API_NAME = re.compile(
-    r"\b(?:(" + "|".join(n for n in API_TO_OPTION if "_" in n) + r")\b|(" + "|".join(API_TO_OPTION) + r")(?==))"
+    r"\b(?:(" + "|".join(n for n in API_TO_OPTION if n not in _ONLY_WITH_VALUE) + r")\b|("
+    + "|".join(API_TO_OPTION) + r")(?==))"
     r"(?:=(?:'([^']*)'|\"([^\"]*)\"|([^\s,;:)]*)))?"
 )
 
@@ -67,7 +70,8 @@ def cli_spelling(message: str) -> str:
 
 
 TOKENIZER_HELP = ("tokenizer file: native JSON, HF tokenizer.json, .tiktoken (--pattern for an unknown one), "
-                  "a GPT-2 folder (vocab.json + merges.txt) or subword-nmt codes")
+                  "a GPT-2 folder (vocab.json + merges.txt) or subword-nmt codes; or one of tiktoken's encoding "
+                  "names (cl100k_base, o200k_base, ...: its file already on this machine, as get_encoding)")
 FORMAT_HELP = "format of TOK (detected when omitted)"
 PATTERN_HELP = "pre-tokenizer for formats that do not store one (e.g. .tiktoken): gpt2, cl100k, o200k or a regex"
 ERRORS_HELP = "invalid UTF-8 in the input: stop with an error (default) or replace it"
