@@ -110,7 +110,7 @@ def build_valid(root: pathlib.Path) -> Dict[str, Dict[str, bytes]]:
     char = Tokenizer.load(str(files["subword-nmt"]), format="subword-nmt")
     char.save(str(root / "char.json"))
     char.save(str(root / "char-tokenizer.json"), format="hf")
-    ranks = Tokenizer.load(str(files["tiktoken"]), special_tokens={"<|endoftext|>": 400})
+    ranks = Tokenizer.load(str(files["tiktoken"]), pattern="cl100k", special_tokens={"<|endoftext|>": 400})
     ranks.save(str(root / "ranks.json"))
     out = {name: {FILE_NAME[name]: path.read_bytes()} for name, path in files.items() if not name.startswith("gpt2")}
     pair = {"vocab.json": files["gpt2-vocab"].read_bytes(), "merges.txt": files["gpt2-merges"].read_bytes()}
@@ -148,7 +148,9 @@ def load(variant: str, path: str, detect: bool = False) -> Any:
     loader = LOADER[variant]
     if loader == "counts":
         return load_counts(path)
-    return Tokenizer.load(path, format=None if detect else loader)
+    # a .tiktoken file holds no pattern, and a mutated one is no published file: pass the pattern it was made with
+    pattern = "cl100k" if loader == "tiktoken" else None
+    return Tokenizer.load(path, format=None if detect else loader, pattern=pattern)
 
 
 def use(variant: str, obj: Any, path: str) -> None:
