@@ -328,7 +328,9 @@ def _is_int(x: Any) -> bool:
 
 
 def _merges(model: Dict[str, Any], fail: _Fail) -> List[Tuple[str, str]]:
-    raw = model.get("merges", [])
+    if "merges" not in model:  # as Hugging Face ("Missing vocab/merges"): no merges would encode silently
+        raise fail("field 'model.merges' is missing (a BPE model needs both vocab and merges)")
+    raw = model["merges"]
     if not isinstance(raw, list):
         raise fail("field 'model.merges' must be a list")
     out = []
