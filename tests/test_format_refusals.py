@@ -148,3 +148,38 @@ def test_subword_nmt_codes_still_detected(tmp_path):
     path = tmp_path / "codes.txt"
     tok.save(str(path), format="subword-nmt")
     assert detect(str(path)) == "subword-nmt"
+
+
+# ---------------------------------------------------------------- advice that works
+
+
+@pytest.mark.parametrize("magic, kind", [
+    (b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe", "zip archive"),
+    (b"\x80\x02}q\x00(X\xff\xfe", "pickle"),
+    (b"\x1f\x8b\x08\x00\xff\xfe", "gzip"),
+])
+def test_binary_files_are_named_and_no_replace_is_suggested(tmp_path, magic, kind):
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(magic + bytes(range(256)))
+    for fmt in ("hf", None):
+        with pytest.raises(BytepairError) as e:
+            Tokenizer.load(str(path), format=fmt)
+        assert kind in str(e.value) and "replace" not in str(e.value) and "tokenizer.json" in str(e.value)
+    with pytest.raises(BytepairError) as e:
+        Tokenizer.load(str(path), format="bytepair")
+    assert kind in str(e.value) and "replace" not in str(e.value)
+
+
+def test_binary_without_magic_suggests_nothing_that_fails(tmp_path):
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(b'{"model": "\xff\xfe"}')
+    with pytest.raises(BytepairError) as e:
+        Tokenizer.load(str(path), format="hf")
+    assert "invalid UTF-8 at byte offset 11" in str(e.value) and "replace" not in str(e.value)
+
+
+def test_text_file_named_model_mentions_sentencepiece(tmp_path):
+    path = tmp_path / "tokenizer.model"
+    path.write_text("this is not a model\nat all\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="SentencePiece"):
+        Tokenizer.load(str(path))

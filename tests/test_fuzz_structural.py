@@ -90,8 +90,8 @@ FILE_NAME = {
     "gpt2-vocab": "vocab.json", "gpt2-merges": "merges.txt", "subword-nmt": "codes.txt", "counts": "words.counts",
 }
 LINE_FILES = {"model.tiktoken", "merges.txt", "codes.txt", "words.counts"}
-# whole-file errors of line formats, which have no line to name
-NO_LINE = re.compile(r"holds no tokens")
+# whole-file errors of line formats, which have no line to name (no tokens; a file whose magic number names it)
+NO_LINE = re.compile(r"holds no tokens|not a [\w.-]+( [\w.-]+)? file: it is an? ")
 # pre-tokenizer patterns whose pieces cover every text (others may leave text out, as tiktoken does)
 COVERING = {*PRESETS.values(), HF_GPT2_PATTERN, r"[\s\S]+"}
 

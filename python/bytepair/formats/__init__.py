@@ -17,6 +17,7 @@ import re
 from typing import Any, Mapping, Optional
 
 from bytepair.errors import BytepairError, FormatError, ResourceError
+from bytepair.formats.magic import named_format
 from bytepair.formats.sentencepiece import looks_like_model
 
 MAX_MESSAGE = 2000  # characters of a load error kept (the middle of a longer one is left out)
@@ -91,10 +92,16 @@ def detect(path: str) -> str:
     if lines and all(len(line.split(b" ")) == 2 for line in lines):
         return "gpt2" if "Ġ".encode() in head and b"</w>" not in head else "subword-nmt"
     if _binary(head):
+        kind = named_format(head)
         raise FormatError(
-            f"{path}: binary data ({len(head)}+ bytes starting {head[:8].hex(' ')}) that is not a tokenizer file "
-            "bytepair knows (a SentencePiece .model protobuf, JSON, .tiktoken, GPT-2 merges or subword-nmt codes)"
+            f"{path}: " + (f"{kind}, not a tokenizer file bytepair reads" if kind else
+                           f"binary data ({len(head)}+ bytes starting {head[:8].hex(' ')}) that is not a tokenizer file "
+                           "bytepair knows (a SentencePiece .model protobuf, JSON, .tiktoken, GPT-2 merges or "
+                           "subword-nmt codes)")
         )
+    if name.endswith(".model"):
+        raise FormatError(f"{path}: a .model file is a SentencePiece model (a binary protobuf) or, as Llama 3's, "
+                          "a tiktoken file (lines of 'base64 rank'), and this text file is neither")
     return "bytepair"
 
 

@@ -29,7 +29,8 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_model_bytes
+from bytepair._io import atomic_write_text, parse_json, read_model_bytes
+from bytepair.formats.magic import decode_text
 from bytepair.errors import BytepairError, FormatError, InputError
 from bytepair.spec import checked, from_byte_vocab
 from bytepair.formats.convert import (
@@ -117,7 +118,7 @@ def save(tok: Any, path: str) -> None:
 
 
 def _read_vocab(path: str) -> Dict[str, int]:
-    text = decode_utf8(read_model_bytes(path), path)
+    text = decode_text(read_model_bytes(path), path, "GPT-2 vocab.json")
     vocab = parse_json(text, path)
     if not isinstance(vocab, dict):
         raise FormatError(f"{path}: line 1: must be a JSON object mapping tokens to ids")
@@ -136,7 +137,7 @@ def _read_vocab(path: str) -> Dict[str, int]:
 def _read_merges(path: str) -> Tuple[List[Tuple[str, str]], List[int]]:
     """Merges and their line numbers. ``#version`` lines are skipped, as
     Hugging Face does; a blank line ends nothing and is skipped too."""
-    text = decode_utf8(read_model_bytes(path), path)
+    text = decode_text(read_model_bytes(path), path, "GPT-2 merges.txt")
     merges: List[Tuple[str, str]] = []
     lines: List[int] = []
     for n, line in enumerate(text.split("\n"), 1):
