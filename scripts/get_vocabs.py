@@ -26,6 +26,7 @@ Python: ``get_vocabs(folder) -> {name: path}``.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import subprocess
@@ -114,6 +115,12 @@ def _archive(v: Vocab, folder: str) -> str:
 
 
 def _member(archive: str, name: str) -> bytes:
+    if name.endswith(".gz"):  # a file shipped compressed: its content
+        return gzip.decompress(_raw_member(archive, name))
+    return _raw_member(archive, name)
+
+
+def _raw_member(archive: str, name: str) -> bytes:
     if archive.endswith(".whl"):
         with zipfile.ZipFile(archive) as z:
             return z.read(name)

@@ -204,10 +204,15 @@ impl Tokenizer {
         let largest = specials.iter().map(|&(_, id)| id as usize + 1).max().unwrap_or(0).max(tokens.len());
         let used = tokens.iter().filter(|t| t.is_some()).count() + specials.len();
         check_unused(largest.saturating_sub(used))?;
+        let mut special_ids = std::collections::HashSet::new();
         for (text, id) in &specials {
             let id = *id as usize;
             if id >= tokens.len() {
                 tokens.resize(id + 1, None);
+            }
+            if !special_ids.insert(id) {
+                // two special texts of one id (tiktoken's o200k_harmony): both encode to it, the first decodes
+                continue;
             }
             if tokens[id].is_some() {
                 return Err(Error::Format(format!("special token {text:?} reuses id {id}, which is already a token")));

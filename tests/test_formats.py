@@ -167,10 +167,11 @@ def test_failed_save_leaves_the_old_file(char_fused, byte_tok, tmp_path):
     path = tmp_path / "t.tiktoken"
     byte_tok.save(str(path), format="tiktoken")
     before = path.read_bytes()
+    settings = (tmp_path / "t.tiktoken.settings.json").read_bytes()
     with pytest.raises(FormatError):
         char_fused.save(str(path), format="tiktoken")
-    assert path.read_bytes() == before
-    assert sorted(os.listdir(tmp_path)) == ["t.tiktoken"]
+    assert path.read_bytes() == before and (tmp_path / "t.tiktoken.settings.json").read_bytes() == settings
+    assert sorted(os.listdir(tmp_path)) == ["t.tiktoken", "t.tiktoken.settings.json"]
 
 
 def test_gpt2_save_onto_a_file_is_refused(byte_tok, tmp_path):

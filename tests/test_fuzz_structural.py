@@ -90,8 +90,8 @@ FILE_NAME = {
     "gpt2-vocab": "vocab.json", "gpt2-merges": "merges.txt", "subword-nmt": "codes.txt", "counts": "words.counts",
 }
 LINE_FILES = {"model.tiktoken", "merges.txt", "codes.txt", "words.counts"}
-# whole-file errors of line formats, which have no line to name
-NO_LINE = re.compile(r"holds no tokens")
+# whole-file errors of line formats, which have no line to name (no tokens; a file whose magic number names it)
+NO_LINE = re.compile(r"holds no tokens|not a [\w.-]+( [\w.-]+)? file: it is an? ")
 # pre-tokenizer patterns whose pieces cover every text (others may leave text out, as tiktoken does)
 COVERING = {*PRESETS.values(), HF_GPT2_PATTERN, r"[\s\S]+"}
 
@@ -110,7 +110,7 @@ def build_valid(root: pathlib.Path) -> Dict[str, Dict[str, bytes]]:
     char = Tokenizer.load(str(files["subword-nmt"]), format="subword-nmt")
     char.save(str(root / "char.json"))
     char.save(str(root / "char-tokenizer.json"), format="hf")
-    ranks = Tokenizer.load(str(files["tiktoken"]), special_tokens={"<|endoftext|>": 400})
+    ranks = Tokenizer.load(str(files["tiktoken"]), pattern="cl100k", special_tokens={"<|endoftext|>": 400})
     ranks.save(str(root / "ranks.json"))
     out = {name: {FILE_NAME[name]: path.read_bytes()} for name, path in files.items() if not name.startswith("gpt2")}
     pair = {"vocab.json": files["gpt2-vocab"].read_bytes(), "merges.txt": files["gpt2-merges"].read_bytes()}
@@ -148,7 +148,9 @@ def load(variant: str, path: str, detect: bool = False) -> Any:
     loader = LOADER[variant]
     if loader == "counts":
         return load_counts(path)
-    return Tokenizer.load(path, format=None if detect else loader)
+    # a .tiktoken file holds no pattern, and a mutated one is no published file: pass the pattern it was made with
+    pattern = "cl100k" if loader == "tiktoken" else None
+    return Tokenizer.load(path, format=None if detect else loader, pattern=pattern)
 
 
 def use(variant: str, obj: Any, path: str) -> None:

@@ -20,6 +20,11 @@ the pre-tokens come from the core. The ids of an explanation are those of
   pre-tokens (as the model sees them, e.g. ``Ġ`` for a byte-level space),
   then the lowest-ranked pair of the ``merges`` list first; characters
   outside the vocabulary become ``<0xNN>`` tokens (byte fallback) or ``unk``.
+- **SentencePiece** ``.model`` files: the normalized text, its starting
+  symbols (characters; user-defined pieces whole, never merged), then
+  sentencepiece's rule: the adjacent pair that makes the piece of highest
+  score first (leftmost on ties; ``piece N`` names the piece made); a run
+  of unknown characters is one ``unk`` (or byte fallback).
 
 >>> from bytepair import Tokenizer
 >>> tok = Tokenizer.train(["the"] * 5 + ["dog"] * 3 + ["quick"], model="char", end_of_word="<w>", num_merges=7)
@@ -57,7 +62,7 @@ class Step:
     pipelines: its place in the merge list, 0 first; byte model: the merged
     token's id, tiktoken's rank) and the symbols after it."""
 
-    rank: int
+    rank: int  # a .model file's merges: the merged piece's id (merges go by its score)
     left: Symbol
     right: Symbol
     merged: Symbol
@@ -85,7 +90,7 @@ class Explanation:
     """What :func:`explain` returns; ``str()`` prints the lesson."""
 
     text: str
-    kind: str  # "byte", "char" or "pipeline"
+    kind: str  # "byte", "char", "pipeline" or "sentencepiece" (a .model file)
     pieces: List[Piece]
     normalized: Optional[List[str]] = None  # pipelines: each stretch of text after the normalizer
 
@@ -118,7 +123,7 @@ class Explanation:
             if p.symbols:
                 lines.append("  " + " · ".join(_sym(s) for s in p.symbols))
             for s in p.steps:
-                what = f"rank {s.rank}" if self.kind == "byte" else f"merge {s.rank + 1}"
+                what = {"byte": f"rank {s.rank}", "sentencepiece": f"piece {s.rank}"}.get(self.kind, f"merge {s.rank + 1}")
                 lines.append(f"  {what}: {_sym(s.left)} + {_sym(s.right)} -> {_sym(s.merged)}")
                 lines.append("  " + " · ".join(_sym(x) for x in s.symbols))
             for note in p.notes:
@@ -321,6 +326,8 @@ def _pipeline_model(tok: Any) -> Dict[str, Any]:
 
 
 def _explain_pipeline(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
+    if tok.spec.description["model"].get("type") == "SentencePieceBPE":
+        return _explain_sentencepiece(tok, text, at)
     bpe = _pipeline_model(tok)
     vocab = bpe["vocab"]
     pieces: List[Piece] = []
@@ -382,3 +389,141 @@ def _pipeline_piece(bpe: Dict[str, Any], vocab: Dict[str, int], word: str, span:
     p.tokens = parts
     p.ids = [vocab[t] for t in parts]
     return p
+
+
+# ---------------------------------------------------------------- SentencePiece .model files
+
+SP_NORMAL, SP_UNKNOWN, SP_USER_DEFINED, SP_UNUSED = 1, 2, 4, 5  # sentencepiece_model.proto's piece types
+
+
+def _sp_model(tok: Any) -> Dict[str, Any]:
+    def make(tok: Any) -> Dict[str, Any]:
+        desc = tok.spec.description
+        m = desc["model"]
+        pieces = [(p, float(score), int(t)) for p, score, t in m["pieces"]]
+        ids = {p: i for i, (p, _, t) in enumerate(pieces) if t in (SP_NORMAL, SP_USER_DEFINED, SP_UNUSED)}
+        targets = {p: (score, i) for i, (p, score, t) in enumerate(pieces) if t in (SP_NORMAL, SP_UNUSED)}
+        ws = "\u2581" if (desc.get("normalizer") or {}).get("escape_whitespaces", True) else " "
+        # where no merge can cross (as the core cuts): before the space marker, or after it
+        if all(ws not in p.lstrip(ws) for p in targets):
+            cut = "before"
+        elif all(ws not in p.rstrip(ws) for p in targets):
+            cut = "after"
+        else:
+            cut = None
+        if any(t == SP_UNUSED for _, _, t in pieces):
+            cut = None  # unused pieces are split back by what the whole text's merges made of them
+        user = sorted((p for p, _, t in pieces if t == SP_USER_DEFINED), key=len, reverse=True)
+        return {"pieces": pieces, "ids": ids, "targets": targets, "ws": ws, "cut": cut, "user": user,
+                "unk": next(i for i, (_, _, t) in enumerate(pieces) if t == SP_UNKNOWN),
+                "byte_fallback": bool(m.get("byte_fallback"))}
+    return _cached(tok, make)
+
+
+def _sp_symbols(sp: Dict[str, Any], text: str) -> List[Tuple[str, bool]]:
+    """The starting symbols: the longest user-defined piece at each place (frozen), else one character."""
+    out, i = [], 0
+    while i < len(text):
+        match = next((u for u in sp["user"] if text.startswith(u, i)), None)
+        if match:
+            out.append((match, True))
+            i += len(match)
+        else:
+            out.append((text[i], False))
+            i += 1
+    return out
+
+
+def _sp_parts(sp: Dict[str, Any], symbols: List[Tuple[str, bool]]) -> List[List[Tuple[str, bool]]]:
+    """Runs of symbols that no merge crosses (the whole text when that cannot be known)."""
+    if sp["cut"] is None:
+        return [symbols]
+    ws, parts, prev_ws = sp["ws"], [[]], True  # type: ignore[var-annotated]
+    for sym, frozen in symbols:
+        if frozen:
+            parts += [[(sym, frozen)], []]
+            prev_ws = True
+            continue
+        is_ws = sym == ws
+        cut = (is_ws and not prev_ws) if sp["cut"] == "before" else (not is_ws and prev_ws)
+        if cut and parts[-1]:
+            parts.append([])
+        parts[-1].append((sym, frozen))
+        prev_ws = is_ws
+    return [p for p in parts if p]
+
+
+def _sp_merge(sp: Dict[str, Any], start: List[Tuple[str, bool]], p: Piece) -> List[str]:
+    """sentencepiece's BPE (bpe_model.cc): the adjacent pair whose concatenation is a normal or
+    unused piece of highest score, leftmost on ties; unused pieces then split back into the
+    pair they were made of. Steps' ``rank`` is the merged piece's id."""
+    targets = sp["targets"]
+    symbols = [s for s, _ in start]
+    frozen = [f for _, f in start]
+    made: Dict[str, Tuple[str, str]] = {}
+    while True:
+        best = None
+        for i in range(len(symbols) - 1):
+            if frozen[i] or frozen[i + 1]:
+                continue
+            merged = symbols[i] + symbols[i + 1]
+            if merged in targets and (best is None or targets[merged][0] > best[0]):
+                best = (targets[merged][0], i, merged)
+        if best is None:
+            break
+        _, i, merged = best
+        made[merged] = (symbols[i], symbols[i + 1])
+        left, right = symbols[i], symbols[i + 1]
+        symbols[i:i + 2] = [merged]
+        frozen[i:i + 2] = [False]
+        p.steps.append(Step(targets[merged][1], left, right, merged, list(symbols)))
+
+    def resegment(s: str) -> List[str]:
+        if s in targets and sp["pieces"][targets[s][1]][2] == SP_UNUSED and s in made:
+            return resegment(made[s][0]) + resegment(made[s][1])
+        return [s]
+
+    out = [x for s in symbols for x in resegment(s)]
+    if out != symbols:
+        p.notes.append("unused pieces are split back into what they were merged from: " + " · ".join(map(_sym, out)))
+    return out
+
+
+def _explain_sentencepiece(tok: Any, text: str, at: Optional[int] = None) -> Explanation:
+    """A ``.model`` file as sentencepiece encodes it: the normalized text, its starting symbols
+    (characters, user-defined pieces whole), merges by score, then unknown runs fused into one
+    unk (or byte fallback)."""
+    sp = _sp_model(tok)
+    normalized = [norm for _, norm, _ in tok._core.pre_tokenize(text, True)]
+    ids_all, offsets = tok._core.encode_with_offsets(text, False, True)
+    pieces: List[Piece] = []
+    prev_unk = False
+    used = 0  # ids of the encoding given to pieces so far
+    for norm in normalized:
+        for part in _sp_parts(sp, _sp_symbols(sp, norm)):
+            p = Piece(text="".join(s for s, _ in part), span=(0, 0), symbols=[s for s, _ in part])
+            for symbol in _sp_merge(sp, part, p):
+                id_ = sp["ids"].get(symbol, sp["unk"])
+                is_unk = id_ == sp["unk"]
+                if is_unk and sp["byte_fallback"]:
+                    fallback = [f"<0x{b:02X}>" for b in symbol.encode("utf-8")]
+                    p.tokens += fallback
+                    p.ids += [tok._core.token_to_id(f) for f in fallback]
+                    p.notes.append(f"{symbol!r} is not in the vocabulary: byte fallback {' '.join(fallback)}")
+                elif is_unk and prev_unk:
+                    p.notes.append(f"{symbol!r} is not in the vocabulary: part of the unknown run before it")
+                else:
+                    p.tokens.append(sp["pieces"][id_][0] if not is_unk else sp["pieces"][sp["unk"]][0])
+                    p.ids.append(id_)
+                    if is_unk:
+                        p.notes.append(f"{symbol!r} is not in the vocabulary: {sp['pieces'][sp['unk']][0]}")
+                prev_unk = is_unk
+            mine = offsets[used:used + len(p.ids)]
+            end = offsets[used - 1][1] if used else 0
+            p.span = (mine[0][0], mine[-1][1]) if mine else (end, end)
+            used += len(p.ids)
+            if not _skip(p.span, at):
+                pieces.append(p)
+    if used != len(ids_all):  # pragma: no cover - the tests check the ids against the encoding
+        raise BytepairError("explain: the SentencePiece steps do not give the model's ids")
+    return Explanation(text, "sentencepiece", pieces, normalized)

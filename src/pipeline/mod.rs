@@ -229,6 +229,14 @@ impl Pipeline {
     /// strings the model splits into symbols, with their original byte
     /// ranges); an added token as its id and range. `ordinary` as in `encode`.
     pub fn pre_tokenize(&self, text: &str, ordinary: bool) -> Result<Vec<PreTokenized>> {
+        if let Some(sp) = &self.sp {
+            // sentencepiece normalizes the whole text (control pieces are never matched in it)
+            if text.is_empty() {
+                return Ok(Vec::new());
+            }
+            let normalized = sp.normalize(text);
+            return Ok(vec![PreTokenized::Text(normalized.clone(), vec![(normalized, (0, text.len()))])]);
+        }
         let segments = self.added.extract_and_normalize(text, self.normalizer.as_ref(), true, ordinary)?;
         let mut out = Vec::new();
         for seg in segments {

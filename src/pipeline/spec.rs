@@ -338,6 +338,12 @@ fn model(v: &Value) -> Result<BpeSpec> {
             "model: the model {t:?} is not supported by bytepair's pipeline engine (only BPE models are)"
         )));
     }
+    // Hugging Face refuses a BPE model without both ("Missing vocab/merges"): zero merges would encode silently
+    for key in ["vocab", "merges"] {
+        if !m.contains_key(key) {
+            return Err(fail(format!("model.{key}: missing (a BPE model needs both vocab and merges)")));
+        }
+    }
     let vocab_m = m.get("vocab").and_then(Value::as_object).ok_or_else(|| fail("model.vocab: expected an object"))?;
     if vocab_m.len() > MAX_VOCAB {
         return Err(fail(format!("model.vocab: {} entries; at most {MAX_VOCAB} are allowed", vocab_m.len())));
@@ -355,7 +361,6 @@ fn model(v: &Value) -> Result<BpeSpec> {
         vocab.push((k.clone(), id));
     }
     let merges_v = match m.get("merges") {
-        None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => {
             if a.len() > MAX_MERGES {
                 return Err(fail(format!("model.merges: {} entries; at most {MAX_MERGES} are allowed", a.len())));
@@ -380,7 +385,7 @@ fn model(v: &Value) -> Result<BpeSpec> {
             }
             out
         }
-        Some(_) => return Err(fail("model.merges: expected a list")),
+        _ => return Err(fail("model.merges: expected a list")),
     };
     let dropout = match m.get("dropout") {
         None | Some(Value::Null) => None,

@@ -17,6 +17,7 @@ import re
 from typing import Any, Mapping, Optional
 
 from bytepair.errors import BytepairError, FormatError, ResourceError
+from bytepair.formats.magic import named_format
 from bytepair.formats.sentencepiece import looks_like_model
 
 MAX_MESSAGE = 2000  # characters of a load error kept (the middle of a longer one is left out)
@@ -43,11 +44,12 @@ def _module(fmt: str) -> Any:
 def detect(path: str) -> str:
     """Guess a file's format from its content (and name): a folder holding
     ``tokenizer.json`` is ``transformers``; another folder, or a file named
-    ``vocab.json``/``merges.txt``, is ``gpt2``; a SentencePiece ``ModelProto`` is ``sentencepiece``; JSON is native when its first key is
+    ``vocab.json``/``merges.txt`` (or OpenAI's ``encoder.json``/``vocab.bpe``),
+    or a ``#version`` file of byte-level merges (``Ġ``, no ``</w>``), is ``gpt2``; a SentencePiece ``ModelProto`` is ``sentencepiece``; JSON is native when its first key is
     ``"bytepair"``, ``tekken`` when it has Mistral's ``config`` with
     ``default_num_special_tokens``, else ``hf``; ``*.tiktoken`` or lines of
-    ``base64 rank`` are ``tiktoken``; ``#version`` or lines of two symbols are
-    ``subword-nmt``. Binary data that is none of these is refused in one
+    ``base64 rank`` are ``tiktoken``; other ``#version`` files or lines of two
+    symbols are ``subword-nmt``. Binary data that is none of these is refused in one
     line (:class:`FormatError`); other text is tried as the native format
     (whose loader says what is wrong with it).
 
@@ -65,7 +67,7 @@ def detect(path: str) -> str:
             head = f.read(4096)
     except OSError:
         return "bytepair"
-    if name in ("vocab.json", "merges.txt"):
+    if name in ("vocab.json", "merges.txt", "encoder.json", "vocab.bpe"):  # Hugging Face's and OpenAI's names
         return "gpt2"
     stripped = head.lstrip()
     if stripped.startswith(b"{"):
@@ -81,18 +83,25 @@ def detect(path: str) -> str:
     if name.endswith(".tiktoken"):
         return "tiktoken"
     if stripped.startswith(b"#version"):
-        return "subword-nmt"
+        # GPT-2's merges (byte-level: Ġ for a space) carry the same header as subword-nmt's codes (</w>)
+        return "gpt2" if "Ġ".encode() in head and b"</w>" not in head else "subword-nmt"
     lines = head.split(b"\n")[:-1] or head.split(b"\n")
     lines = [line.rstrip(b"\r") for line in lines if line.strip()][:20]
     if lines and all(re.fullmatch(rb"[A-Za-z0-9+/]*=*\s+[0-9]+", line) for line in lines):
         return "tiktoken"
     if lines and all(len(line.split(b" ")) == 2 for line in lines):
-        return "subword-nmt"
+        return "gpt2" if "Ġ".encode() in head and b"</w>" not in head else "subword-nmt"
     if _binary(head):
+        kind = named_format(head)
         raise FormatError(
-            f"{path}: binary data ({len(head)}+ bytes starting {head[:8].hex(' ')}) that is not a tokenizer file "
-            "bytepair knows (a SentencePiece .model protobuf, JSON, .tiktoken, GPT-2 merges or subword-nmt codes)"
+            f"{path}: " + (f"{kind}, not a tokenizer file bytepair reads" if kind else
+                           f"binary data ({len(head)}+ bytes starting {head[:8].hex(' ')}) that is not a tokenizer file "
+                           "bytepair knows (a SentencePiece .model protobuf, JSON, .tiktoken, GPT-2 merges or "
+                           "subword-nmt codes)")
         )
+    if name.endswith(".model"):
+        raise FormatError(f"{path}: a .model file is a SentencePiece model (a binary protobuf) or, as Llama 3's, "
+                          "a tiktoken file (lines of 'base64 rank'), and this text file is neither")
     return "bytepair"
 
 

@@ -37,9 +37,23 @@ def bytes_to_unicode(token: bytes) -> str:
     return "".join(BYTE_TO_UNICODE[b] for b in token)
 
 
+# str.translate table: GPT-2's printable characters to the latin-1 character of their byte; characters below
+# 256 outside the map to one that latin-1 cannot encode (the encode then fails, as for those above 255)
+_TO_LATIN1: Dict[int, str] = {ord(c): chr(b) for c, b in UNICODE_TO_BYTE.items()}
+_TO_LATIN1.update({c: "\U0010ffff" for c in range(256) if chr(c) not in UNICODE_TO_BYTE})
+
+
 def unicode_to_bytes(text: str, path: str, where: Any) -> bytes:
     """The bytes of a token written in GPT-2's printable form; a character
-    outside the map is a ``FormatError`` naming ``path`` and ``where``."""
+    outside the map is a ``FormatError`` naming ``path`` and ``where``.
+
+    >>> unicode_to_bytes("Ġhi", "f", "line 1")
+    b' hi'
+    """
+    try:
+        return text.translate(_TO_LATIN1).encode("latin-1")
+    except UnicodeEncodeError:
+        pass
     try:
         return bytes(UNICODE_TO_BYTE[c] for c in text)
     except KeyError as e:
@@ -126,44 +140,30 @@ def byte_ranks(
                 f"{vocab_where}: the special token {text!r} has the id {id_}, which is also the id of "
                 f"{bytes_to_unicode(ids[id_])!r}"
             )
-    rank: Dict[bytes, int] = {}
+    seen: Dict[bytes, int] = {}
     for id_, token in ids.items():
-        if token in rank:
+        if token in seen:
             raise FormatError(
-                f"{vocab_where}: {bytes_to_unicode(token)!r} has two ids, {rank[token]} and {id_}"
+                f"{vocab_where}: {bytes_to_unicode(token)!r} has two ids, {seen[token]} and {id_}"
             )
-        rank[token] = id_
-    made: Dict[bytes, int] = {}
+        seen[token] = id_
+    del seen
+    # the map is one-to-one, so merges are checked on the printable strings (no bytes built per merge)
+    rank: Dict[str, int] = {t: i for t, i in vocab.items() if not (t in specials and specials[t] == i)}
+    made: Dict[str, int] = {}
     triples: List[Tuple[int, int, int]] = []
     last = -1
     for k, (l, r) in enumerate(merges):
-        where = merge_where(k)
-        file, _, place = where.partition(": ")
-        lb = unicode_to_bytes(l, file, place)
-        rb = unicode_to_bytes(r, file, place)
-        for part in (lb, rb):
-            if part not in rank:
-                raise FormatError(f"{where}: the merge ({l!r}, {r!r}) uses {bytes_to_unicode(part)!r}, which is not in the vocabulary")
-        merged = lb + rb
-        if merged not in rank:
-            raise FormatError(f"{where}: the merge ({l!r}, {r!r}) makes {l + r!r}, which is not in the vocabulary")
-        if merged in made:
-            raise FormatError(
-                f"{where}: the merge ({l!r}, {r!r}) makes {l + r!r}, which {merge_where(made[merged])} makes "
-                "already; a merge list ranks pairs, bytepair (like tiktoken) ranks the tokens they make, "
-                "and the two disagree on such lists"
-            )
+        merged = l + r
+        lid, rid, mid = rank.get(l), rank.get(r), rank.get(merged)
+        if lid is None or rid is None or mid is None or merged in made or mid <= last:
+            _refuse_merge(k, l, r, rank, made, last, merge_where)
         made[merged] = k
-        triples.append((rank[lb], rank[rb], rank[merged]))
-        if rank[merged] <= last:
-            raise FormatError(
-                f"{where}: the merge ({l!r}, {r!r}) makes {l + r!r} (id {rank[merged]}), whose id is lower "
-                "than that of the token an earlier merge makes; bytepair ranks merges by the id of the "
-                "token they make, so the ids must grow with the merge order"
-            )
-        last = rank[merged]
+        triples.append((lid, rid, mid))
+        last = mid
+    made_ids = {rank[t] for t in made}
     for id_, token in list(ids.items()):
-        if len(token) > 1 and token not in made:
+        if len(token) > 1 and id_ not in made_ids:
             if ignore_merges:
                 raise FormatError(
                     f"{vocab_where}: {bytes_to_unicode(token)!r:.200} (id {id_}) is made by no merge; with "
@@ -171,6 +171,31 @@ def byte_ranks(
                 )
             del ids[id_]  # the merge rule can never produce it; nor will bytepair
     return ids, triples
+
+
+def _refuse_merge(k: int, l: str, r: str, rank: Mapping[str, int], made: Mapping[str, int], last: int,
+                  merge_where: Callable[[int], str]) -> None:
+    """The ``FormatError`` of merge ``k`` of :func:`byte_ranks`, which failed a check."""
+    where = merge_where(k)
+    file, _, place = where.partition(": ")
+    for part in (l, r):
+        unicode_to_bytes(part, file, place)  # a character outside GPT-2's map is named first
+        if part not in rank:
+            raise FormatError(f"{where}: the merge ({l!r}, {r!r}) uses {part!r}, which is not in the vocabulary")
+    merged = l + r
+    if merged not in rank:
+        raise FormatError(f"{where}: the merge ({l!r}, {r!r}) makes {merged!r}, which is not in the vocabulary")
+    if merged in made:
+        raise FormatError(
+            f"{where}: the merge ({l!r}, {r!r}) makes {merged!r}, which {merge_where(made[merged])} makes "
+            "already; a merge list ranks pairs, bytepair (like tiktoken) ranks the tokens they make, "
+            "and the two disagree on such lists"
+        )
+    raise FormatError(
+        f"{where}: the merge ({l!r}, {r!r}) makes {merged!r} (id {rank[merged]}), whose id is lower "
+        "than that of the token an earlier merge makes; bytepair ranks merges by the id of the "
+        "token they make, so the ids must grow with the merge order"
+    )
 
 
 def check_merges_derived(core: Any, triples: Sequence[Tuple[int, int, int]], merge_where: Callable[[int], str]) -> None:

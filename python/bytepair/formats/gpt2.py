@@ -9,7 +9,9 @@ The files hold no pattern: loading uses ``pattern`` if given, else the
 merge makes (``<|endoftext|>`` in GPT-2), unless ``special_tokens`` is given.
 The checks of :func:`bytepair.formats.convert.byte_ranks` apply.
 
-``path`` may be the folder or either file in it.
+``path`` may be the folder or either file in it; OpenAI's own names
+(``encoder.json`` + ``vocab.bpe``) are read as well. A merges file alone is
+refused, naming the vocabulary it needs (its ids are in ``encoder.json``).
 
 >>> import bytepair, tempfile, os
 >>> tok = bytepair.Tokenizer.train("hello hello world", vocab_size=260, pattern="gpt2",
@@ -27,8 +29,9 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_model_bytes
-from bytepair.errors import BytepairError, FormatError
+from bytepair._io import atomic_write_text, parse_json, read_model_bytes
+from bytepair.formats.magic import decode_text
+from bytepair.errors import BytepairError, FormatError, InputError
 from bytepair.spec import checked, from_byte_vocab
 from bytepair.formats.convert import (
     UNICODE_TO_BYTE,
@@ -46,11 +49,34 @@ HEADER = "#version: 0.2"
 DEFAULT_PATTERN = "gpt2"
 
 
+# the pair's names: Hugging Face's, and OpenAI's own (GPT-2's encoder.py)
+PAIRS = [(VOCAB, MERGES), ("encoder.json", "vocab.bpe")]
+NAMES = {name for pair in PAIRS for name in pair}
+
+
 def files(path: str) -> Tuple[str, str]:
-    """``(vocab.json, merges.txt)`` for a folder or one of the two files."""
+    """``(vocab file, merges file)`` for a folder (``vocab.json`` + ``merges.txt``,
+    or OpenAI's ``encoder.json`` + ``vocab.bpe``), for one file of a pair, or for
+    a merges file of another name (its vocabulary beside it under either name).
+
+    >>> files("gpt2/vocab.bpe")
+    ('gpt2/encoder.json', 'gpt2/vocab.bpe')
+    """
     path = os.fspath(path)
-    folder = path if os.path.isdir(path) or os.path.basename(path) not in (VOCAB, MERGES) else os.path.dirname(path)
-    return os.path.join(folder, VOCAB), os.path.join(folder, MERGES)
+    if os.path.isdir(path):
+        for vocab, merges in PAIRS:
+            if os.path.isfile(os.path.join(path, vocab)) or os.path.isfile(os.path.join(path, merges)):
+                return os.path.join(path, vocab), os.path.join(path, merges)
+        return os.path.join(path, VOCAB), os.path.join(path, MERGES)
+    folder, name = os.path.split(path)
+    for vocab, merges in PAIRS:
+        if name in (vocab, merges):
+            return os.path.join(folder, vocab), os.path.join(folder, merges)
+    for vocab, _ in PAIRS:  # a merges file of another name
+        if os.path.isfile(os.path.join(folder, vocab)):
+            return os.path.join(folder, vocab), path
+    raise FormatError(f"{path}: GPT-2 merges (byte-level symbols after a #version line) need their vocabulary "
+                      f"beside them: {VOCAB} or encoder.json, not found in {folder or '.'}")
 
 
 def dumps(tok: Any) -> Tuple[str, str]:
@@ -92,7 +118,7 @@ def save(tok: Any, path: str) -> None:
 
 
 def _read_vocab(path: str) -> Dict[str, int]:
-    text = decode_utf8(read_model_bytes(path), path)
+    text = decode_text(read_model_bytes(path), path, "GPT-2 vocab.json")
     vocab = parse_json(text, path)
     if not isinstance(vocab, dict):
         raise FormatError(f"{path}: line 1: must be a JSON object mapping tokens to ids")
@@ -111,7 +137,7 @@ def _read_vocab(path: str) -> Dict[str, int]:
 def _read_merges(path: str) -> Tuple[List[Tuple[str, str]], List[int]]:
     """Merges and their line numbers. ``#version`` lines are skipped, as
     Hugging Face does; a blank line ends nothing and is skipped too."""
-    text = decode_utf8(read_model_bytes(path), path)
+    text = decode_text(read_model_bytes(path), path, "GPT-2 merges.txt")
     merges: List[Tuple[str, str]] = []
     lines: List[int] = []
     for n, line in enumerate(text.split("\n"), 1):
@@ -129,6 +155,10 @@ def _read_merges(path: str) -> Tuple[List[Tuple[str, str]], List[int]]:
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """Read GPT-2's ``vocab.json`` + ``merges.txt`` (a folder, or either file)."""
     vocab_path, merges_path = files(path)
+    for needed, other in ((vocab_path, merges_path), (merges_path, vocab_path)):
+        if not os.path.isfile(needed) and os.path.isfile(other):
+            raise InputError(f"{needed}: no such file (GPT-2's tokenizer is two files: {os.path.basename(other)} "
+                             f"needs {os.path.basename(needed)} beside it)")
     vocab = _read_vocab(vocab_path)
     merges, lines = _read_merges(merges_path)
     if special_tokens is None:

@@ -38,7 +38,8 @@ import re
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_model_bytes
+from bytepair._io import atomic_write_text, parse_json, read_model_bytes
+from bytepair.formats.magic import decode_text
 from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import (
     bytes_to_unicode,
@@ -328,7 +329,9 @@ def _is_int(x: Any) -> bool:
 
 
 def _merges(model: Dict[str, Any], fail: _Fail) -> List[Tuple[str, str]]:
-    raw = model.get("merges", [])
+    if "merges" not in model:  # as Hugging Face ("Missing vocab/merges"): no merges would encode silently
+        raise fail("field 'model.merges' is missing (a BPE model needs both vocab and merges)")
+    raw = model["merges"]
     if not isinstance(raw, list):
         raise fail("field 'model.merges' must be a list")
     out = []
@@ -854,4 +857,4 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     is refused and why). ``pattern`` replaces the pre-tokenizer's regex;
     ``special_tokens`` the added tokens."""
     path = os.fspath(path)
-    return loads(decode_utf8(read_model_bytes(path), path), path, pattern, special_tokens)
+    return loads(decode_text(read_model_bytes(path), path, "tokenizer.json"), path, pattern, special_tokens)

@@ -15,7 +15,8 @@ import base64
 import json
 from typing import Any, Mapping, Optional
 
-from bytepair._io import atomic_write_text, decode_utf8, parse_json, read_model_bytes
+from bytepair._io import atomic_write_text, parse_json, read_model_bytes
+from bytepair.formats.magic import decode_text
 from bytepair.errors import BytepairError, FormatError
 from bytepair.patterns import resolve_pattern
 from bytepair.spec import MERGE_RULES, PipelineSpec, checked, from_dict
@@ -104,7 +105,7 @@ def _check(path: str, d: Any) -> None:
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """Read a native JSON tokenizer file; ``pattern`` and ``special_tokens``
     override the stored ones when given."""
-    text = decode_utf8(read_model_bytes(path), path)
+    text = decode_text(read_model_bytes(path), path, "bytepair JSON")
     d = parse_json(text, path, "not a valid bytepair tokenizer file: ")
     if isinstance(d, dict) and d.get("bytepair") == VERSION and d.get("model") == "pipeline":
         # a Hugging Face pipeline (see docs/decisions.md)

@@ -35,7 +35,8 @@ import os
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, decode_utf8, read_model_bytes
+from bytepair._io import atomic_write_text, read_model_bytes
+from bytepair.formats.magic import decode_text
 from bytepair.errors import BytepairError, FormatError
 from bytepair.spec import checked, from_merges
 
@@ -165,7 +166,7 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     """Read subword-nmt codes; words are split as apply-bpe splits them
     unless ``pattern`` says otherwise."""
     path = os.fspath(path)
-    return loads(decode_utf8(read_model_bytes(path), path), path, pattern, special_tokens)
+    return loads(decode_text(read_model_bytes(path), path, "subword-nmt codes"), path, pattern, special_tokens)
 
 
 def dumps(tok: Any) -> str:

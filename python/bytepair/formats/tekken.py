@@ -32,7 +32,8 @@ import binascii
 import os
 from typing import Any, Dict, List, Mapping, Optional
 
-from bytepair._io import decode_utf8, parse_json, read_model_bytes
+from bytepair._io import parse_json, read_model_bytes
+from bytepair.formats.magic import decode_text
 from bytepair.errors import BytepairError, FormatError
 from bytepair.spec import checked, from_byte_vocab
 
@@ -127,7 +128,7 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     mistral_common's ids (see the module's description). ``pattern`` and
     ``special_tokens`` override the file's."""
     path = os.fspath(path)
-    text = decode_utf8(read_model_bytes(path), path)
+    text = decode_text(read_model_bytes(path), path, "tekken.json")
     info = parse(parse_json(text, path, "not a valid tekken.json: "), path)
     specials = dict(special_tokens) if special_tokens is not None else info["special_tokens"]
     try:

@@ -2,10 +2,11 @@
 
 A ``.tiktoken`` file holds the mergeable tokens of a byte model and nothing
 else: no pre-tokenizer pattern, no special tokens. Loading keeps tiktoken's
-ranks as ids. The pattern and special tokens of the well-known vocabularies
-(cl100k_base, gpt2/r50k_base, p50k_base, o200k_base) are recognised by the
-file's sha256; for any other file ``pattern`` defaults to ``"cl100k"`` and
-there are no special tokens unless given.
+ranks as ids. The published files (tiktoken's, Llama 3 and 4, Qwen,
+Whisper: :mod:`bytepair.formats.tiktoken_known`) are recognised by sha256
+and load with their owners' pattern and special tokens; any other file
+needs ``pattern=`` (loading it without one raises, naming the patterns that
+could apply) and has no special tokens unless given.
 
 >>> import bytepair, tempfile, os
 >>> tok = bytepair.Tokenizer.train("hello hello world", vocab_size=260, pattern="gpt2")
@@ -19,12 +20,14 @@ from __future__ import annotations
 
 import binascii
 import hashlib
+import json
 import os
-from typing import Any, Dict, Mapping, NamedTuple, Optional
+from typing import Any, Dict, Mapping, Optional
 
-from bytepair._io import atomic_write_bytes, read_model_bytes
+from bytepair._io import atomic_write_bytes, atomic_write_text, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import require_byte_model, unique_vocab
+from bytepair.formats.tiktoken_known import CANDIDATE_PATTERNS, KNOWN_FILES, KnownFile
 from bytepair.limits import MAX_UNUSED_IDS
 from bytepair.spec import checked, from_byte_vocab
 
@@ -33,38 +36,6 @@ MAX_RANK = 2**32 - 2
 ENDOFTEXT = "<|endoftext|>"
 
 
-class Known(NamedTuple):
-    name: str
-    pattern: str  # a preset name of bytepair.patterns
-    special_tokens: Dict[str, int]
-
-
-# sha256 of the file -> what tiktoken_ext/openai_public.py says about it
-KNOWN: Dict[str, Known] = {
-    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": Known(
-        "cl100k_base",
-        "cl100k",
-        {
-            ENDOFTEXT: 100257,
-            "<|fim_prefix|>": 100258,
-            "<|fim_middle|>": 100259,
-            "<|fim_suffix|>": 100260,
-            "<|endofprompt|>": 100276,
-        },
-    ),
-    # r50k_base.tiktoken (also whisper's gpt2.tiktoken): tiktoken's "gpt2" and "r50k_base"
-    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": Known(
-        "gpt2", "gpt2", {ENDOFTEXT: 50256}
-    ),
-    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": Known(
-        "p50k_base", "gpt2", {ENDOFTEXT: 50256}
-    ),
-    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": Known(
-        "o200k_base", "o200k", {ENDOFTEXT: 199999, "<|endofprompt|>": 200018}
-    ),
-}
-
-DEFAULT_PATTERN = "cl100k"
 
 
 def _fail(path: str, line: int, what: str) -> FormatError:
@@ -165,9 +136,38 @@ def _parse_checked(data: bytes, path: str) -> Dict[int, bytes]:
     return ranks
 
 
-def known(data: bytes) -> Optional[Known]:
-    """What tiktoken says about a well-known vocabulary, by content."""
-    return KNOWN.get(hashlib.sha256(data).hexdigest())
+SETTINGS_SUFFIX = ".settings.json"  # beside NAME.tiktoken: what the format cannot hold
+
+
+def settings_path(path: str) -> str:
+    """Where the pattern and special tokens of a ``.tiktoken`` file bytepair wrote are kept.
+
+    >>> settings_path("out/tok.tiktoken")
+    'out/tok.tiktoken.settings.json'
+    """
+    return os.fspath(path) + SETTINGS_SUFFIX
+
+
+def read_settings(path: str) -> Optional[KnownFile]:
+    """The settings file beside ``path`` (written by :func:`save`), or None when there is none."""
+    where = settings_path(path)
+    if not os.path.isfile(where):
+        return None
+    try:
+        d = json.loads(read_model_bytes(where).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise FormatError(f"{where}: not a valid settings file of {os.path.basename(path)}: {e}") from None
+    pattern, specials = (d.get("pattern"), d.get("special_tokens")) if isinstance(d, dict) else (None, None)
+    if (not isinstance(pattern, str) or not isinstance(specials, dict)
+            or not all(isinstance(t, str) and type(i) is int and i >= 0 for t, i in specials.items())):
+        raise FormatError(f"{where}: not a valid settings file of {os.path.basename(path)}: expected "
+                          '{"pattern": regex, "special_tokens": {text: id}}')
+    return KnownFile(os.path.basename(path), "bytepair", pattern, specials)
+
+
+def known(data: bytes) -> Optional[KnownFile]:
+    """What the owner's code says about a published file, by content."""
+    return KNOWN_FILES.get(hashlib.sha256(data).hexdigest())
 
 
 def from_tiktoken(
@@ -178,17 +178,25 @@ def from_tiktoken(
     """The byte-model description (:mod:`bytepair.spec`) of a ``.tiktoken``
     file, with tiktoken's ranks as ids (``Tokenizer.from_tiktoken``).
 
-    ``pattern``: a preset name or a regex; None takes the pattern tiktoken
-    uses with this vocabulary when it is a well-known one (recognised by
-    sha256), else ``"cl100k"``. ``special_tokens``: ``{text: id}``; None takes
-    tiktoken's special tokens of a well-known vocabulary, else none.
+    ``pattern``: a preset name or a regex; None takes the settings file
+    bytepair wrote beside it (:func:`save`), else the owner's pattern of a
+    published file (recognised by sha256), and refuses any other file.
+    ``special_tokens``: ``{text: id}``; None takes the same settings' special
+    tokens, else none.
     """
     path = os.fspath(path)
     data = read_model_bytes(path)
     ranks = parse(data, path)
-    info = known(data)
+    info = read_settings(path) or known(data)
     if pattern is None:
-        pattern = info.pattern if info else DEFAULT_PATTERN
+        if info is None:
+            raise FormatError(
+                f"{path}: a .tiktoken file holds no pre-tokenizer pattern, and this one is not a published file "
+                f"bytepair knows by its sha256 ({hashlib.sha256(data).hexdigest()[:16]}...): pass pattern=, e.g. one "
+                f"of the presets {', '.join(repr(p) for p in CANDIDATE_PATTERNS)} (the patterns of the published "
+                "files with vocabularies of this format), or the regex the file was trained with"
+            )
+        pattern = info.pattern
     if special_tokens is None:
         special_tokens = dict(info.special_tokens) if info else {}
     special_tokens = dict(special_tokens)
@@ -225,9 +233,14 @@ def dumps(tok: Any) -> bytes:
 
 
 def save(tok: Any, path: str) -> None:
-    """Write ``tok`` (a byte model) as a ``.tiktoken`` file. The file holds
-    neither the pattern nor the special tokens: pass them to :func:`load`."""
-    atomic_write_bytes(path, dumps(tok))
+    """Write ``tok`` (a byte model) as a ``.tiktoken`` file, and its pattern
+    and special tokens, which the format cannot hold, beside it in
+    ``NAME.tiktoken.settings.json`` (:func:`settings_path`), which
+    :func:`load` reads back (tiktoken itself keeps them in code)."""
+    data = dumps(tok)
+    settings = {"pattern": tok.pattern, "special_tokens": dict(tok.special_tokens)}
+    atomic_write_text(settings_path(path), json.dumps(settings, ensure_ascii=False, indent=1) + "\n")
+    atomic_write_bytes(path, data)
 
 
 def to_tiktoken(tok: Any, name: Optional[str] = None) -> Any:
