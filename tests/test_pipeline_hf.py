@@ -63,7 +63,7 @@ def test_published_ids_decoding_offsets_equal_hf(published, texts, name):
             assert ids == e.ids and spans == e.offsets, (add, text[:100])
         for skip in (False, True):
             assert tok.decode(e.ids, skip_special_tokens=skip) == theirs.decode(e.ids, skip_special_tokens=skip)
-    batch = tok.encode_batch(texts)
+    batch = tok.encode_batch(texts, add_special_tokens=False)
     assert batch == [e.ids for e in theirs.encode_batch(texts, add_special_tokens=False)]
     assert tok.count(texts[0]) == len(theirs.encode(texts[0], add_special_tokens=False).ids)
     assert tok.n_vocab == theirs.get_vocab_size(with_added_tokens=True)
@@ -93,8 +93,8 @@ def test_special_tokens_and_ordinary(published):
     tok = Tokenizer.load(published["llama3"])
     theirs = tokenizers.Tokenizer.from_file(published["llama3"])
     text = "<|begin_of_text|>hi"
-    assert tok.encode(text) == theirs.encode(text, add_special_tokens=False).ids
-    assert tok.encode_ordinary(text) != tok.encode(text)
+    assert tok.encode(text, add_special_tokens=False) == theirs.encode(text, add_special_tokens=False).ids
+    assert tok.encode_ordinary(text) != tok.encode(text, add_special_tokens=False)
     assert tok.decode(tok.encode_ordinary(text)) == text
     assert tok.special_tokens["<|begin_of_text|>"] == theirs.token_to_id("<|begin_of_text|>")
 
@@ -249,10 +249,10 @@ def test_random_pipelines_equal_hf(corpus, normalizer, pres, vocab_size, options
             expected = hf.encode(probe, add_special_tokens=False)
         except Exception:
             with pytest.raises(Exception):
-                tok.encode(probe)
+                tok.encode(probe, add_special_tokens=False)
             continue
-        assert tok.encode(probe) == expected.ids, probe
-        ids, spans = tok.encode_with_offsets(probe)
+        assert tok.encode(probe, add_special_tokens=False) == expected.ids, probe
+        ids, spans = tok.encode_with_offsets(probe, add_special_tokens=False)
         assert spans == expected.offsets, probe
         with_specials = hf.encode(probe, add_special_tokens=True)
         assert tok.encode_with_offsets(probe, add_special_tokens=True) == (with_specials.ids, with_specials.offsets)

@@ -7,11 +7,14 @@ post-processor and decoder, built from the file's description.
 ``tokenizer.json`` that bytepair's byte and char models cannot run exactly
 (Llama 3, DeepSeek, Qwen, SentencePiece-converted files, NFKC ...).
 
-``encode(text)`` gives the ids of the text only (HF's
-``add_special_tokens=False``); ``encode(text, add_special_tokens=True)``
-adds what the post-processor adds (BOS/EOS). Added tokens are always
-matched, as in Hugging Face; ``encode_ordinary`` does not match the
-*special* ones.
+Calls follow the one special-token policy of every tokenizer
+(:mod:`bytepair.specials`): ``encode(text, add_special_tokens=False)`` is
+Hugging Face's call (every added token matched, no BOS/EOS);
+``add_special_tokens=True`` adds what the post-processor adds (BOS/EOS).
+A bare ``encode(text)``, or one with ``allowed_special`` /
+``disallowed_special``, follows tiktoken's rules for the *special* added
+tokens (by default their text raises ``DisallowedSpecialError``); the
+non-special ones are always matched, as in Hugging Face.
 
 >>> import json
 >>> desc = {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]},
@@ -21,7 +24,7 @@ matched, as in Hugging Face; ``encode_ordinary`` does not match the
 ...             "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
 ...             "special_tokens": {"<s>": {"id": "<s>", "ids": [3], "tokens": ["<s>"]}}}}
 >>> tok = from_hf_json(json.dumps(desc))
->>> tok.encode("ab ba"), tok.encode("ab ba", add_special_tokens=True)
+>>> tok.encode("ab ba", add_special_tokens=False), tok.encode("ab ba", add_special_tokens=True)
 ([2, 1, 0], [3, 2, 1, 0])
 >>> tok.decode([3, 2, 1, 0]), tok.decode([3, 2], skip_special_tokens=True)
 ('<s> ab b a', 'ab')
@@ -34,16 +37,18 @@ import json
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from bytepair._io import atomic_write_text, parse_json
-from bytepair.errors import BytepairError, DisallowedSpecialError, FormatError, TrainingError, UnknownTokenError
+from bytepair.errors import BytepairError, FormatError, TrainingError
 from bytepair.arrays import flat_arrays, ids_array
 from bytepair import spec as specs
 from bytepair.formats import hf as hf_format
 from bytepair.formats.sentencepiece import hf_description
 from bytepair.limits import check_ids, surrogate_safe, surrogate_safe_batch
 from bytepair.spec import PipelineSpec
+from bytepair.specials import Allow, Flag, id_buffers, matched_specials, resolve
 from bytepair.tokenizer import Tokenizer
 
 WHAT = "a Hugging Face tokenizer.json"
+_MATCH_ALL: Tuple[Any, Any] = (None, [])  # the byte model core's (allowed, disallowed) of Hugging Face's call
 
 
 # the smallest pipeline, for the docstring examples
@@ -85,9 +90,35 @@ class PipelineTokenizer(Tokenizer):
     def _fast_core(self, add_special_tokens: bool) -> Any:
         return self._fast if self._fast is not None and not (add_special_tokens and self._post_adds) else None
 
-    def _fast_args(self, ordinary: bool) -> Tuple[Any, List[str]]:
-        """(allowed, disallowed) of the byte core: every added token, or the non-special ones."""
-        return (self._plain_added if ordinary else None), []
+    def _fast_args(self, allowed: Any, disallowed: Any) -> Tuple[Any, Any]:
+        """(allowed, disallowed) of the byte core, whose special tokens are every added token:
+        the non-special ones always allowed, the special ones by tiktoken's rules."""
+        if allowed == "all":
+            return None, []
+        if not allowed and disallowed != "all" and not disallowed:
+            return self._plain_added, []
+        return [*self._plain_added, *(t for t in allowed if isinstance(t, str))], (
+            None if disallowed == "all" else [t for t in disallowed if isinstance(t, str)])
+
+    @functools.cached_property
+    def _special_by_id(self) -> Dict[int, str]:
+        return {i: t for t, i in self._added[1].items()}
+
+    def _encode(self, text: str, allowed_special: Allow, disallowed_special: Allow, add_special_tokens: Flag,
+                fast_call: Any, core_call: Any, ids_of: Any = lambda ids: ids) -> Any:
+        """One encode call under the policy: ``fast_call(core, allowed, disallowed)`` on the byte
+        model's core when it can run it, else ``core_call(add, ordinary)`` on the pipeline's,
+        whose special-token matches are checked against tiktoken's rules when some are not allowed."""
+        allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
+        fast = self._fast_core(add) if fast_call is not None else None
+        if fast is not None:
+            return fast_call(fast, *self._fast_args(allowed, disallowed))
+        if allowed == "all" or not self._special_by_id:
+            return core_call(add, False)
+        if not allowed and disallowed != "all" and not disallowed:
+            return core_call(add, True)
+        out = core_call(add, False)
+        return out if matched_specials(ids_of(out), text, self._special_by_id, allowed, disallowed) else core_call(add, True)
 
     @functools.cached_property
     def _added(self) -> Tuple[Dict[str, int], Dict[str, int]]:
@@ -116,89 +147,69 @@ class PipelineTokenizer(Tokenizer):
 
     # ------------------------------------------------------------------ encoding
 
-    def encode(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
-               allowed_special: Any = "all", disallowed_special: Any = (), dropout: Optional[float] = None,
-               seed: int = 0) -> List[int]:
-        """Ids of ``text`` as Hugging Face's ``encode(text, add_special_tokens)``.
-
-        ``allowed_special`` and ``disallowed_special`` are there for code
-        written for tiktoken-style tokenizers (``Tokenizer.encode``): the
-        default, ``"all"``, is HF's behaviour (special added tokens in the
-        text are matched); an empty set encodes their text as text, and
-        ``disallowed_special="all"`` raises :class:`DisallowedSpecialError`
-        on special-token text that is not allowed. Non-special added tokens
-        are always matched, as in HF. BPE-dropout is the model's
-        ``dropout`` field, not an encode option.
+    def encode(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
+               disallowed_special: Allow = None, dropout: Optional[float] = None, seed: int = 0) -> List[int]:
+        """Ids of ``text``: Hugging Face's ``encode(text, add_special_tokens)``
+        when called with ``add_special_tokens`` (every added token matched);
+        with ``allowed_special`` / ``disallowed_special``, or neither,
+        tiktoken's rules for the special added tokens (``Tokenizer.encode``).
+        A pipeline matches all its special tokens or none, so a text holding
+        both allowed and not-allowed special-token text raises. BPE-dropout
+        is the model's ``dropout`` field, not an encode option.
 
         >>> tok = from_hf_json(_EXAMPLE)
-        >>> tok.encode("ab b", allowed_special="all") == tok.encode("ab b") == [2, 1]
+        >>> tok.encode("ab b", add_special_tokens=False) == tok.encode("ab b") == [2, 1]
         True
         """
         if dropout:
             raise BytepairError("dropout is not an encode option of a tokenizer.json pipeline; "
                                 "set the BPE model's 'dropout' in its description")
-        ordinary = self._ordinary(text, allowed_special, disallowed_special)
+        if self._fast is not None and allowed_special is None and disallowed_special is None and (
+                not add_special_tokens or not self._post_adds):  # the common calls, on the byte model's core
+            return surrogate_safe(self._fast.encode, text,
+                                  *((self._plain_added, None) if add_special_tokens is None else _MATCH_ALL))
+        return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
+                            lambda core, a, d: surrogate_safe(core.encode, text, a, d),
+                            lambda add, ordinary: surrogate_safe(self._core.encode, text, add, ordinary))
+
+    def encode_ordinary(self, text: str, *, add_special_tokens: bool = False) -> List[int]:
+        """Ids of ``text`` with special added tokens' text encoded as text."""
         fast = self._fast_core(add_special_tokens)
         if fast is not None:
-            return surrogate_safe(fast.encode, text, *self._fast_args(ordinary))
-        return surrogate_safe(self._core.encode, text, bool(add_special_tokens), ordinary)
+            return surrogate_safe(fast.encode, text, self._plain_added, [])
+        return surrogate_safe(self._core.encode, text, bool(add_special_tokens), True)
 
-    def _ordinary(self, text: str, allowed: Any, disallowed: Any) -> bool:
-        """Whether ``text`` is encoded with special tokens' text as text,
-        by tiktoken's rules for ``allowed`` / ``disallowed``."""
-        if isinstance(allowed, str) and allowed == "all":
-            return False  # every special token allowed (HF's default): no per-call scan of the table
-        specials = self._added[1].keys()  # the table itself: no copy per call
-        allowed_set = specials if allowed == "all" else set(allowed)
-        if specials <= allowed_set:
-            return False
-        not_allowed = specials - allowed_set if disallowed == "all" else set(disallowed)
-        for token in sorted(not_allowed):
-            if token and token in text:
-                raise DisallowedSpecialError(
-                    f'Encountered text corresponding to disallowed special token "{token}".\n'
-                    f"Pass it in allowed_special to encode it as the special token, or disallowed_special=() "
-                    f"to encode it as text.", token)
-        present = {t for t in specials if t and t in text}
-        if present and present <= allowed_set:
-            return False
-        if present & allowed_set:
-            raise BytepairError(
-                f"a tokenizer.json pipeline matches all its special tokens or none: the text holds allowed "
-                f"{sorted(present & allowed_set)} and not allowed {sorted(present - allowed_set)}")
-        return True
-
-    def encode_ordinary(self, text: str) -> List[int]:
-        """Ids of ``text`` with special added tokens' text encoded as text."""
-        if self._fast is not None:
-            return surrogate_safe(self._fast.encode, text, *self._fast_args(True))
-        return surrogate_safe(self._core.encode, text, False, True)
-
-    def encode_with_offsets(self, text: str, *, add_special_tokens: bool = False,  # type: ignore[override]
-                            allowed_special: Any = "all") -> Tuple[List[int], List[Tuple[int, int]]]:
+    def encode_with_offsets(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
+                            disallowed_special: Allow = None) -> Tuple[List[int], List[Tuple[int, int]]]:
         """Ids and each token's character span in ``text`` (HF's offsets);
-        ``allowed_special`` as in :meth:`encode`.
+        the keywords as in :meth:`encode`.
 
         >>> from_hf_json(_EXAMPLE).encode_with_offsets("ab b")
         ([2, 1], [(0, 2), (3, 4)])
         """
-        ordinary = self._ordinary(text, allowed_special, ())
-        ids, spans = surrogate_safe(self._core.encode_with_offsets, text, bool(add_special_tokens), ordinary)
+        ids, spans = self._encode(text, allowed_special, disallowed_special, add_special_tokens, None,
+                                  lambda add, ordinary: surrogate_safe(self._core.encode_with_offsets, text, add, ordinary),
+                                  lambda out: out[0])
         return ids, [tuple(s) for s in spans]
 
-    def encode_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False  # type: ignore[override]
-                     ) -> List[List[int]]:
+    def encode_batch(self, texts: Sequence[str], *, add_special_tokens: Flag = None, allowed_special: Allow = None,
+                     disallowed_special: Allow = None) -> List[List[int]]:
         """``encode`` of each text, in parallel with the GIL released."""
+        allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
+        fast = self._fast_core(add)
+        if fast is not None:
+            return surrogate_safe_batch(fast.encode_batch, texts, *self._fast_args(allowed, disallowed))
+        if allowed == "all" or not self._special_by_id:
+            return surrogate_safe_batch(self._core.encode_batch, texts, add, False)
+        return [self.encode(t, allowed_special=allowed, disallowed_special=disallowed, add_special_tokens=add)
+                for t in texts]
+
+    def encode_ordinary_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> List[List[int]]:
+        """``encode_ordinary`` of each text, in parallel."""
         fast = self._fast_core(add_special_tokens)
         if fast is not None:
-            return surrogate_safe_batch(fast.encode_batch, texts, *self._fast_args(False))
-        return surrogate_safe_batch(self._core.encode_batch, texts, bool(add_special_tokens), False)
-
-    def encode_ordinary_batch(self, texts: Sequence[str]) -> List[List[int]]:
-        """``encode_ordinary`` of each text, in parallel."""
-        if self._fast is not None:
-            return surrogate_safe_batch(self._fast.encode_batch, texts, *self._fast_args(True))
-        return surrogate_safe_batch(self._core.encode_batch, texts, False, True)
+            return surrogate_safe_batch(fast.encode_batch, texts, *self._fast_args((), ()))
+        return surrogate_safe_batch(self._core.encode_batch, texts, add_special_tokens, True)
 
     def count_batch(self, texts: Sequence[str]) -> List[int]:
         """``count`` of each text, in parallel.
@@ -208,19 +219,22 @@ class PipelineTokenizer(Tokenizer):
         """
         return [len(ids) for ids in self.encode_ordinary_batch(texts)]
 
-    def encode_to_numpy(self, text: str, *, add_special_tokens: bool = False) -> Any:
+    def encode_to_numpy(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
+                        disallowed_special: Allow = None) -> Any:
         """``encode`` as a read-only numpy ``uint32`` array (needs numpy).
 
         >>> tok = from_hf_json(_EXAMPLE)
         >>> tok.encode_to_numpy("ab b").tolist() == tok.encode("ab b")
         True
         """
-        fast = self._fast_core(add_special_tokens)
-        if fast is not None:
-            return ids_array(surrogate_safe(fast.encode_to_buffer, text, *self._fast_args(False), False))
-        return ids_array(surrogate_safe(self._core.encode_to_buffer, text, bool(add_special_tokens), False))
+        return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
+                            lambda core, a, d: ids_array(surrogate_safe(core.encode_to_buffer, text, a, d, False)),
+                            lambda add, ordinary: ids_array(surrogate_safe(self._core.encode_to_buffer, text, add,
+                                                                           ordinary)),
+                            lambda arr: arr.tolist())
 
-    def encode_batch_to_numpy(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> Tuple[Any, Any]:
+    def encode_batch_to_numpy(self, texts: Sequence[str], *, add_special_tokens: Flag = None,
+                              allowed_special: Allow = None, disallowed_special: Allow = None) -> Tuple[Any, Any]:
         """``encode_batch`` as one flat read-only ``uint32`` array plus
         ``len(texts) + 1`` ``uint64`` offsets (text ``k`` is
         ``ids[offsets[k]:offsets[k + 1]]``), as ``Tokenizer.encode_batch_to_numpy``.
@@ -229,11 +243,15 @@ class PipelineTokenizer(Tokenizer):
         >>> ids.tolist(), offsets.tolist()
         ([2, 1], [0, 1, 2])
         """
-        fast = self._fast_core(add_special_tokens)
+        allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
+        fast = self._fast_core(add)
         if fast is not None:
-            return flat_arrays(*surrogate_safe_batch(fast.encode_batch_to_buffer, texts, *self._fast_args(False), False))
-        return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, bool(add_special_tokens),
-                                                 False))
+            a, d = self._fast_args(allowed, disallowed)
+            return flat_arrays(*surrogate_safe_batch(fast.encode_batch_to_buffer, texts, a, d, False))
+        if allowed == "all" or not self._special_by_id:
+            return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, add, False))
+        return flat_arrays(*id_buffers(self.encode_batch(texts, allowed_special=allowed, disallowed_special=disallowed,
+                                                         add_special_tokens=add)))
 
     def count(self, text: str, limit: Optional[int] = None) -> int:
         """Number of tokens of ``text`` (``encode_ordinary``: special added
@@ -252,14 +270,14 @@ class PipelineTokenizer(Tokenizer):
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the
         vocabulary strings (HF's ``encode(text).tokens``)."""
-        ids = self.encode(text)
+        ids = self.encode(text, add_special_tokens=False)
         if self._core.is_byte_level:
             return [self._core.token_bytes(i) for i in ids]
         return [self._core.id_to_token(i) for i in ids]
 
-    def encode_stream(self, blocks: Iterable[str], *, allowed_special: Any = "all",  # type: ignore[override]
-                      disallowed_special: Any = (), dropout: Optional[float] = None,
-                      seed: int = 0) -> Iterator[List[int]]:
+    def encode_stream(self, blocks: Iterable[str], *, allowed_special: Allow = None, disallowed_special: Allow = None,
+                      dropout: Optional[float] = None, seed: int = 0,
+                      add_special_tokens: Flag = None) -> Iterator[List[int]]:
         """The ids of the text given as consecutive ``blocks``: exactly
         ``encode("".join(blocks), ...)``. A pipeline's pre-tokenizer can
         look arbitrarily far ahead, so the blocks are joined first: memory
@@ -270,7 +288,7 @@ class PipelineTokenizer(Tokenizer):
         [[2, 1]]
         """
         yield self.encode("".join(blocks), allowed_special=allowed_special, disallowed_special=disallowed_special,
-                          dropout=dropout, seed=seed)
+                          dropout=dropout, seed=seed, add_special_tokens=add_special_tokens)
 
     # ------------------------------------------------------------------ decoding
 
@@ -288,17 +306,11 @@ class PipelineTokenizer(Tokenizer):
             return self._core.decode_bytes(ids, bool(skip_special_tokens)).decode("utf-8", errors)
         return self._core.decode(ids, bool(skip_special_tokens))
 
-    def decode_single_token_bytes(self, id_: int) -> bytes:
-        """One token's bytes."""
-        raw = self._core.token_bytes(id_) if isinstance(id_, int) and 0 <= id_ < 2**32 else None
-        if raw is None:
-            raise UnknownTokenError(f"token id {id_!r} is not in the vocabulary")
-        return raw
-
     def _token(self, id_: int) -> Union[str, bytes]:
         return self.decode_single_token_bytes(id_)
 
-    def vocab(self) -> Dict[int, Union[str, bytes]]:  # type: ignore[override]
+    @functools.cached_property
+    def _vocab_items(self) -> Dict[int, Union[str, bytes]]:  # type: ignore[override]
         """id -> token string (as in the file)."""
         out = {}
         for i in range(self.n_vocab):
@@ -306,6 +318,10 @@ class PipelineTokenizer(Tokenizer):
             if t is not None:
                 out[i] = t
         return out
+
+    @functools.cached_property
+    def _hf_strings(self) -> Dict[int, str]:  # type: ignore[override]
+        return self._vocab_items  # type: ignore[return-value]
 
     @property
     def merges(self) -> List[Tuple[Any, Any]]:  # type: ignore[override]

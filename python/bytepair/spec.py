@@ -60,6 +60,11 @@ class ModelSpec:
     unk_token: Optional[str] = None
     add_prefix_space: bool = False  # Hugging Face's ByteLevel(add_prefix_space=True), byte model
     merge_rule: str = "in-order"  # char model: or "lowest-rank" (subword-nmt's apply-bpe)
+    # encode(add_special_tokens=True): the special tokens put before and after the ids (the owner's BOS/EOS)
+    prefix_tokens: Tuple[str, ...] = ()
+    suffix_tokens: Tuple[str, ...] = ()
+    # whether an encode in Hugging Face's style matches special-token text (mistral_common never does)
+    match_special_text: bool = True
     parity_stats: Optional[Mapping[str, Any]] = field(default=None, compare=False)  # train_parity's, not saved
     # the core compiled from this description when a loader built it to check it (not part of the
     # description: not an argument, so dataclasses.replace() gives a description without it)
@@ -228,6 +233,9 @@ def build_core(spec: Any) -> Any:
     given = spec.n_fixed
     check_unused_ids(given + len(specials), max([given - 1, *(spec.merge_results or ()), *spec.special_tokens.values()]))
     check_text_limits(spec.pattern, spec.special_tokens)
+    for token in (*spec.prefix_tokens, *spec.suffix_tokens):
+        if token not in spec.special_tokens:
+            raise BytepairError(f"the token {token!r} added by add_special_tokens=True is not a special token")
     if spec.model == "byte":
         if spec.merge_ids is None:  # ranks: the core derives the merges
             return _core.CoreTokenizer.byte(list(spec.tokens), spec.pattern, specials,
@@ -324,6 +332,10 @@ def to_dict(spec: Any) -> Dict[str, Any]:
         d["add_prefix_space"] = True
     if spec.merge_rule != "in-order":
         d["merge_rule"] = spec.merge_rule
+    if spec.prefix_tokens or spec.suffix_tokens:
+        d.update(prefix_tokens=list(spec.prefix_tokens), suffix_tokens=list(spec.suffix_tokens))
+    if not spec.match_special_text:
+        d["match_special_text"] = False
     return d
 
 
@@ -352,7 +364,8 @@ def from_dict(d: Mapping[str, Any], path: str = "<string>") -> Any:
         end_of_word_fused=bool(d.get("end_of_word_fused", False)) if char else False,
         byte_fallback=bool(d.get("byte_fallback", False)) if char else False,
         unk_token=d.get("unk_token") if char else None, add_prefix_space=bool(d.get("add_prefix_space", False)),
-        merge_rule=d.get("merge_rule", "in-order"),
+        merge_rule=d.get("merge_rule", "in-order"), prefix_tokens=tuple(d.get("prefix_tokens") or ()),
+        suffix_tokens=tuple(d.get("suffix_tokens") or ()), match_special_text=bool(d.get("match_special_text", True)),
     )
 
 

@@ -14,25 +14,17 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Iterable, Mapping
-from typing import Any, Callable, Collection, Dict, Iterator, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from bytepair import chunking, explain as explaining, formats, spec as specs, stream, training
 from bytepair.arrays import as_id_buffer, flat_arrays, ids_array
-from bytepair.decode_stream import DecodeStream
 from bytepair.errors import BytepairError, UnknownTokenError
 from bytepair.formats import hf as hf_format, tiktoken as tiktoken_format, transformers as transformers_folder
 from bytepair.limits import check_ids, dropout_args, surrogate_safe, surrogate_safe_batch
 from bytepair.patterns import preset_name
 from bytepair.progress import Reporter, make_reporter
-
-AllOr = Union[Literal["all"], Collection[str]]
-
-
-def _special_args(allowed_special: AllOr, disallowed_special: AllOr) -> Tuple[Any, Any]:
-    """tiktoken's ``allowed_special``/``disallowed_special`` as the core takes them (None: all)."""
-    allowed = None if allowed_special == "all" else [t for t in allowed_special if isinstance(t, str)]
-    disallowed = None if disallowed_special == "all" else [t for t in disallowed_special if isinstance(t, str)]
-    return allowed, disallowed
+from bytepair.specials import Allow, Flag, ModelSpecials, drop, id_buffers, wrap_spans, wrap_stream
+from bytepair.vocabulary import VocabularyNames, hf_strings
 
 
 def _constructor(make: Callable[..., Any], summary: str) -> Any:
@@ -54,7 +46,7 @@ def _setting(name: str, doc: str) -> property:
     return property(lambda self: getattr(self._spec, name), doc=doc)
 
 
-class Tokenizer:
+class Tokenizer(ModelSpecials, VocabularyNames):
     """A byte-pair-encoding tokenizer: the ``byte`` model (GPT-2/tiktoken), the
     ``char`` model (Sennrich et al., with an end-of-word marker), or a loaded
     pipeline (:class:`~bytepair.pipeline.PipelineTokenizer`). Immutable:
@@ -175,16 +167,6 @@ class Tokenizer:
         """Number of ids (largest id + 1), special tokens included."""
         return int(self._core.n_vocab)
 
-    @property
-    def special_tokens_set(self) -> set:
-        """The special tokens' texts (as tiktoken's ``special_tokens_set``)."""
-        return set(self.special_tokens)
-
-    @property
-    def eot_token(self) -> Optional[int]:
-        """Id of ``<|endoftext|>`` if it is a special token."""
-        return self.special_tokens.get("<|endoftext|>")
-
     def _token(self, id_: int) -> Union[str, bytes]:
         raw = self._core.token_bytes(id_)
         if raw is None:
@@ -202,11 +184,14 @@ class Tokenizer:
         ``(bytes, bytes)`` in the byte model."""
         return [(self._token(l), self._token(r)) for l, r, _ in self._triples]
 
-    def vocab(self) -> Dict[int, Union[str, bytes]]:
-        """Every id with its token (str in the char model, bytes in the byte
-        model), special tokens included."""
+    @functools.cached_property
+    def _vocab_items(self) -> Dict[int, Union[str, bytes]]:
         raw = {i: self._core.token_bytes(i) for i in range(self.n_vocab)}
         return {i: b.decode("utf-8") if self.model == "char" else b for i, b in raw.items() if b is not None}
+
+    @functools.cached_property
+    def _hf_strings(self) -> Dict[int, str]:
+        return hf_strings(self._vocab_items, self._spec.special_tokens.values())
 
     def trace(self) -> List[str]:
         """Seed 000's trace lines, one per merge learned in training.
@@ -218,30 +203,37 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ encoding
 
-    def encode(self, text: str, *, allowed_special: AllOr = frozenset(), disallowed_special: AllOr = "all",
-               dropout: Optional[float] = None, seed: int = 0, add_special_tokens: bool = False) -> List[int]:
-        """Ids of ``text``. Special-token text raises ``DisallowedSpecialError``
-        unless it is in ``allowed_special`` (then it is its id) or left out of
-        ``disallowed_special`` (then it is plain text), as in tiktoken.
-        ``add_special_tokens`` (HF's) changes nothing here: a byte or char
-        model has no post-processor. ``dropout=p`` applies BPE-dropout
-        (Provilkov et al.), deterministically for a ``seed``.
+    def encode(self, text: str, *, allowed_special: Allow = None, disallowed_special: Allow = None,
+               dropout: Optional[float] = None, seed: int = 0, add_special_tokens: Flag = None) -> List[int]:
+        """Ids of ``text``, by one policy for every tokenizer (see
+        :mod:`bytepair.specials`). tiktoken's style: special-token text
+        raises ``DisallowedSpecialError`` unless it is in ``allowed_special``
+        (then it is its id) or left out of ``disallowed_special`` (then it
+        is plain text); these are the defaults. Hugging Face's style,
+        ``add_special_tokens`` alone: special-token text is matched as the
+        file's owner matches it, and ``True`` adds what the owner adds (BOS
+        for tekken.json; nothing for tiktoken files, which have no BOS).
+        ``dropout=p`` applies BPE-dropout (Provilkov et al.),
+        deterministically for a ``seed``.
 
         >>> tok = Tokenizer.train("hello world", special_tokens=["<|endoftext|>"])
         >>> tok.encode("hi<|endoftext|>", allowed_special="all")[-1] == tok.eot_token
+        True
+        >>> tok.encode("hi<|endoftext|>", add_special_tokens=False) == tok.encode("hi<|endoftext|>", allowed_special="all")
         True
         >>> ids = tok.encode("hello", dropout=0.5, seed=7)
         >>> tok.decode(ids), ids == tok.encode("hello", dropout=0.5, seed=7)
         ('hello', True)
         """
-        allowed, disallowed = _special_args(allowed_special, disallowed_special)
+        allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
         if not dropout:
-            return surrogate_safe(self._core.encode, text, allowed, disallowed)
-        return surrogate_safe(self._core.encode_full, text, allowed, disallowed, dropout_args(dropout, seed))[0]
+            return self._wrap(surrogate_safe(self._core.encode, text, allowed, disallowed), add)
+        ids = surrogate_safe(self._core.encode_full, text, allowed, disallowed, dropout_args(dropout, seed))[0]
+        return self._wrap(ids, add)
 
-    def encode_stream(self, blocks: Iterable[str], *, allowed_special: AllOr = frozenset(),
-                      disallowed_special: AllOr = "all", dropout: Optional[float] = None,
-                      seed: int = 0) -> Iterator[List[int]]:
+    def encode_stream(self, blocks: Iterable[str], *, allowed_special: Allow = None, disallowed_special: Allow = None,
+                      dropout: Optional[float] = None, seed: int = 0,
+                      add_special_tokens: Flag = None) -> Iterator[List[int]]:
         """The ids of one long text given as consecutive pieces ``blocks``,
         list by list as soon as more text can no longer change them: together
         exactly ``encode("".join(blocks), ...)``, errors included (see
@@ -252,8 +244,9 @@ class Tokenizer:
         >>> [i for ids in tok.encode_stream(["hel", "lo wo", "rld"]) for i in ids] == tok.encode("hello world")
         True
         """
-        allowed, disallowed = _special_args(allowed_special, disallowed_special)
-        return stream.encode_stream(self, blocks, allowed, disallowed, dropout_args(dropout, seed) if dropout else None)
+        allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
+        chunks = stream.encode_stream(self, blocks, allowed, disallowed, dropout_args(dropout, seed) if dropout else None)
+        return wrap_stream(chunks, *self._added_ids) if add else chunks
 
     def encode_file(self, input: Any, output: Any, *, errors: str = "strict", format: Optional[str] = None,
                     block_bytes: Optional[int] = None, progress: Union[None, bool, str, Reporter] = None,
@@ -273,8 +266,8 @@ class Tokenizer:
         blocks = stream.file_blocks(input, errors, block_bytes, make_reporter(progress))
         return stream.write_ids(output, self.encode_stream(blocks, **options), format, self.n_vocab)
 
-    def encode_with_offsets(self, text: str, *, allowed_special: AllOr = frozenset(),
-                            disallowed_special: AllOr = "all") -> Tuple[List[int], List[Tuple[int, int]]]:
+    def encode_with_offsets(self, text: str, *, allowed_special: Allow = None, disallowed_special: Allow = None,
+                            add_special_tokens: Flag = None) -> Tuple[List[int], List[Tuple[int, int]]]:
         """Ids of ``text`` and the character span ``(start, end)`` of each
         token in ``text``. A byte token that covers part of a character spans
         that whole character; the char model's end-of-word marker covers no
@@ -285,34 +278,37 @@ class Tokenizer:
         >>> ["hello world"[s:e] for s, e in spans] == [tok.decode([i]) for i in ids]
         True
         """
-        allowed, disallowed = _special_args(allowed_special, disallowed_special)
+        allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
         ids, spans = surrogate_safe(self._core.encode_full, text, allowed, disallowed, None, True)
-        return ids, [tuple(s) for s in spans]
+        spans = [tuple(s) for s in spans]
+        return (self._wrap(ids, True), wrap_spans(spans, *self._added_ids)) if add else (ids, spans)
 
-    def encode_ordinary(self, text: str) -> List[int]:
-        """Ids of ``text``, special-token text encoded as plain text.
+    def encode_ordinary(self, text: str, *, add_special_tokens: bool = False) -> List[int]:
+        """Ids of ``text``, special-token text encoded as plain text
+        (``add_special_tokens`` as in :meth:`encode`).
 
         >>> Tokenizer.train("hello", num_merges=0).encode_ordinary("hello<|endoftext|>")[-2:]
         [124, 62]
         """
-        return surrogate_safe(self._core.encode_ordinary, text)
+        return self._wrap(surrogate_safe(self._core.encode_ordinary, text), add_special_tokens)
 
-    def encode_batch(self, texts: Sequence[str], *, allowed_special: AllOr = frozenset(),
-                     disallowed_special: AllOr = "all", add_special_tokens: bool = False) -> List[List[int]]:
+    def encode_batch(self, texts: Sequence[str], *, allowed_special: Allow = None, disallowed_special: Allow = None,
+                     add_special_tokens: Flag = None) -> List[List[int]]:
         """``encode`` of each text, in parallel with the GIL released.
 
         >>> Tokenizer.train("a b c").encode_batch(["a", "b"])
         [[97], [98]]
         """
-        return surrogate_safe_batch(self._core.encode_batch, texts, *_special_args(allowed_special, disallowed_special))
+        allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
+        return [self._wrap(ids, add) for ids in surrogate_safe_batch(self._core.encode_batch, texts, allowed, disallowed)]
 
-    def encode_ordinary_batch(self, texts: Sequence[str]) -> List[List[int]]:
+    def encode_ordinary_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> List[List[int]]:
         """``encode_ordinary`` of each text, in parallel.
 
         >>> Tokenizer.train("a b c").encode_ordinary_batch(["a b", ""])[1]
         []
         """
-        return surrogate_safe_batch(self._core.encode_ordinary_batch, texts)
+        return [self._wrap(ids, add_special_tokens) for ids in surrogate_safe_batch(self._core.encode_ordinary_batch, texts)]
 
     def count(self, text: str, limit: Optional[int] = None) -> int:
         """Number of tokens of ``text``; special-token text counts as plain
@@ -368,20 +364,22 @@ class Tokenizer:
         """
         return explaining.explain(self, text, at)
 
-    def encode_to_numpy(self, text: str, *, allowed_special: AllOr = frozenset(),
-                        disallowed_special: AllOr = "all") -> Any:
+    def encode_to_numpy(self, text: str, *, allowed_special: Allow = None, disallowed_special: Allow = None,
+                        add_special_tokens: Flag = None) -> Any:
         """``encode`` as a read-only numpy ``uint32`` array filled by the core
         (tiktoken's ``encode_to_numpy``; needs numpy).
 
         >>> Tokenizer.train("hello world", num_merges=0).encode_to_numpy("hello").tolist()
         [104, 101, 108, 108, 111]
         """
-        allowed, disallowed = _special_args(allowed_special, disallowed_special)
+        allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
+        if add and any(self._added_ids):
+            return ids_array(id_buffers([self._wrap(surrogate_safe(self._core.encode, text, allowed, disallowed), add)])[0])
         ordinary = allowed == [] and disallowed == []  # plain text: no scan for special tokens
         return ids_array(surrogate_safe(self._core.encode_to_buffer, text, allowed, disallowed, ordinary))
 
-    def encode_batch_to_numpy(self, texts: Sequence[str], *, allowed_special: AllOr = frozenset(),
-                              disallowed_special: AllOr = "all") -> Tuple[Any, Any]:
+    def encode_batch_to_numpy(self, texts: Sequence[str], *, allowed_special: Allow = None,
+                              disallowed_special: Allow = None, add_special_tokens: Flag = None) -> Tuple[Any, Any]:
         """``encode`` of every text as one flat ``uint32`` array plus
         ``len(texts) + 1`` ``uint64`` offsets (text ``k`` is
         ``ids[offsets[k]:offsets[k + 1]]``), in one parallel pass.
@@ -391,7 +389,10 @@ class Tokenizer:
         >>> ids[offsets[1]:offsets[2]].tolist() == tok.encode("world")
         True
         """
-        allowed, disallowed = _special_args(allowed_special, disallowed_special)
+        allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
+        if add and any(self._added_ids):
+            return flat_arrays(*id_buffers(self.encode_batch(texts, allowed_special=allowed_special,
+                                                             disallowed_special=disallowed_special, add_special_tokens=add)))
         ordinary = allowed == [] and disallowed == []
         return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, allowed, disallowed,
                                                  ordinary))
@@ -407,54 +408,37 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ decoding
 
-    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+    def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
         """The bytes that ``ids`` stand for (char model: words joined by one
-        space). Unknown ids raise ``UnknownTokenError``. ``ids`` may be a
-        numpy integer array (read by the core without a Python int per id).
+        space); ``skip_special_tokens=True`` leaves out the special tokens.
+        Unknown ids raise ``UnknownTokenError``. ``ids`` may be a numpy
+        integer array (read by the core without a Python int per id).
 
         >>> Tokenizer.train("ab").decode_bytes([97, 98])
         b'ab'
         """
-        buffer = as_id_buffer(ids) if type(ids).__module__ == "numpy" else None
+        special = self._spec.special_tokens.values() if skip_special_tokens else ()
+        buffer = as_id_buffer(drop(ids, set(special)) if special else ids) if type(ids).__module__ == "numpy" else None
         if buffer is not None:
             return self._core.decode_buffer(buffer)
-        ids = check_ids(ids)
+        ids = drop(check_ids(ids), set(special))
         try:
             return self._core.decode_bytes(ids)
         except OverflowError:
             bad = next(i for i in ids if not -(2**63) <= i < 2**63)
             raise UnknownTokenError(f"token id {bad} is not in the vocabulary") from None
 
-    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+    def decode(self, ids: Iterable[int], errors: str = "replace", skip_special_tokens: bool = False) -> str:
         """The text of ``ids``; invalid UTF-8 is handled by ``errors``.
+        Special tokens are written as their text unless ``skip_special_tokens``
+        (tiktoken, transformers and mistral_common's ``KEEP``; Hugging Face
+        ``tokenizers``' own default is to skip them).
 
-        >>> Tokenizer.train("héllo", num_merges=0).decode([104, 195, 169])
-        'hé'
+        >>> tok = Tokenizer.train("héllo", num_merges=0, special_tokens=["<s>"])
+        >>> tok.decode([256, 104, 195, 169]), tok.decode([256, 104], skip_special_tokens=True)
+        ('<s>hé', 'h')
         """
-        return self.decode_bytes(ids).decode("utf-8", errors)
-
-    def decode_stream(self, skip_special_tokens: bool = False, ids: Optional[Iterable[int]] = None) -> DecodeStream:
-        """A :class:`~bytepair.decode_stream.DecodeStream`: ``step(id)`` returns
-        the new text as soon as it is complete UTF-8, else ``None``, as
-        Hugging Face's ``DecodeStream`` does; ``ids`` are ids already shown.
-
-        >>> tok = Tokenizer.train("hello world")
-        >>> stream = tok.decode_stream()
-        >>> "".join(t for t in map(stream.step, tok.encode("héllo 😀")) if t is not None)
-        'héllo 😀'
-        """
-        return DecodeStream(self, skip_special_tokens=skip_special_tokens, ids=ids)
-
-    def decode_single_token_bytes(self, id_: int) -> bytes:
-        """The bytes of one token.
-
-        >>> Tokenizer.train("ab").decode_single_token_bytes(97)
-        b'a'
-        """
-        raw = self._core.token_bytes(id_) if isinstance(id_, int) and 0 <= id_ < 2**32 else None
-        if raw is None:
-            raise UnknownTokenError(f"token id {id_!r} is not in the vocabulary")
-        return raw
+        return self.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors)
 
     # ------------------------------------------------------------------ files
 

@@ -178,7 +178,7 @@ def _pipeline_pieces(tok: Tokenizer, text: str, offset: int, out: List[Piece]) -
     between tokens (removed by the pre-tokenizer) is a gap, and a token
     whose span lies inside the previous one (a character split into byte
     tokens) joins that piece."""
-    ids, spans = tok.encode_with_offsets(text, allowed_special=set())  # type: ignore[call-arg]
+    ids, spans = tok.encode_with_offsets(text, allowed_special=(), disallowed_special=())  # special-token text as text
     pos = 0
     for id_, (a, b) in zip(ids, spans):
         if b <= pos and out and out[-1].kind == "token" and out[-1].end > offset:

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     words = args.ids if args.ids else read_input("-", args.errors).split()
     ids = parse_ids(words)
     try:
-        text = tok.decode(ids, errors=args.decode_errors)
+        text = tok.decode(ids, errors=args.decode_errors, skip_special_tokens=args.skip_special_tokens)
     except UnicodeDecodeError as e:
         raise CliError(
             f"the tokens' bytes are not valid UTF-8 at byte offset {e.start} (byte 0x{e.object[e.start]:02X}): "
@@ -46,4 +46,6 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--decode-errors", default="replace", choices=["replace", "strict", "backslashreplace", "ignore"],
                    help="what to do with invalid UTF-8 in the decoded bytes (default replace)")
     p.add_argument("-n", "--no-newline", action="store_true", help="do not print a final newline")
+    p.add_argument("--skip-special-tokens", action="store_true",
+                   help="leave special tokens out of the text (default: written as their text)")
     p.set_defaults(run=run)

@@ -57,10 +57,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return _encode_streaming(args, tok, out)
     text = text_arg(args)
     if args.ordinary:
-        ids = tok.encode_ordinary(text)
+        ids = tok.encode_ordinary(text, add_special_tokens=args.add_special_tokens)
     else:
         try:
-            ids = tok.encode(text, allowed_special=allowed_special(args), dropout=args.dropout, seed=args.seed)
+            ids = tok.encode(text, allowed_special=allowed_special(args), dropout=args.dropout, seed=args.seed,
+                             add_special_tokens=args.add_special_tokens)
         except DisallowedSpecialError as e:
             raise _disallowed(e) from None
     print(" ".join(map(str, ids)), file=out)
@@ -77,7 +78,7 @@ def _encode_streaming(args: argparse.Namespace, tok: Tokenizer, out: TextIO) -> 
     blocks = [args.text] if args.text is not None else file_blocks(args.input or "-", args.errors, report=report)
     options = dict(allowed_special=set(), disallowed_special=()) if args.ordinary else dict(
         allowed_special=allowed_special(args), dropout=args.dropout, seed=args.seed)
-    chunks = tok.encode_stream(blocks, **options)
+    chunks = tok.encode_stream(blocks, add_special_tokens=args.add_special_tokens, **options)
     try:
         if args.output is None:
             write_ids(_TextSink(out), chunks, fmt, tok.n_vocab)  # type: ignore[arg-type]
@@ -110,6 +111,9 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--allowed-special", action="append", metavar="TOK",
                    help="encode this special token's text as the token ('all' for every one); repeatable")
     p.add_argument("--ordinary", action="store_true", help="treat special-token text as plain text")
+    p.add_argument("--add-special-tokens", action="store_true",
+                   help="add the tokens the model's owner adds around a text (BOS/EOS: a tokenizer.json's "
+                        "post-processor, a .model's BOS, tekken.json's BOS; nothing for tiktoken files)")
     p.add_argument("--dropout", type=float, default=None, metavar="P",
                    help="BPE-dropout: skip each candidate merge with probability P (lossless)")
     p.add_argument("--seed", type=int, default=0, help="seed of --dropout (same seed, same ids)")

@@ -116,6 +116,20 @@ def _with_specials(tok: Any, vocab: Dict[str, int]) -> Dict[str, int]:
     return out
 
 
+def _template(tok: Any) -> Optional[Dict[str, Any]]:
+    """The post-processor adding what ``encode(text, add_special_tokens=True)`` adds (tekken.json's BOS), or None."""
+    spec = tok.spec
+    before, after = tuple(getattr(spec, "prefix_tokens", ())), tuple(getattr(spec, "suffix_tokens", ()))
+    if not before and not after:
+        return None
+    special = lambda t: {"SpecialToken": {"id": t, "type_id": 0}}  # noqa: E731
+    single = [*map(special, before), {"Sequence": {"id": "A", "type_id": 0}}, *map(special, after)]
+    pair = single + [*map(special, before), {"Sequence": {"id": "B", "type_id": 1}}, *map(special, after)]
+    ids = tok.special_tokens
+    return {"type": "TemplateProcessing", "single": single, "pair": pair,
+            "special_tokens": {t: {"id": t, "ids": [ids[t]], "tokens": [t]} for t in (*before, *after)}}
+
+
 def _split(pattern: str, exact_findall: bool) -> Dict[str, Any]:
     """A ``Split`` pre-tokenizer giving the pieces ``regex.findall`` gives.
 
@@ -142,7 +156,7 @@ def _document(tok: Any, pre: Dict[str, Any], decoder: Optional[Dict[str, Any]], 
         "added_tokens": _added_tokens(tok),
         "normalizer": None,
         "pre_tokenizer": pre,
-        "post_processor": None,
+        "post_processor": _template(tok),
         "decoder": decoder,
         "model": {
             "type": "BPE",

@@ -100,6 +100,12 @@ def _check(path: str, d: Any) -> None:
     specials = d.get("special_tokens", {})
     if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
         raise _fail(path, "field 'special_tokens' must map non-empty strings to ids")
+    for key in ("prefix_tokens", "suffix_tokens"):
+        added = d.get(key, [])
+        if not isinstance(added, list) or not all(isinstance(t, str) and t in specials for t in added):
+            raise _fail(path, f"field {key!r} must be a list of special tokens")
+    if not isinstance(d.get("match_special_text", True), bool):
+        raise _fail(path, "field 'match_special_text' must be true or false")
 
 
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:

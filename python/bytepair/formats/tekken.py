@@ -10,9 +10,13 @@ list get mistral_common's 20 historical ones), missing ones up to
 ``default_num_special_tokens`` are ``<SPECIAL_k>``; the vocabulary is cut to
 ``default_vocab_size - default_num_special_tokens`` ranks and rank ``r`` has
 id ``r + default_num_special_tokens``. Text is encoded with the pattern and
-no special token is matched in it (``encode_ordinary``, or ``encode`` with
-``disallowed_special=()``); ``decode`` writes special tokens as their text
-(mistral_common's ``SpecialTokenPolicy.KEEP``).
+no special token is matched in it (``encode_ordinary``, ``encode`` with
+``disallowed_special=()``, or any encode in Hugging Face's style, as
+transformers' ``MistralCommonBackend`` does); ``add_special_tokens=True``
+puts BOS (``<s>``) first, as mistral_common's ``encode(text, bos=True,
+eos=False)`` and that backend do. ``decode`` writes special tokens as their
+text (mistral_common's ``SpecialTokenPolicy.KEEP``); ``skip_special_tokens=True``
+drops them all (``SpecialTokenPolicy.IGNORE``).
 
 >>> import json, base64, tempfile, os
 >>> vocab = [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode(), "token_str": None} for i in range(256)]
@@ -24,12 +28,15 @@ no special token is matched in it (``encode_ordinary``, or ``encode`` with
 >>> tok = Tokenizer.from_spec(load(path))
 >>> tok.encode_ordinary("ab a"), tok.special_tokens["</s>"]
 ([276, 52, 117], 2)
+>>> tok.encode("ab a", add_special_tokens=True), tok.decode([1, 276], skip_special_tokens=True)
+([1, 276, 52, 117], 'ab')
 """
 
 from __future__ import annotations
 
 import binascii
 import os
+from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional
 
 from bytepair._io import parse_json, read_model_bytes
@@ -132,7 +139,9 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     info = parse(parse_json(text, path, "not a valid tekken.json: "), path)
     specials = dict(special_tokens) if special_tokens is not None else info["special_tokens"]
     try:
-        return checked(from_byte_vocab(info["tokens"], pattern or info["pattern"], specials))
+        spec = from_byte_vocab(info["tokens"], pattern or info["pattern"], specials)
+        # mistral_common's bos_id is the special token <s>; its encode never matches special-token text
+        return checked(replace(spec, prefix_tokens=("<s>",) if "<s>" in specials else (), match_special_text=False))
     except FormatError:
         raise
     except BytepairError as e:
