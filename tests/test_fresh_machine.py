@@ -40,7 +40,7 @@ def _stub(path: pathlib.Path, body: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool) -> list:
+def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",)) -> list:
     """Runs a copy of scripts/test.sh (and ci-browser.sh) with a PATH of
     stubs: returns the commands they ran, in order."""
     repo = tmp_path / "repo"
@@ -64,7 +64,7 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool) -> list:
     if with_browser:
         for b in ("chromium", "chromedriver"):
             _stub(bin_ / b, browser)
-    done = subprocess.run(["/bin/bash", str(repo / "scripts" / "test.sh"), "-x"], env={"PATH": str(bin_)},
+    done = subprocess.run(["/bin/bash", str(repo / "scripts" / "test.sh"), *args], env={"PATH": str(bin_)},
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
     assert done.returncode == 0, done.stderr
     return log.read_text(encoding="utf-8").splitlines()
@@ -77,12 +77,24 @@ def test_test_sh_installs_the_browser_when_chromium_is_missing(tmp_path):
     assert " update" in calls[0]
     assert " install " in calls[1] and "chromium" in calls[1].split() and "chromium-driver" in calls[1].split()
     assert names[2:] == ["chromium", "chromedriver", "cargo", "python3"]
-    assert calls[-1] == "python3 -m pytest -q -x"
+    assert calls[-1] == "python3 -m pytest -q -n auto --dist loadfile -x"
 
 
 def test_test_sh_leaves_an_installed_browser_alone(tmp_path):
     calls = _run_test_sh(tmp_path, with_browser=True)
     assert [c.split()[0] for c in calls] == ["cargo", "python3"]
+
+
+def test_the_quick_tier_runs_pytest_alone_without_the_slow_tests(tmp_path):
+    """`--quick`: no browser install, no Rust tests; pytest without the tests marked slow."""
+    calls = _run_test_sh(tmp_path, with_browser=False, args=("--quick", "-x"))
+    assert calls == ["python3 -m pytest -q -n auto --dist loadfile -m not slow -x"]
+
+
+def test_readme_names_the_quick_tier_next_to_the_test_command():
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Run the whole test suite"))
+    assert any("bash scripts/test.sh --quick" in line for line in lines[start:start + 12])
 
 
 def _in_background(command: str) -> subprocess.CompletedProcess:
