@@ -93,6 +93,11 @@ def detect(path: str) -> str:
             f"{path}: binary data ({len(head)}+ bytes starting {head[:8].hex(' ')}) that is not a tokenizer file "
             "bytepair knows (a SentencePiece .model protobuf, JSON, .tiktoken, GPT-2 merges or subword-nmt codes)"
         )
+    if name.endswith(".model"):  # the native loader would only say "invalid JSON"
+        raise FormatError(
+            f"{path}: named like a SentencePiece model, but it is text, not a SentencePiece ModelProto "
+            "(nor JSON, .tiktoken ranks, GPT-2 merges or subword-nmt codes)"
+        )
     return "bytepair"
 
 
