@@ -15,7 +15,7 @@ any callable.
 >>> import io
 >>> log = io.StringIO()  # not a terminal: a bar's plain lines
 >>> bar = make_reporter("bar", log); bar("merge", 10, 10); log.getvalue()
-'merge: 10/10 merges (100%)\n'
+'merge: 10/10 merges (100%)\\n'
 """
 
 from __future__ import annotations
