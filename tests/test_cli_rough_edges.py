@@ -439,3 +439,17 @@ def test_tokenize_prints_tiktokens_pieces_one_per_line(tiktoken_cache):
     got = json.loads(out)
     assert got == [as_json(p) for p in want]
     assert any(isinstance(p, list) for p in got) and "Hello" in got  # both kinds occur in this text
+
+
+# ---------------------------------------------------------------- a text file named *.model
+
+
+def test_a_text_file_named_model_is_refused_as_not_sentencepiece(tmp_path, capsys):
+    spm = pytest.importorskip("sentencepiece")  # in the test extra: never skipped in CI
+    path = tmp_path / "tokenizer.model"
+    path.write_text("hello\nworld\n", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="ModelProto"):  # sentencepiece refuses it too
+        spm.SentencePieceProcessor(model_file=str(path))
+    assert run("encode", "-t", path, "hi")[0] == 1
+    err = capsys.readouterr().err
+    assert "SentencePiece" in err and "ModelProto" in err and "invalid JSON" not in err

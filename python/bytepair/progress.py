@@ -12,6 +12,10 @@ any callable.
 >>> report = make_reporter(lambda stage, done, total: lines.append((stage, done, total)))
 >>> report("merge", 1, 10); lines
 [('merge', 1, 10)]
+>>> import io
+>>> log = io.StringIO()  # not a terminal: a bar's plain lines
+>>> bar = make_reporter("bar", log); bar("merge", 10, 10); log.getvalue()
+'merge: 10/10 merges (100%)\\n'
 """
 
 from __future__ import annotations

@@ -48,7 +48,13 @@ def load(path: str, args: argparse.Namespace) -> Tokenizer:
 def named_encoding(name: str, args: argparse.Namespace) -> Tokenizer:
     """``-t NAME`` for one of tiktoken's encodings: ``get_encoding(NAME)``,
     which brings its own pattern and special tokens (so ``--format`` and
-    ``--pattern`` would contradict it) and never downloads."""
+    ``--pattern`` would contradict it) and never downloads.
+
+    >>> named_encoding("cl100k_base", argparse.Namespace(format=None, pattern="gpt2"))
+    Traceback (most recent call last):
+    ...
+    bytepair.cli.options.CliError: -t cl100k_base is tiktoken's encoding of that name, with its own pattern and special tokens: drop --format and --pattern (or give a file)
+    """
     if getattr(args, "format", None) not in (None, "tiktoken") or getattr(args, "pattern", None) is not None:
         raise CliError(f"-t {name} is tiktoken's encoding of that name, with its own pattern and special tokens: "
                        "drop --format and --pattern (or give a file)")
@@ -62,7 +68,13 @@ def named_encoding(name: str, args: argparse.Namespace) -> Tokenizer:
 def check_output(path: str, folder: bool = False) -> None:
     """``CliError`` naming ``path`` unless the command can write it (a file,
     or with ``folder=True`` a folder to create or fill): checked before the
-    work starts, so that a bad ``-o`` fails at once, not after hours."""
+    work starts, so that a bad ``-o`` fails at once, not after hours.
+
+    >>> check_output("/no/such/folder/tok.json")
+    Traceback (most recent call last):
+    ...
+    bytepair.cli.options.CliError: cannot write /no/such/folder/tok.json: folder /no/such/folder does not exist
+    """
     try:
         check_writable(path, folder_output=folder)
     except InputError as e:
@@ -72,14 +84,22 @@ def check_output(path: str, folder: bool = False) -> None:
 def check_allowed_special(tok: Tokenizer, names: Sequence[str]) -> None:
     """``CliError`` for a name of ``--allowed-special`` (other than ``all``)
     that is not one of ``tok``'s special tokens, naming the known ones: a
-    typo would otherwise leave that token's text encoded as plain text."""
+    typo would otherwise leave that token's text encoded as plain text.
+
+    >>> tok = Tokenizer.train("a b", num_merges=0, special_tokens=["<|endoftext|>"])
+    >>> check_allowed_special(tok, ["al"])
+    Traceback (most recent call last):
+    ...
+    bytepair.cli.options.CliError: --allowed-special al: not a special token of this tokenizer (known: all, <|endoftext|>)
+    """
     unknown = [n for n in names if n != "all" and n not in tok.special_tokens]
-    if unknown:
-        known = ", ".join(sorted(tok.special_tokens)[:20])
-        more = f" and {len(tok.special_tokens) - 20} more" if len(tok.special_tokens) > 20 else ""
-        raise CliError(f"--allowed-special {unknown[0]}: not a special token of this tokenizer "
-                       f"(known: all, {known}{more})" if tok.special_tokens else
-                       f"--allowed-special {unknown[0]}: this tokenizer has no special tokens")
+    if not unknown:
+        return
+    if not tok.special_tokens:
+        raise CliError(f"--allowed-special {unknown[0]}: this tokenizer has no special tokens")
+    known = ", ".join(sorted(tok.special_tokens)[:20])
+    more = f" and {len(tok.special_tokens) - 20} more" if len(tok.special_tokens) > 20 else ""
+    raise CliError(f"--allowed-special {unknown[0]}: not a special token of this tokenizer (known: all, {known}{more})")
 
 
 def read_input(path: str, errors: str) -> str:

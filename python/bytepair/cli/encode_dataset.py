@@ -28,7 +28,13 @@ SHARD_FORMATS = ["npy", "bin", "u16", "u32"]
 def shard_format(args: argparse.Namespace) -> str:
     """``--to``; ``--format`` with a shard format's name is read as ``--to``
     (with a note), as earlier versions had it, since no tokenizer format has
-    such a name."""
+    such a name.
+
+    >>> shard_format(argparse.Namespace(format=None, shard_format="bin"))
+    'bin'
+    >>> shard_format(argparse.Namespace(format=None, shard_format=None))
+    'npy'
+    """
     if args.format in SHARD_FORMATS:
         if args.shard_format is not None:
             raise CliError(f"--format {args.format} is a shard format: give it once, as --to {args.format}")

@@ -100,7 +100,7 @@ def detect(path: str) -> str:
                            "subword-nmt codes)")
         )
     if name.endswith(".model"):
-        raise FormatError(f"{path}: a .model file is a SentencePiece model (a binary protobuf) or, as Llama 3's, "
+        raise FormatError(f"{path}: a .model file is a SentencePiece model (a binary ModelProto) or, as Llama 3's, "
                           "a tiktoken file (lines of 'base64 rank'), and this text file is neither")
     return "bytepair"
 
