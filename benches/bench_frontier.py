@@ -67,14 +67,15 @@ sys.path.insert(0, HERE)
 import common  # noqa: E402
 from common import CL100K, CL100K_SPECIALS, MB, median, table  # noqa: E402
 
-TOOLS = ["bytepair", "gigatoken", "fastokens", "toktok", "kitoken", "tokie", "tiktoken"]
+TOOLS = ["bytepair", "gigatoken", "fastokens", "toktok", "kitoken", "tokie", "bpe-openai", "hf", "tiktoken"]
 PIPELINE_TOOLS = ["bytepair", "gigatoken", "fastokens", "kitoken", "tokie", "hf"]
 SPM_TOOLS = ["bytepair", "gigatoken", "kitoken", "fastokens", "tokie", "hf", "sentencepiece"]
-PEERS = ["gigatoken", "fastokens", "toktok", "kitoken", "tokie"]
+PEERS = ["gigatoken", "fastokens", "toktok", "kitoken", "tokie", "bpe-openai"]
 LABEL = {"bytepair": "bytepair", "bytepair-base": "bytepair (baseline)", "gigatoken": "gigatoken", "fastokens": "fastokens", "toktok": "toktok-rs",
          "kitoken": "kitoken", "tokie": "tokie", "tiktoken": "tiktoken", "hf": "HF tokenizers",
-         "sentencepiece": "sentencepiece"}
+         "sentencepiece": "sentencepiece", "bpe-openai": "bpe-openai"}
 DIST = {"toktok": "toktok-rs", "hf": "tokenizers"}  # PyPI names where they differ from the tool's
+PYTHON = [sys.executable]  # the interpreter whose bytepair is measured (--python)
 DOC_BYTES = 4096
 LINE_BYTES = 50
 
@@ -412,6 +413,16 @@ def load(tool: str, vocab: str, threads: int):
         t["one"] = lambda s: tk.encode(s, add_special_tokens=False).ids
         t["batch"] = lambda ts: [e.ids for e in tk.encode_batch(ts, add_special_tokens=False)]
         t["count"] = tk.count_tokens_batch
+    elif tool == "bpe-openai":
+        import bpe_openai
+
+        enc = bpe_openai.get_encoding("cl100k_base")  # its own copy of cl100k_base
+        t["one"] = enc.encode_ordinary
+        t["batch"] = lambda ts: enc.encode_ordinary_batch(ts, num_threads=threads)
+    elif tool == "hf":
+        h = common.load_hf_cl100k(vocab)
+        t["one"] = lambda s: h.encode(s, add_special_tokens=False).ids
+        t["batch"] = lambda ts: [e.ids for e in h.encode_batch(ts, add_special_tokens=False)]
     elif tool == "tiktoken":
         enc = common.load_tiktoken_cl100k(vocab)
         t["one"] = enc.encode_ordinary
@@ -575,9 +586,11 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--label", help="a note on the bytepair build (e.g. the commit a wheel was built from)")
     ap.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    ap.add_argument("--plot", help="write a PNG here: MB/s per tool per corpus, at 1 and 2 threads")
     ap.add_argument("--baseline", help="a folder holding another build's bytepair package (a copy of python/bytepair "
                     "with its _core): measured in the same run as the tool bytepair-base")
     a = ap.parse_args(argv)
+    PYTHON[0] = a.python
     a.mb = a.mb or (1.0 if a.quick else 10.0)
     a.reps = a.reps or (1 if a.quick else 3)
     t_start = time.time()
@@ -625,20 +638,100 @@ def main(argv=None):
                         times[(c, tool, row)].append(s)
                         nbytes[(c, row)] = r["bytes"][row]
                         ids.setdefault((c, tool, row), r["ids"][row])
-                    mem[(c, tool, "%s@%d" % (stage, th))].append((r["rss_after"] - r["rss_before"], r["cache"]))
+                    mem[(c, tool, "%s@%d" % (stage, th))].append((r["rss_after"] - r["rss_before"], r["cache"],
+                                                                   r["rss_before"]))
                     print("  rep %d %-5s %-9s %s@%d: %s" % (rep + 1, c, tool, stage, th, ", ".join(
                         "%s %.1f MB/s" % (row, r["bytes"][row] / MB / s) for row, s in r["seconds"].items())),
                         flush=True)
     lines = report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_start, ref_tool)
     print("\n".join(lines))
+    name = os.path.basename(os.path.dirname(vocab)) if a.tokenizer else ""
+    if spm_mode:
+        name += "-" + os.path.basename(vocab)
+    shown = os.path.relpath(vocab, common.ROOT) if a.tokenizer else "cl100k_base"
+    page, memory = page_tables(argv, corpora, tools, times, nbytes, ids, mem, ref_tool, shown)
+    if a.plot:
+        plot(a.plot, corpora, tools, times, nbytes, shown)
+        page += ["![Encoding with %s: MB/s per tool and corpus, 1 and 2 threads](%s)" % (
+            shown, common.doc_link(a.plot)), ""]
+        print("wrote %s" % a.plot)
+    print("\n".join(page + memory))
     if not a.no_doc:
-        name = os.path.basename(os.path.dirname(vocab)) if a.tokenizer else ""
-        if spm_mode:
-            name += "-" + os.path.basename(vocab)
-        common.update_doc("frontier" + ("-" + name if name else ""), [
-            "## Encoding at the frontier" + (": pipelines on %s" % name if name else ""), ""] + lines)
-        print("wrote the frontier section of %s" % os.path.relpath(common.DOC, common.ROOT))
+        common.update_doc("encode-" + (name or "cl100k"), page)
+        common.update_doc("encode-" + (name or "cl100k") + "-memory", memory)
+        print("wrote the encoding section of %s" % os.path.relpath(common.DOC, common.ROOT))
     return 0
+
+
+# the two rows a user asks about: one document at a time, and a batch on two threads
+PAGE_ROWS = [("steady", "1 thread"), ("batch@2", "2 threads")]
+
+
+def _version(tool):
+    if tool.startswith("bytepair"):
+        return common.bytepair_version(PYTHON[0])
+    return common.dist_version(DIST.get(tool, tool))
+
+
+def _mbs(times, nbytes, c, tool, row):
+    ts = times.get((c, tool, row))
+    return nbytes[(c, row)] / MB / median(ts) if ts else None
+
+
+def page_tables(argv, corpora, tools, times, nbytes, ids, mem, ref_tool, shown):
+    """The page's tables: MB/s at 1 and 2 threads; and memory. Each says its run."""
+    run = common.run_line(["benches/bench_frontier.py"] + argv)
+    out = ["### Encoding speed with %s: MB of text per second" % shown, "",
+           run + " 1 thread: one call per document (at most %d bytes), after warming on other documents, CPU "
+           "time; 2 threads: one batch call on all documents, wall time. Cells: MB/s (bytepair's speed / the "
+           "tool's); ids: identical to %s's on every document of both rows, or where they differ." % (
+               DOC_BYTES, LABEL[ref_tool]), ""]
+    rows = []
+    for tool in tools:
+        row = [LABEL[tool], _version(tool)]
+        for c in corpora:
+            for key, _ in PAGE_ROWS:
+                if (c, key) not in nbytes:
+                    row.append("-")
+                    continue
+                x, base = _mbs(times, nbytes, c, tool, key), _mbs(times, nbytes, c, "bytepair", key)
+                row.append("-" if x is None else "%.1f" % x + (" (%.2fx)" % (base / x) if base else ""))
+        if tool == ref_tool:
+            row.append("the reference")
+        else:
+            bad = [(c, key) for c in corpora for key, _ in PAGE_ROWS
+                   if (c, tool, key) in ids and (c, ref_tool, key) in ids and ids[(c, tool, key)] != ids[(c, ref_tool, key)]]
+            seen = any((c, tool, key) in ids for c in corpora for key, _ in PAGE_ROWS)
+            row.append("not checked" if not seen else "identical" if not bad else
+                       "differ on " + ", ".join("%s %s" % (c, dict(PAGE_ROWS)[k]) for c, k in bad))
+        rows.append(row)
+    out += table(["tool", "version"] + ["%s, %s" % (c, label) for c in corpora for _, label in PAGE_ROWS] + ["ids"],
+                 rows)
+    out.append("")
+    memory = ["### Memory while encoding with %s: resident set of the process, MB" % shown, "",
+            run + " Loaded: after loading the tokenizer (the interpreter and numpy included); batch growth: "
+            "what the 2-thread batch stage added (caches, the outputs Python holds).", ""]
+    rows = []
+    for tool in tools:
+        row = [LABEL[tool], _version(tool)]
+        for c in corpora:
+            m = mem.get((c, tool, "batch@2"))
+            row += ["%.0f" % (m[0][2] / MB), "%.0f" % (median([x[0] for x in m]) / MB)] if m else ["-", "-"]
+        rows.append(row)
+    memory += table(["tool", "version"] + ["%s, %s" % (c, what) for c in corpora for what in ("loaded", "batch growth")],
+                    rows)
+    memory.append("")
+    return out, memory
+
+
+def plot(path, corpora, tools, times, nbytes, shown):
+    panels = []
+    for key, label in PAGE_ROWS:
+        series = {LABEL[t]: [_mbs(times, nbytes, c, t, key) if (c, key) in nbytes else None for c in corpora]
+                  for t in tools}
+        panels.append({"kind": "bars", "groups": corpora, "series": series, "ylabel": "MB/s (higher is better)",
+                       "title": "%s, %s" % (shown, label)})
+    common.plot(path, panels, "Encoding with %s" % shown)
 
 
 def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_start, ref_tool="tiktoken"):

@@ -50,6 +50,7 @@ IMPORT = {"bytepair": "bytepair", "bytepair-first": "bytepair", "bytepair-char":
 EXT = {"hf": ".json", "rustbpe": ".tiktoken", "bpeasy": ".tiktoken", "sentencepiece": "", "youtokentome": ".yttm",
        "flashbpe": ".tiktoken", "fast-bpe-rs": "", "ffbpe": "", "gigatoken": ""}
 PEERS = ["rustbpe", "hf", "bpeasy", "sentencepiece", "youtokentome", "flashbpe", "fast-bpe-rs", "ffbpe", "gigatoken"]
+PYTHON = [sys.executable]  # the interpreter whose bytepair is measured (--python)
 WORST_TRAIN = ["ordinary", "a-run", "digits", "punct-run", "emoji", "no-space"]
 
 
@@ -122,7 +123,10 @@ def main(argv=None):
                     "against plain BPE at equal vocabulary; no peer offers it from a registry) and report it")
     ap.add_argument("--superword-args", default="", help="arguments for bench_superword.py")
     ap.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md alone")
+    ap.add_argument("--plot", help="write a PNG here: MB/s per tool per corpus, and time against slice size "
+                                   "(the linearity slices)")
     a = ap.parse_args(argv)
+    PYTHON[0] = a.python
     for name, full, quick in (("reps", 3, 1), ("sizes", "50", "2"), ("linearity", "10,50,100", "1,2,4"),
                               ("worst_n", 10**7, 10**5)):
         if getattr(a, name) is None:
@@ -350,10 +354,100 @@ def main(argv=None):
             lines += side_bench(script, extra, a.python, a.timeout)
 
     print("\n".join(lines))
+    page, memory = page_tables(argv, a, corpora, sizes, vocabs, threads, tools, lin_settings, lin_tools, med, bpt,
+                               exact)
+    if a.plot:
+        plot(a.plot, corpora, sizes[0], vocabs[0], threads, tools, lin_settings, lin_tools, med)
+        page += ["![Training: MB/s per tool and corpus; time against slice size](%s)" % common.doc_link(a.plot), ""]
+        print("wrote %s" % a.plot)
+    print("\n".join(page + memory))
     if not a.no_doc:
-        common.update_doc("train", ["## Training", ""] + lines)
+        common.update_doc("train", page)
+        common.update_doc("train-memory", memory)
         print("wrote the training section of %s" % os.path.relpath(common.DOC, common.ROOT))
     return 0
+
+
+def version(tool):
+    if tool.startswith("bytepair"):
+        return common.bytepair_version(PYTHON[0])
+    return common.dist_version({"hf": "tokenizers"}.get(tool, tool))
+
+
+def page_tables(argv, a, corpora, sizes, vocabs, threads, tools, lin_settings, lin_tools, med, bpt, exact):
+    """The page's tables: training speed and time against slice size; and peak memory. Each says its run."""
+    size, vocab, top = sizes[0], vocabs[0], max(threads)
+    run = common.run_line(["benches/bench_train.py"] + argv)
+    mb = {c: os.path.getsize(common.slice_path(c, size)) / MB for c in corpora}
+    out = ["### Training speed: MB of text per second, vocabulary %d, %g MB slices" % (vocab, size), "",
+           run + " Cells: MB/s (the tool's time / bytepair's); held-out bytes per token from the %d-thread "
+           "model of %s (more is better)." % (top, corpora[0]), ""]
+    rows = []
+    for tool in tools:
+        row = [LABEL[tool], version(tool)]
+        for c in corpora:
+            for th in threads:
+                t, base = med((c, size, th, vocab, tool)), med((c, size, th, vocab, "bytepair"))
+                row.append("-" if t is None else "%.2f" % (mb[c] / t) + (" (%s)" % fmt_x(t / base) if base else ""))
+        b = bpt.get((corpora[0], size, vocab, tool))
+        row.append("%.3f" % b if b else "-")
+        rows.append(row)
+    out += table(["tool", "version"] + ["%s, %d thread%s" % (c, th, "s" if th > 1 else "") for c in corpora
+                                        for th in threads] + ["bytes/token"], rows)
+    out.append("")
+    same = [k for k, r in exact.items() if r.get("equal")]
+    if exact:
+        out += ["Merges identical to rustbpe's (bytepair `tie_break=\"pair-id\"`): %d of %d settings (%s)." % (
+            len(same), len(exact), ", ".join("%s %g MB" % (c, s_) for c, s_, _ in sorted(exact))), ""]
+    memory = ["### Peak memory while training: resident set of the whole process, MB", "",
+            run + " Cells: MB (the tool's peak / bytepair's).", ""]
+    rows = []
+    for tool in tools:
+        row = [LABEL[tool], version(tool)]
+        for c in corpora:
+            r, base = med((c, size, top, vocab, tool), "rss_mb"), med((c, size, top, vocab, "bytepair"), "rss_mb")
+            row.append("-" if r is None else "%.0f" % r + (" (%s)" % fmt_x(r / base) if base else ""))
+        rows.append(row)
+    memory += table(["tool", "version"] + ["%s, %g MB, %d threads" % (c, size, top) for c in corpora], rows)
+    memory.append("")
+    if lin_settings:
+        corpus = lin_settings[0][0]
+        out += ["### Training time against corpus size: %s slices, vocabulary %d, %d threads, seconds" % (
+            corpus, vocab, top), "", run, ""]
+        rows = []
+        for tool in lin_tools:
+            row = [LABEL[tool], version(tool)]
+            for setting in lin_settings:
+                t = med(setting + (tool,))
+                row.append(fmt_s(t))
+            rows.append(row)
+        out += table(["tool", "version"] + ["%g MB" % s_ for _, s_, _, _ in lin_settings], rows)
+        out.append("")
+    return out, memory
+
+
+def plot(path, corpora, size, vocab, threads, tools, lin_settings, lin_tools, med):
+    top = max(threads)
+    mb = {c: os.path.getsize(common.slice_path(c, size)) / MB for c in corpora}
+    series = {}
+    for tool in tools:
+        ts = [med((c, size, top, vocab, tool)) for c in corpora]
+        series[LABEL[tool]] = [mb[c] / t if t else None for c, t in zip(corpora, ts)]
+    panels = [{"kind": "bars", "groups": corpora, "series": series, "ylabel": "MB/s (higher is better)",
+               "title": "%g MB slices, vocabulary %d, %d threads" % (size, vocab, top)}]
+    if lin_settings:
+        lines = {}
+        for tool in lin_tools:
+            pts = []
+            for setting in lin_settings:
+                t = med(setting + (tool,))
+                if t:
+                    pts.append((os.path.getsize(common.slice_path(setting[0], setting[1])) / MB, t))
+            lines[LABEL[tool]] = pts
+        panels.append({"kind": "lines", "series": lines, "xlabel": "slice of %s (MB)" % lin_settings[0][0],
+                       "ylabel": "seconds (lower is better)", "title": "training time against corpus size, %d threads"
+                       % top})
+    common.plot(path, panels, "Training a byte-level BPE tokenizer")
 
 
 if __name__ == "__main__":

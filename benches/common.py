@@ -311,6 +311,33 @@ def versions() -> Dict[str, str]:
     return out
 
 
+def tree_commit() -> str:
+    """The short commit of this checkout ("" outside git)."""
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+_BYTEPAIR_VERSIONS: Dict[str, str] = {}
+
+
+def bytepair_version(python: str = sys.executable) -> str:
+    """The version of the bytepair that ``python`` imports, and this checkout's commit (a version cell)."""
+    if python not in _BYTEPAIR_VERSIONS:
+        r = subprocess.run([python, "-c", "import bytepair; print(bytepair.__version__)"], capture_output=True,
+                           text=True)
+        _BYTEPAIR_VERSIONS[python] = (r.stdout.strip() or "?") + commit_note()
+    return _BYTEPAIR_VERSIONS[python]
+
+
+def commit_note() -> str:
+    """`` (tree at abc1234)`` for a version cell, or ""."""
+    commit = tree_commit()
+    return " (tree at %s)" % commit if commit else ""
+
+
 def bytepair_build(python: str) -> str:
     """How the bytepair that ``python`` imports was built: editable
     (scripts/dev-install.sh, the dev-fast profile) or a wheel (release)."""
@@ -326,13 +353,7 @@ def bytepair_build(python: str) -> str:
     kind = "editable install (scripts/dev-install.sh: profile dev-fast, no LTO)" if info["editable"] else \
         "wheel install (release profile: fat LTO, codegen-units=1)"
     where = os.path.dirname(info["file"])
-    commit = ""
-    if info["editable"]:  # a wheel may come from any tree: say where it came from with --label
-        try:
-            commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                    text=True, check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            pass
+    commit = tree_commit() if info["editable"] else ""  # a wheel may come from any tree: say so with --label
     return "bytepair %s from %s%s; %s" % (info["version"], where, " (tree at %s)" % commit if commit else "", kind)
 
 
@@ -416,6 +437,68 @@ the ratios hold on any machine. The tables below are written by the scripts in
 `benches/` (see `benches/README.md` for how to run them and what each number
 means); each section says the command, date, machine and build it came from.
 """
+
+
+def dist_version(name: str) -> str:
+    """The installed version of the PyPI distribution ``name`` ("-" if it is not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+def run_line(argv: Sequence[str]) -> str:
+    """Where the rows of a table came from: date, command and machine, in one line."""
+    return "Measured %s with `%s` on %s." % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+                                           " ".join(shlex.quote(a) for a in ["python"] + list(argv)), machine())
+
+
+def plot(path: str, panels: Sequence[dict], title: str) -> None:
+    """A PNG of side-by-side panels (matplotlib, no display needed). Each panel is
+    ``{"kind": "bars", "groups": [...], "series": {label: [value per group]}, "ylabel", "title"}``
+    (grouped bars; None is a missing bar) or ``{"kind": "lines", "series": {label: [(x, y), ...]},
+    "xlabel", "ylabel", "title"}``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.4 * len(panels), 4.4), squeeze=False)
+    for ax, p in zip(axes[0], panels):
+        if p["kind"] == "bars":
+            groups, series = p["groups"], p["series"]
+            width = 0.8 / max(1, len(series))
+            for k, (label, values) in enumerate(series.items()):
+                xs = [g + (k - (len(series) - 1) / 2) * width for g in range(len(groups))]
+                ax.bar(xs, [v or 0 for v in values], width, label=label,
+                       edgecolor="black" if label.startswith("bytepair") else None, linewidth=1.2)
+            ax.set_xticks(range(len(groups)))
+            ax.set_xticklabels(groups)
+        else:
+            for label, points in p["series"].items():
+                points = sorted(points)
+                ax.plot([x for x, _ in points], [y for _, y in points], marker="o", label=label,
+                        linewidth=2.5 if label.startswith("bytepair") else 1.2)
+            ax.set_xlabel(p["xlabel"])
+            ax.set_xlim(left=0)
+            ax.set_ylim(bottom=0)
+        ax.set_ylabel(p["ylabel"])
+        ax.set_title(p["title"], fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path + ".tmp.png", dpi=90)
+    plt.close(fig)
+    os.replace(path + ".tmp.png", path)
+
+
+def doc_link(path: str) -> str:
+    """``path`` relative to docs/benchmarks.md, for a Markdown image."""
+    return os.path.relpath(os.path.abspath(path), os.path.dirname(DOC))
 
 
 def fmt_s(x: Optional[float]) -> str:

@@ -105,6 +105,8 @@ SLOW = {
     "test_core_vs_reference.py", "test_core_merges.py", "test_parallel_merge.py", "test_parity.py",
     "test_superword.py", "test_fuzz_atheris.py", "test_fuzz_loaders.py", "test_fuzz_structural.py",
     "test_kill_random.py", "test_conformance_published.py", "test_presets_published.py",
+    "test_cli_pipelines.py", "test_lexer_presets_pipeline.py", "test_lexer.py", "test_hostile_files.py",
+    "test_concurrency_pipelines.py", "test_pipeline_hf.py", "test_as_pipeline.py", "test_pipeline_fast.py",
 }
 
 

@@ -82,3 +82,22 @@ def test_docs_name_no_issue_numbers():
         for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
             found += [f"{f.relative_to(ROOT)}:{i}: {m}" for m in re.findall(r"\b[Ii]ssues? ?#?\d+", line)]
     assert found == []
+
+
+def test_the_benchmark_page_answers_its_questions_with_measured_tables():
+    """docs/benchmarks.md: one section per question; every table says its run (date, command, machine) and gives
+    each tool's version; every figure it shows is committed."""
+    page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    for question in ["## How fast is training?", "## How fast is encoding with my model's tokenizer?",
+                     "## How much memory?"]:
+        assert question in page
+    blocks = page.split("\n### ")[1:]
+    assert blocks, "no tables"
+    for block in blocks:
+        title = block.splitlines()[0]
+        assert re.search(r"Measured \d{4}-\d\d-\d\d \d\d:\d\d with `python benches/\S+", block), title
+        assert "| tool | version |" in block, title
+    images = re.findall(r"!\[[^]]*\]\(([^)]+)\)", page)
+    assert images
+    for image in images:
+        assert (ROOT / "docs" / image).is_file(), image
