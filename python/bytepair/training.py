@@ -468,7 +468,10 @@ def train_parity(
     ``global_merges`` merges are plain BPE over all languages together.
     ``variant="window"``: a language that took more than ``alpha /
     languages`` of the last ``window_size`` merges gives way to the next.
-    The default ``tie_break="max-string"`` is HF's and the paper's. A
+    The default ``tie_break="max-string"`` is HF's and the paper's (equal
+    counts go to the greater (left, right) string, compared in GPT-2's
+    printable form for bytes); ``"pair-id"`` is HF's *plain* trainer's
+    rule and gives other merges than ``ParityBpeTrainer`` on ties. A
     corpus may also be a word-count table of
     :func:`bytepair.counts.count_words`. ``tok.parity_stats`` gives, per
     language, its tokens before and after training and its merges.
