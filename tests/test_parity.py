@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from unittest import mock
 from pathlib import Path
 
 import pytest
@@ -289,3 +290,96 @@ def test_compare_reports_the_gini(tmp_path, capsys):
     expected = {f: tok.count(Path(f).read_text(encoding="utf-8")) for f in files}
     assert got["tokens"] == expected
     assert got["gini"] == pytest.approx(parity.gini(expected.values()))
+
+
+def test_tie_inside_a_language_is_broken_as_hf():
+    # HF's parity trainer breaks equal counts by the greater (left, right) string (max-string), where its
+    # plain trainer takes the lower pair ids (pair-id): here two pairs of l1 tie at the fourth merge
+    train = {"l0": ["β βeβα β β eαeβ"], "l1": ["e дд дя дд д я яeд"]}
+    dev = {"l0": ["β α", "β"], "l1": ["дeд eядя", "eядe ядe я ддeя"]}
+    theirs = _hf_parity(train, dev, num_merges=8)
+    ours = Tokenizer.train_parity(train, dev=dev, num_merges=8, pattern="gpt2")
+    expected = refp.train_parity(train, dev=dev, num_merges=8, pattern="gpt2")
+    assert _printable(ours.merges) == _printable(expected.merges) == theirs
+    plain_rule = Tokenizer.train_parity(train, dev=dev, num_merges=8, pattern="gpt2", tie_break="pair-id")
+    assert _printable(plain_rule.merges) != theirs
+
+
+# ------------------------------------------------------------------ against HF on random tied corpora
+
+
+def _hf_window_loops(values, recent, window_size, threshold):
+    """whether HF 0.23.3's window choice loops forever here: its scan starts from language 0 and keeps it
+    when every unmasked language is exhausted (-inf), so a masked language 0 is tried again and again"""
+    mask = [True] * len(values)
+    while True:
+        best, best_value = 0, float("-inf")
+        for i, v in enumerate(values):
+            if mask[i] and v > best_value:
+                best, best_value = i, v
+        if recent.count(best) / window_size <= threshold:
+            return False
+        if not mask[best]:
+            return True
+        mask[best] = False
+        if not any(mask):
+            return False
+
+
+def _reference_unless_hf_loops(*args, **kwargs):
+    """the reference's model, or None where HF's trainer would never return (the reference takes the same
+    languages as HF up to that point, so the check on its choices is HF's)"""
+    loops = []
+    choose = refp.select_window
+
+    def watched(values, recent, window_size, threshold):
+        loops.append(_hf_window_loops(values, recent, window_size, threshold))
+        return choose(values, recent, window_size, threshold)
+
+    with mock.patch.object(refp, "select_window", watched), warnings.catch_warnings():
+        warnings.simplefilter("ignore", bytepair.TrainingWarning)
+        model = refp.train_parity(*args, **kwargs)
+    return None if any(loops) else model
+
+
+# a few characters shared by every language (one and two UTF-8 bytes), few distinct words, so that pair
+# counts tie inside a language and dev costs tie between languages
+_letters = st.sampled_from("eaβαдя")
+_tied_word = st.text(alphabet=_letters, min_size=1, max_size=4)
+_tied_corpus = st.lists(_tied_word, min_size=1, max_size=4).flatmap(
+    lambda pool: st.lists(st.sampled_from(pool), min_size=1, max_size=10).map(" ".join)
+).map(lambda text: [text])
+
+
+@SETTINGS
+@given(
+    data=st.data(),
+    n=st.integers(2, 5),
+    byte=st.booleans(),
+    variant=st.sampled_from(["base", "window"]),
+    balance=st.sampled_from(["train", "dev", "ratio"]),
+    global_merges=st.sampled_from([0, 0, 1, 3]),
+    window_size=st.integers(1, 5),
+    alpha=st.sampled_from([0.5, 1.0, 2.0, 3.0]),
+    min_frequency=st.integers(1, 3),
+    num_merges=st.integers(1, 20),
+)
+def test_same_merges_as_hf_on_tied_corpora(data, n, byte, variant, balance, global_merges, window_size, alpha,
+                                           min_frequency, num_merges):
+    train = {f"l{i}": data.draw(_tied_corpus) for i in range(n)}
+    dev = {f"l{i}": data.draw(_tied_corpus) for i in range(n)} if balance == "dev" else None
+    ratio = data.draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n)) \
+        if balance == "ratio" else None
+    options = dict(variant=variant, global_merges=global_merges, window_size=window_size, alpha=alpha,
+                   min_frequency=min_frequency)
+    ours = dict(model="byte" if byte else "char", pattern="gpt2" if byte else None, end_of_word=None)
+    expected = _reference_unless_hf_loops(train, dev=dev, ratio=ratio, num_merges=num_merges, **ours, **options)
+    if expected is None:
+        return
+    theirs = _hf_parity(train, dev, ratio, byte=byte, num_merges=num_merges, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bytepair.TrainingWarning)
+        core = Tokenizer.train_parity(train, dev=dev, ratio=ratio, num_merges=num_merges, **ours, **options)
+    printable = _printable if byte else list
+    assert printable(expected.merges) == theirs
+    assert core.merges == expected.merges

@@ -405,7 +405,7 @@ def _special_list(special_tokens, error):
 def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=1,
           pattern=_DEFAULT, end_of_word="</w>", end_of_word_fused=False,
           tie_break="first", special_tokens=(), byte_fallback=False, unk_token=None,
-          max_token_length=None, init=None, superword=False, transition=None):
+          max_token_length=None, init=None, superword=False, transition=None, required_tokens=()):
     """
     learn merges from a corpus, e.g.
     train({"low": 5, "lower": 2, "newest": 6, "widest": 3}, model="char",
@@ -427,7 +427,29 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
     usual up to vocabulary size `transition`, stage 2 continues it on the same
     corpus with the "superbpe" pattern (tokens may cross spaces) up to
     vocab_size.
+    required_tokens (byte model): first, for each string in turn, the merges of
+    its first two pieces (under the merges so far) until it is one token; then
+    training continues from them (continue_training); num_merges and
+    vocab_size count them too.
     """
+    if required_tokens:
+        if model != "byte" or init is not None or superword:
+            raise TrainingError("required_tokens= is an option of the byte model trained from scratch")
+        seeded = train({"a": 1}, model, num_merges=0, pattern=pattern, special_tokens=special_tokens)
+        merges = []
+        for token in required_tokens:
+            if split_words(token, seeded.pattern) != [token]:
+                raise TrainingError(f"required token {token!r} is more than one piece under the pattern")
+            symbols = [bytes([b]) for b in token.encode("utf-8")]
+            for pair in merges:
+                symbols = merge(symbols, pair)
+            while len(symbols) > 1:
+                merges.append((symbols[0], symbols[1]))
+                symbols = merge(symbols, merges[-1])
+        seeded = Model(model, [bytes([b]) for b in range(256)], merges, special_tokens=special_tokens, pattern=seeded.pattern,
+                       error=TrainingError)
+        left = None if num_merges is None else max(0, num_merges - len(merges))
+        return continue_training(seeded, corpus, vocab_size, left, min_frequency, tie_break, max_token_length)
     if superword:
         if init is not None or isinstance(corpus, Mapping) or model != "byte":
             raise TrainingError("superword=True trains a byte model from documents (not word counts), without init=")

@@ -275,6 +275,7 @@ def train(
     word_start: Optional[str] = None,
     superword: bool = False,
     transition: Optional[int] = None,
+    required_tokens: Sequence[str] = (),
 ) -> Any:
     """The description of a tokenizer trained on ``corpus`` (``Tokenizer.train``
     builds the tokenizer from it): a str, an iterable of documents (str), a mapping of word counts (each key one word, in its order), or
@@ -312,6 +313,13 @@ def train(
     ``"superbpe"`` pattern, whose pieces may hold several words, up to
     ``vocab_size`` (see docs/decisions.md).
 
+    ``required_tokens=["<|im_start|>", ...]`` (byte model): each string
+    becomes one token before training, by the first merges (in the
+    order given); training then goes on from them, and may merge them
+    further (see docs/decisions.md). ``num_merges`` and ``vocab_size``
+    count these merges too. A string the pattern would cut into several
+    pieces is refused: no encoding could ever give it as one token.
+
     >>> from bytepair import Tokenizer
     >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
     ...                       model="char", end_of_word=None, num_merges=5)
@@ -319,7 +327,12 @@ def train(
     [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w'), ('n', 'e')]
     >>> Tokenizer.train("low lower lowest", model="char", word_start="\u2581", num_merges=5).tokenize("lower")
     ['▁lower']
+    >>> Tokenizer.train("a b c", num_merges=3, required_tokens=["xyz"]).tokenize("xyz")
+    [b'xyz']
     """
+    if required_tokens and (word_start is not None or superword or init is not None or model != "byte"):
+        raise TrainingError("required_tokens= is an option of the byte model (model='byte') trained from "
+                            "scratch, without init=, word_start= or superword=")
     if word_start is not None:
         if model != "char" or init is not None or unk_token is not None or pattern != "default" \
                 or end_of_word_fused:
@@ -342,6 +355,10 @@ def train(
     report = make_reporter(progress)
     if init is not None:
         return _continue(init, corpus, s, report)
+    if required_tokens:
+        seeded = _seed_spec(s, required_tokens)
+        left = lambda n: None if n is None else max(0, n - len(seeded.merge_ids))  # noqa: E731
+        return _continue(seeded, corpus, replace(s, num_merges=left(s.num_merges)), report)
     counts = _count_words(corpus, s.regex, s.specials, report)
     check_training_memory(counts, s.model, s.end_of_word, s.end_of_word_fused, s.max_memory)
     base, n_symbols, merges, reason = _core.train(
@@ -356,6 +373,52 @@ def train(
            else f"no pair occurs at least min_frequency={s.min_frequency} times")
     _stopped_early(s, spec, reason, f"training stopped after {len(merges)} merges because {why}")
     return spec
+
+
+def _seed_spec(s: Settings, required_tokens: Sequence[str]) -> ModelSpec:
+    """A byte model with no merges but those that make each of
+    ``required_tokens`` one token: for each (in order), while the merges so
+    far leave it in several pieces, the merge of its first two pieces."""
+    if isinstance(required_tokens, str):
+        raise TrainingError("required_tokens must be a list of strings, not one str")
+    merges: List[Tuple[bytes, bytes]] = []
+    for token in required_tokens:
+        if not isinstance(token, str) or not token:
+            raise TrainingError(f"required_tokens must be non-empty strings, got {token!r}")
+        if token in s.specials:
+            raise TrainingError(f"required token {token!r} is also a special token")
+        pieces = _core.WordCounts(s.regex, [])
+        _add_documents(pieces, [token])
+        if [w for w, _ in pieces.items()] != [token]:
+            raise TrainingError(f"required token {token!r} is more than one piece under the pattern, so no "
+                                f"encoding could give it as one token (a text kept whole before pre-tokenizing is a special token: "
+                                f"special_tokens=)")
+        symbols = _apply_merges([bytes([b]) for b in token.encode("utf-8")], merges)
+        while len(symbols) > 1:
+            merges.append((symbols[0], symbols[1]))
+            symbols = _apply_merges(symbols, merges[-1:])
+    ids = {bytes([b]): b for b in range(256)}
+    triples = []
+    for k, (left, right) in enumerate(merges):
+        triples.append((ids[left], ids[right], None))
+        ids.setdefault(left + right, 256 + k)  # merge k is id 256 + k; a token made twice is read by its first id
+    return _new_spec(s, [bytes([b]) for b in range(256)], 256, triples)
+
+
+def _apply_merges(symbols: List[bytes], merges: Sequence[Tuple[bytes, bytes]]) -> List[bytes]:
+    """``symbols`` after each merge in turn, left to right (training's rule)."""
+    for left, right in merges:
+        out: List[bytes] = []
+        i = 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right:
+                out.append(left + right)
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        symbols = out
+    return symbols
 
 
 def _continue(init: Any, corpus: Corpus, s: Settings, report: Optional[Reporter]) -> ModelSpec:
@@ -468,7 +531,10 @@ def train_parity(
     ``global_merges`` merges are plain BPE over all languages together.
     ``variant="window"``: a language that took more than ``alpha /
     languages`` of the last ``window_size`` merges gives way to the next.
-    The default ``tie_break="max-string"`` is HF's and the paper's. A
+    The default ``tie_break="max-string"`` is HF's and the paper's (equal
+    counts go to the greater (left, right) string, compared in GPT-2's
+    printable form for bytes); ``"pair-id"`` is HF's *plain* trainer's
+    rule and gives other merges than ``ParityBpeTrainer`` on ties. A
     corpus may also be a word-count table of
     :func:`bytepair.counts.count_words`. ``tok.parity_stats`` gives, per
     language, its tokens before and after training and its merges.
