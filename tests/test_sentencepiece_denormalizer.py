@@ -53,7 +53,7 @@ def test_decode_equals_sentencepiece(byte_fallback, normalization):
     texts = hostile_texts(5, 300, ["<s>", "</s>", "<unk>"]) + ["abc xyz", " a  b ", "☺ bc ﬁ", "xyzxy", ""]
     for text in texts:
         ids = proc.encode(text)
-        assert tok.encode(text) == ids, text
+        assert tok.encode(text, add_special_tokens=False) == ids, text  # sentencepiece never matches special-token text
         assert tok.decode(ids) == proc.decode(ids), text
     rng = random.Random(9)
     for _ in range(300):
