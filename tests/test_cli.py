@@ -4,7 +4,6 @@ subprocess run of the installed entry points."""
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 
@@ -12,19 +11,9 @@ import pytest
 
 from bytepair import Tokenizer
 from bytepair.cli import main
+from cli_runner import run
 
 TEXT = "the cat sat on the mat. the dog sat on the log! <|endoftext|> naïve café 🙂\n" * 5
-
-
-def run(*argv, stdin: bytes = b""):
-    out = io.StringIO()
-    old_stdin = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    try:
-        status = main([str(a) for a in argv], out=out)
-    finally:
-        sys.stdin = old_stdin
-    return status, out.getvalue()
 
 
 @pytest.fixture()

@@ -9,7 +9,6 @@ refused; progress totals and logs; messages in the CLI's own spelling;
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
@@ -24,24 +23,13 @@ import pytest
 
 from bytepair import Tokenizer
 from bytepair._io import atomic_write_text
-from bytepair.cli import main
 from bytepair.encodings import ENCODINGS
 from bytepair.errors import InputError
 from bytepair.formats import detect
+from cli_runner import run
 
 TEXT = "the cat sat on the mat. the dog sat on the log! <|endoftext|> naïve café 🙂\n" * 20
 UNWRITABLE = "/sys/bytepair-test-out"  # sysfs: no file can be created there, not even by root
-
-
-def run(*argv, stdin: bytes = b""):
-    out = io.StringIO()
-    old_stdin = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    try:
-        status = main([str(a) for a in argv], out=out)
-    finally:
-        sys.stdin = old_stdin
-    return status, out.getvalue()
 
 
 @pytest.fixture()

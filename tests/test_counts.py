@@ -5,7 +5,6 @@ from Python and from the command line."""
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import sys
 import warnings
@@ -13,7 +12,6 @@ import warnings
 import pytest
 
 from bytepair import FormatError, InputError, Tokenizer, TrainingError, TrainingWarning, _core
-from bytepair.cli import main
 from bytepair.counts import (
     count_words,
     load_counts,
@@ -23,6 +21,7 @@ from bytepair.counts import (
     save_counts,
 )
 from bytepair.patterns import CL100K
+from cli_runner import run
 
 AWKWARD = ["plain", " space", "tab\there", "new\nline", "cr\rword", "back\\slash", "\\t literal", "é🙂你",
            "\\", "\t", "\n\r\n", "  ", "x\\ny", "\x1c\x85\u2028"]
@@ -38,16 +37,6 @@ def table(items, pattern=None, specials=()):
     for w, c in items:
         wc.add_word(w, c)
     return wc
-
-
-def run(*argv, stdin: bytes = b""):
-    out = io.StringIO()
-    old = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    try:
-        return main([str(a) for a in argv], out=out), out.getvalue()
-    finally:
-        sys.stdin = old
 
 
 @pytest.fixture()

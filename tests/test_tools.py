@@ -7,7 +7,6 @@ run of ``serve``; no network but loopback."""
 from __future__ import annotations
 
 import html.parser
-import io
 import json
 import re
 import socket
@@ -27,22 +26,12 @@ from bytepair.cli import build_parser, main
 from bytepair.cli._pieces import all_ids, pieces
 from bytepair.cli.compare import script_of, script_runs
 from bytepair.cli.parser import COMMANDS
+from cli_runner import run
 
 TEXT = "the cat sat on the mat. the dog sat on the log! <|endoftext|> naïve café 🙂\n" * 5
 EN = "The quick brown fox jumps over the lazy dog while the cat sleeps in the sun.\n" * 8
 HI = "भारत एक विशाल देश है और यहाँ अनेक भाषाएँ बोली जाती हैं।\n" * 4
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def run(*argv, stdin: bytes = b""):
-    out = io.StringIO()
-    old_stdin = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    try:
-        status = main([str(a) for a in argv], out=out)
-    finally:
-        sys.stdin = old_stdin
-    return status, out.getvalue()
 
 
 def quiet_train(*args, **kwargs):
