@@ -36,14 +36,13 @@ import threading
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from bytepair.errors import InputError, UnknownEncodingError
+from bytepair.formats.tiktoken_known import KNOWN_FILES
 from bytepair.tokenizer import Tokenizer
 from bytepair._io import atomic_open
 
-ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
 FIM_MIDDLE = "<|fim_middle|>"
 FIM_SUFFIX = "<|fim_suffix|>"
-ENDOFPROMPT = "<|endofprompt|>"
 BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
 
 
@@ -59,17 +58,18 @@ class EncodingSpec(NamedTuple):
     special_tokens: Dict[str, int]
 
 
-_R50K = (BLOB + "r50k_base.tiktoken", "r50k_base.tiktoken",
-         "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930")
-_P50K = (BLOB + "p50k_base.tiktoken", "p50k_base.tiktoken",
-         "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069")
-_CL100K = (BLOB + "cl100k_base.tiktoken", "cl100k_base.tiktoken",
-           "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7")
-_O200K = (BLOB + "o200k_base.tiktoken", "o200k_base.tiktoken",
-          "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d")
+def _published(name: str) -> Tuple[Tuple[str, str, str], Dict[str, int]]:
+    """tiktoken's URL, file name and sha256 of the published file ``name``, and
+    its special tokens: one registry (formats.tiktoken_known) for both."""
+    sha256, known = next((sha, f) for sha, f in KNOWN_FILES.items() if f.name == name)
+    return (BLOB + name + ".tiktoken", name + ".tiktoken", sha256), dict(known.special_tokens)
+
+
+(_R50K, _R50K_SPECIALS), (_P50K, _P50K_SPECIALS) = _published("r50k_base"), _published("p50k_base")
+(_CL100K, _CL100K_SPECIALS), (_O200K, _O200K_SPECIALS) = _published("cl100k_base"), _published("o200k_base")
 
 _HARMONY = {
-    ENDOFTEXT: 199999, ENDOFPROMPT: 200018,
+    **_O200K_SPECIALS,
     "<|startoftext|>": 199998, "<|reserved_200000|>": 200000, "<|reserved_200001|>": 200001,
     "<|return|>": 200002, "<|constrain|>": 200003, "<|reserved_200004|>": 200004, "<|channel|>": 200005,
     "<|start|>": 200006, "<|end|>": 200007, "<|message|>": 200008, "<|reserved_200009|>": 200009,
@@ -79,14 +79,13 @@ _HARMONY = {
 
 ENCODINGS: Dict[str, EncodingSpec] = {
     # tiktoken's "gpt2" reads GPT-2's encoder.json + vocab.bpe: the same ranks as r50k_base.tiktoken
-    "gpt2": EncodingSpec("gpt2", *_R50K, "gpt2", {ENDOFTEXT: 50256}),
-    "r50k_base": EncodingSpec("r50k_base", *_R50K, "gpt2", {ENDOFTEXT: 50256}),
-    "p50k_base": EncodingSpec("p50k_base", *_P50K, "gpt2", {ENDOFTEXT: 50256}),
+    "gpt2": EncodingSpec("gpt2", *_R50K, "gpt2", _R50K_SPECIALS),
+    "r50k_base": EncodingSpec("r50k_base", *_R50K, "gpt2", _R50K_SPECIALS),
+    "p50k_base": EncodingSpec("p50k_base", *_P50K, "gpt2", _P50K_SPECIALS),
     "p50k_edit": EncodingSpec("p50k_edit", *_P50K, "gpt2",
-                              {ENDOFTEXT: 50256, FIM_PREFIX: 50281, FIM_MIDDLE: 50282, FIM_SUFFIX: 50283}),
-    "cl100k_base": EncodingSpec("cl100k_base", *_CL100K, "cl100k", {
-        ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260, ENDOFPROMPT: 100276}),
-    "o200k_base": EncodingSpec("o200k_base", *_O200K, "o200k", {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}),
+                              {**_P50K_SPECIALS, FIM_PREFIX: 50281, FIM_MIDDLE: 50282, FIM_SUFFIX: 50283}),
+    "cl100k_base": EncodingSpec("cl100k_base", *_CL100K, "cl100k", _CL100K_SPECIALS),
+    "o200k_base": EncodingSpec("o200k_base", *_O200K, "o200k", _O200K_SPECIALS),
     "o200k_harmony": EncodingSpec("o200k_harmony", *_O200K, "o200k", _HARMONY),
 }
 
