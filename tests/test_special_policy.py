@@ -48,6 +48,16 @@ def byte_route(vocab_paths, tmp_path_factory):
     return tok, hf
 
 
+@pytest.fixture(scope="module")
+def general_pipeline(published_tokenizers):
+    """Mistral's SentencePiece model in the Llama 2 tokenizer.json layout: it runs on the general
+    pipeline engine (not the byte model's core), whose batches are checked text by text."""
+    path = published_tokenizers["mistral-v1-legacy"]
+    tok = Tokenizer.load(path)
+    assert tok._fast is None
+    return tok, tokenizers.Tokenizer.from_file(path)
+
+
 @functools.lru_cache(maxsize=None)
 def tekken(i: int):
     return Tokenizer.load(TEKKEN[i]), Tekkenizer.from_file(TEKKEN[i])
@@ -243,3 +253,27 @@ def test_cli_add_special_tokens_on_a_tiktoken_file(cl100k, vocab_paths):
     tok, enc = cl100k
     out = run(["encode", "-t", vocab_paths["cl100k_base.tiktoken"], "--add-special-tokens", "hello world"])
     assert out.split() == [str(i) for i in enc.encode("hello world")]
+
+
+def test_batches_on_the_general_pipeline_follow_the_policy_text_by_text(general_pipeline):
+    """A batch in each call style gives, text by text, Hugging Face's ids for that style (its
+    ``encode_special_tokens=True`` for special-token text encoded as text), and raises as the first
+    text that holds disallowed special-token text would."""
+    tok, hf = general_pipeline
+    as_text = tokenizers.Tokenizer.from_str(hf.to_str())
+    as_text.encode_special_tokens = True
+    texts = LINES[:10] + ["hi <s> there", "</s>", "plain", "a <unk> b"]
+    matched = [e.ids for e in hf.encode_batch(texts, add_special_tokens=False)]
+    plain = [e.ids for e in as_text.encode_batch(texts, add_special_tokens=False)]
+    assert tok.encode_batch(texts, allowed_special="all") == matched
+    assert tok.encode_batch(texts, add_special_tokens=False) == matched  # Hugging Face's own call
+    assert tok.encode_batch(texts, disallowed_special=()) == plain
+    assert tok.encode_batch(texts, allowed_special={"<s>"}, disallowed_special=()) == [
+        m if "<s>" in t and "</s>" not in t and "<unk>" not in t else p for m, p, t in zip(matched, plain, texts)]
+    ids, offsets = tok.encode_batch_to_numpy(texts, disallowed_special=())
+    assert [ids[offsets[k]:offsets[k + 1]].tolist() for k in range(len(texts))] == plain
+    assert tok.encode_batch(LINES[:10]) == plain[:10]
+    with pytest.raises(DisallowedSpecialError, match='"<s>"'):
+        tok.encode_batch(texts)
+    with pytest.raises(DisallowedSpecialError, match='"</s>"'):
+        tok.encode_batch(texts, allowed_special={"<s>"})

@@ -201,8 +201,13 @@ class PipelineTokenizer(Tokenizer):
             return surrogate_safe_batch(fast.encode_batch, texts, *self._fast_args(allowed, disallowed))
         if allowed == "all" or not self._special_by_id:
             return surrogate_safe_batch(self._core.encode_batch, texts, add, False)
-        return [self.encode(t, allowed_special=allowed, disallowed_special=disallowed, add_special_tokens=add)
-                for t in texts]
+        if not allowed and disallowed != "all" and not disallowed:
+            return surrogate_safe_batch(self._core.encode_batch, texts, add, True)
+        # one parallel pass with every special token matched, checked text by text as encode checks
+        # one; only a text whose matches are not allowed is encoded again with their text as text
+        return [ids if matched_specials(ids, text, self._special_by_id, allowed, disallowed)
+                else surrogate_safe(self._core.encode, text, add, True)
+                for ids, text in zip(surrogate_safe_batch(self._core.encode_batch, texts, add, False), texts)]
 
     def encode_ordinary_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> List[List[int]]:
         """``encode_ordinary`` of each text, in parallel."""

@@ -118,6 +118,8 @@ def matched_specials(ids: Sequence[int], text: str, special_by_id: Mapping[int, 
     ...     print("refused:", e.args[1])
     refused: <s>
     """
+    if special_by_id.keys().isdisjoint(ids):  # the usual text: no special token matched, nothing to check
+        return True
     hits = special_by_id.keys() & set(ids)
     present = {special_by_id[i] for i in hits if special_by_id[i] in text}
     allowed_set = set(present) if allowed == "all" else set(allowed)
