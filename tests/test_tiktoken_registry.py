@@ -214,3 +214,19 @@ def test_bad_settings_file_is_refused(tmp_path):
     (tmp_path / "t.tiktoken.settings.json").write_text('{"pattern": 3}', encoding="utf-8")
     with pytest.raises(FormatError, match="t.tiktoken.settings.json: not a valid settings file"):
         Tokenizer.load(str(path))
+
+
+def test_settings_file_of_other_contents_is_refused(tmp_path, vocab_paths):
+    """A settings file left beside a .tiktoken that was replaced since (here by cl100k_base's) would give
+    the new file the old pattern and special tokens: it is refused, naming both digests."""
+    tok = Tokenizer.train("hello hello world", vocab_size=260, pattern="gpt2", special_tokens=["<|x|>"])
+    path = tmp_path / "t.tiktoken"
+    tok.save(str(path), format="tiktoken")
+    assert Tokenizer.load(str(path)).special_tokens == tok.special_tokens
+    shutil.copy(vocab_paths["cl100k_base.tiktoken"], path)
+    with pytest.raises(FormatError, match="t.tiktoken.settings.json: written for a file with sha256 .* was replaced"):
+        Tokenizer.load(str(path))
+    (tmp_path / "t.tiktoken.settings.json").unlink()
+    back, theirs = Tokenizer.load(str(path)), _openai("cl100k_base", str(path))  # the published file's own settings
+    assert back.n_vocab == theirs.n_vocab and back.encode("hi <|endoftext|>", allowed_special="all") == theirs.encode(
+        "hi <|endoftext|>", allowed_special="all")

@@ -148,8 +148,10 @@ def settings_path(path: str) -> str:
     return os.fspath(path) + SETTINGS_SUFFIX
 
 
-def read_settings(path: str) -> Optional[KnownFile]:
-    """The settings file beside ``path`` (written by :func:`save`), or None when there is none."""
+def read_settings(path: str, data: bytes) -> Optional[KnownFile]:
+    """The settings file beside ``path`` (written by :func:`save`), or None
+    when there is none; refused when it was written for other contents
+    (a stale one beside a replaced file would change the ids silently)."""
     where = settings_path(path)
     if not os.path.isfile(where):
         return None
@@ -157,11 +159,17 @@ def read_settings(path: str) -> Optional[KnownFile]:
         d = json.loads(read_model_bytes(where).decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise FormatError(f"{where}: not a valid settings file of {os.path.basename(path)}: {e}") from None
-    pattern, specials = (d.get("pattern"), d.get("special_tokens")) if isinstance(d, dict) else (None, None)
-    if (not isinstance(pattern, str) or not isinstance(specials, dict)
+    pattern, specials, sha256 = ((d.get("pattern"), d.get("special_tokens"), d.get("sha256")) if isinstance(d, dict)
+                                 else (None, None, None))
+    if (not isinstance(pattern, str) or not isinstance(specials, dict) or not isinstance(sha256, str)
             or not all(isinstance(t, str) and type(i) is int and i >= 0 for t, i in specials.items())):
         raise FormatError(f"{where}: not a valid settings file of {os.path.basename(path)}: expected "
-                          '{"pattern": regex, "special_tokens": {text: id}}')
+                          '{"sha256": hex digest of the file, "pattern": regex, "special_tokens": {text: id}}')
+    actual = hashlib.sha256(data).hexdigest()
+    if sha256 != actual:
+        raise FormatError(f"{where}: written for a file with sha256 {sha256[:16]}..., but "
+                          f"{os.path.basename(path)} has {actual[:16]}...: the file was replaced since; remove "
+                          "the settings file and pass pattern= and special_tokens=")
     return KnownFile(os.path.basename(path), "bytepair", pattern, specials)
 
 
@@ -187,7 +195,7 @@ def from_tiktoken(
     path = os.fspath(path)
     data = read_model_bytes(path)
     ranks = parse(data, path)
-    info = read_settings(path) or known(data)
+    info = read_settings(path, data) or known(data)
     if pattern is None:
         if info is None:
             raise FormatError(
@@ -238,7 +246,8 @@ def save(tok: Any, path: str) -> None:
     ``NAME.tiktoken.settings.json`` (:func:`settings_path`), which
     :func:`load` reads back (tiktoken itself keeps them in code)."""
     data = dumps(tok)
-    settings = {"pattern": tok.pattern, "special_tokens": dict(tok.special_tokens)}
+    settings = {"sha256": hashlib.sha256(data).hexdigest(), "pattern": tok.pattern,
+                "special_tokens": dict(tok.special_tokens)}
     atomic_write_text(settings_path(path), json.dumps(settings, ensure_ascii=False, indent=1) + "\n")
     atomic_write_bytes(path, data)
 
