@@ -14,7 +14,8 @@ import pytest
 
 from bytepair.spec import from_byte_vocab
 from bytepair import FormatError, InputError, Tokenizer
-from bytepair.formats import detect, gpt2, hf, regex_dialects, subword_nmt
+from bytepair import regex_dialects
+from bytepair.formats import detect, gpt2, hf, subword_nmt
 from bytepair.formats import tiktoken as tiktoken_format
 
 TEXT = (

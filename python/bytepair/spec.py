@@ -27,7 +27,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from bytepair import _core
 from bytepair.errors import BytepairError, FormatError, PatternError
-from bytepair.formats.regex_dialects import from_onig
+from bytepair.regex_dialects import from_onig
 from bytepair.limits import SpecialTokens, check_text_limits, check_unused_ids, special_ids, special_names
 from bytepair.patterns import default_pattern, preset_name, resolve_pattern
 
@@ -268,7 +268,7 @@ def _pipeline_core(spec: PipelineSpec) -> Any:
 
 def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
     """Every Oniguruma ``{"Regex": ...}`` pattern of the description, written
-    for fancy-regex (:func:`bytepair.formats.regex_dialects.from_onig`)."""
+    for fancy-regex (:func:`bytepair.regex_dialects.from_onig`)."""
     if isinstance(node, dict):
         for k, v in node.items():
             if k in ("vocab", "merges") and where in ("model", ""):

@@ -9,7 +9,7 @@ is a token is that token, tiktoken's rule), special tokens as added tokens,
 and a ``ByteLevel`` decoder. A char model with a fused end-of-word marker (or
 none) becomes a ``BPE`` model with ``end_of_word_suffix`` and a pre-tokenizer
 that splits exactly as ``str.split()`` does. Patterns are translated to
-Oniguruma's dialect (:mod:`bytepair.formats.regex_dialects`) so that Hugging
+Oniguruma's dialect (:mod:`bytepair.regex_dialects`) so that Hugging
 Face splits text exactly as bytepair does.
 
 **Import.** Byte-level BPE files (GPT-2, RoBERTa-like, Llama 3-like, and
@@ -48,7 +48,7 @@ from bytepair.formats.convert import (
     unique_vocab,
     merges_as_ids,
 )
-from bytepair.formats.regex_dialects import from_onig, to_onig
+from bytepair.regex_dialects import from_onig, to_onig
 from bytepair.patterns import PRESETS, preset_name
 from bytepair.spec import PipelineSpec, checked, from_byte_vocab, from_dict
 from bytepair.formats.subword_nmt import reapplied_merges
