@@ -45,6 +45,7 @@ from bytepair.errors import (
     FormatError,
     InputError,
     PatternError,
+    TokenIdTypeError,
     TrainingError,
     TrainingWarning,
     UnknownTokenError,
@@ -649,4 +650,32 @@ def test_wrong_types_are_type_errors(inputs):
         with pytest.raises(TypeError):
             tok.decode(None)
         with pytest.raises(UnknownTokenError, match="position 0"):
-            tok.decode(["12"])  # a str where an id goes: an unknown token, as tiktoken's KeyError
+            tok.decode(["12"])  # a str where an id goes: a TypeError (below) that is also an UnknownTokenError
+
+
+@pytest.mark.parametrize("ids", [[1.0], [97, "a"], [None], [97, 1.5]])
+def test_an_id_that_is_not_an_integer_is_a_type_error_as_in_tiktoken_and_hf(inputs, ids):
+    """tiktoken and Hugging Face raise TypeError for a float, str or None among the ids; so does
+    bytepair (TokenIdTypeError, also an UnknownTokenError), on every model and in a numpy array."""
+    import numpy as np
+    import tiktoken
+    import tokenizers
+
+    peers = [tiktoken.Encoding("bytes", pat_str=r"\S+|\s+", mergeable_ranks={bytes([i]): i for i in range(256)},
+                               special_tokens={}).decode,
+             tokenizers.Tokenizer(tokenizers.models.BPE(vocab={"a": 0, "b": 1}, merges=[])).decode]
+    for decode in peers:
+        with pytest.raises(TypeError):
+            decode(ids)
+    not_an_int = next(i for i in ids if not isinstance(i, int))
+    with pytest.raises(TypeError):
+        peers[0].__self__.decode_single_token_bytes(not_an_int)
+    with pytest.raises(TokenIdTypeError):
+        inputs.byte.decode_single_token_bytes(not_an_int)
+    for tok in (inputs.byte, inputs.char):
+        for given in (ids, np.array(ids, dtype=object)):
+            with pytest.raises(TokenIdTypeError, match="not an integer") as caught:
+                tok.decode(given)
+            assert isinstance(caught.value, TypeError) and isinstance(caught.value, UnknownTokenError)
+    with pytest.raises(TypeError):
+        inputs.byte.decode(np.array([1.0]))

@@ -15,6 +15,7 @@ from bytepair.errors import (
     PatternError,
     ResourceError,
     TrainingError,
+    TokenIdTypeError,
     TrainingWarning,
     UnknownTokenError,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "TrainingError",
     "TrainingWarning",
     "UnknownTokenError",
+    "TokenIdTypeError",
     "UnknownEncodingError",
     "get_encoding",
     "encoding_for_model",

@@ -34,10 +34,10 @@ leaves special tokens out, as ``decode`` of the ids without them.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Iterable, List, Optional
 
-from bytepair.errors import BytepairError, UnknownTokenError
+from bytepair.errors import BytepairError
+from bytepair.limits import check_id
 
 _REPLACEMENT = "\ufffd"
 
@@ -64,9 +64,7 @@ class DecodeStream:
         self.prefix_index = 0
 
     def _check(self, id_: Any) -> int:
-        if isinstance(id_, bool) or not isinstance(id_, numbers.Integral):
-            raise UnknownTokenError(f"token id {id_!r} is not an integer")
-        self._tok.decode_single_token_bytes(int(id_))  # UnknownTokenError for an id not in the vocabulary
+        self._tok.decode_single_token_bytes(check_id(id_))  # UnknownTokenError for an id not in the vocabulary
         return int(id_)
 
     def _decode(self, ids: List[int]) -> str:

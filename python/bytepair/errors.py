@@ -35,6 +35,15 @@ class UnknownTokenError(BytepairError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class TokenIdTypeError(UnknownTokenError, TypeError):
+    """A token id given to decode is not an integer: a ``TypeError``, as
+    tiktoken and Hugging Face raise, and an ``UnknownTokenError``.
+
+    >>> issubclass(TokenIdTypeError, TypeError) and issubclass(TokenIdTypeError, UnknownTokenError)
+    True
+    """
+
+
 class PatternError(BytepairError):
     """A pre-tokenizer regex is invalid."""
 
@@ -62,6 +71,7 @@ __all__ = [
     "EncodeError",
     "DisallowedSpecialError",
     "UnknownTokenError",
+    "TokenIdTypeError",
     "PatternError",
     "FormatError",
     "InputError",

@@ -44,7 +44,7 @@ import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from bytepair.errors import BytepairError, PatternError, ResourceError, UnknownTokenError
+from bytepair.errors import BytepairError, PatternError, ResourceError, TokenIdTypeError
 
 BYTES_PER_WORD = 308
 BYTES_PER_SYMBOL = 24
@@ -359,14 +359,22 @@ def dropout_args(dropout: Any, seed: Any) -> Tuple[float, int]:
 
 
 def check_ids(ids: Iterable[Any]) -> List[int]:
-    """Token ids as a list of ints; anything else is ``UnknownTokenError`` naming its position.
+    """Token ids as a list of ints; anything else is ``TokenIdTypeError`` (a ``TypeError``) naming its position.
 
     >>> check_ids([1, 2])
     [1, 2]
     """
-    out = []
-    for i, id_ in enumerate(ids):
-        if isinstance(id_, bool) or not isinstance(id_, numbers.Integral):
-            raise UnknownTokenError(f"token id {id_!r} at position {i} is not an integer")
-        out.append(int(id_))
-    return out
+    return [check_id(id_, i) for i, id_ in enumerate(ids)]
+
+
+def check_id(id_: Any, position: Optional[int] = None) -> int:
+    """One token id as an int; anything else is ``TokenIdTypeError`` (a ``TypeError``, as in
+    tiktoken and Hugging Face), naming ``position`` when given.
+
+    >>> check_id(7)
+    7
+    """
+    if isinstance(id_, bool) or not isinstance(id_, numbers.Integral):
+        where = "" if position is None else f" at position {position}"
+        raise TokenIdTypeError(f"token id {id_!r}{where} is not an integer")
+    return int(id_)

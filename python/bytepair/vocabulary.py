@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from bytepair.decode_stream import DecodeStream
 from bytepair.errors import UnknownTokenError
 from bytepair.formats.convert import bytes_to_unicode
+from bytepair.limits import check_id
 
 
 class Vocab(Mapping):
@@ -209,7 +210,8 @@ class VocabularyNames:
         >>> Tokenizer.train("ab").decode_single_token_bytes(97)
         b'a'
         """
-        raw = self._core.token_bytes(id_) if isinstance(id_, int) and 0 <= id_ < 2**32 else None
+        id_ = check_id(id_)
+        raw = self._core.token_bytes(id_) if 0 <= id_ < 2**32 else None
         if raw is None:
             raise UnknownTokenError(f"token id {id_!r} is not in the vocabulary")
         return raw
