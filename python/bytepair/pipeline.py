@@ -44,7 +44,7 @@ from bytepair.formats import hf as hf_format
 from bytepair.formats.sentencepiece import hf_description
 from bytepair.limits import check_ids, surrogate_safe, surrogate_safe_batch
 from bytepair.spec import PipelineSpec
-from bytepair.specials import Allow, Flag, id_buffers, matched_specials, resolve
+from bytepair.specials import Allow, Flag, drop, id_buffers, matched_specials, resolve
 from bytepair.tokenizer import Tokenizer
 
 WHAT = "a Hugging Face tokenizer.json"
@@ -300,16 +300,21 @@ class PipelineTokenizer(Tokenizer):
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:  # type: ignore[override]
         """The bytes of ``ids``: each token's bytes in byte-level pipelines
         (a split character survives), else ``decode``'s UTF-8."""
-        return self._core.decode_bytes(check_ids(ids), bool(skip_special_tokens))
+        return self._core.decode_bytes(self._decodable(ids), bool(skip_special_tokens))
 
     def decode(self, ids: Iterable[int], errors: str = "replace",  # type: ignore[override]
                skip_special_tokens: bool = False) -> str:
         """Hugging Face's ``decode(ids, skip_special_tokens)`` (``errors`` is
         used by byte-level pipelines only, HF's being ``replace``)."""
-        ids = check_ids(ids)
+        ids = self._decodable(ids)
         if errors != "replace" and self._core.is_byte_level:
             return self._core.decode_bytes(ids, bool(skip_special_tokens)).decode("utf-8", errors)
         return self._core.decode(ids, bool(skip_special_tokens))
+
+    def _decodable(self, ids: Iterable[int]) -> List[int]:
+        """``ids`` checked, without the holes of the vocabulary (HF decodes them to nothing)."""
+        ids = check_ids(ids)
+        return drop(ids, self._spec.decode_skips) if self._spec.decode_skips else ids
 
     def _token(self, id_: int) -> Union[str, bytes]:
         return self.decode_single_token_bytes(id_)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from bytepair import _core
 from bytepair.errors import BytepairError, FormatError, PatternError
@@ -66,6 +66,8 @@ class ModelSpec:
     # whether an encode in Hugging Face's style matches special-token text (mistral_common never does)
     match_special_text: bool = True
     parity_stats: Optional[Mapping[str, Any]] = field(default=None, compare=False)  # train_parity's, not saved
+    # ids below n_vocab with no token that decode to nothing, as the file's owner decodes them (Hugging Face)
+    decode_skips: FrozenSet[int] = frozenset()
     # the core compiled from this description when a loader built it to check it (not part of the
     # description: not an argument, so dataclasses.replace() gives a description without it)
     built: Any = field(default=None, init=False, compare=False, repr=False)
@@ -101,6 +103,7 @@ class PipelineSpec:
     add_prefix_space: bool = False
     merge_rule: str = "in-order"
     parity_stats: Optional[Mapping[str, Any]] = None
+    decode_skips: FrozenSet[int] = frozenset()  # as in ModelSpec
     built: Any = field(default=None, init=False, compare=False, repr=False)  # as in ModelSpec
 
 
@@ -195,6 +198,17 @@ def from_byte_vocab(
     for id_, b in tokens.items():
         table[id_] = bytes(b)
     return ModelSpec("byte", regex, specials, merge_ids=None, tokens=tuple(table), add_prefix_space=add_prefix_space)
+
+
+def vocabulary_holes(ids: Iterable[int]) -> FrozenSet[int]:
+    """The ids below the largest of ``ids`` that none of them is: the holes
+    of a vocabulary (Hugging Face's decode gives nothing for one).
+
+    >>> sorted(vocabulary_holes([0, 1, 4, 2]))
+    [3]
+    """
+    present = set(ids)
+    return frozenset(range(max(present, default=-1) + 1)) - present
 
 
 # ---------------------------------------------------------------- the core
@@ -313,8 +327,9 @@ def to_dict(spec: Any) -> Dict[str, Any]:
     >>> sorted(to_dict(from_merges([(b"a", b"b")], model="byte")))
     ['bytepair', 'merge_counts', 'merges', 'model', 'pattern', 'pattern_preset', 'special_tokens']
     """
+    holes = {"decode_skips": sorted(spec.decode_skips)} if spec.decode_skips else {}
     if isinstance(spec, PipelineSpec):
-        return {"bytepair": 1, "model": "pipeline", "pipeline": _json_copy(spec.description)}
+        return {"bytepair": 1, "model": "pipeline", "pipeline": _json_copy(spec.description), **holes}
     d: Dict[str, Any] = {"bytepair": 1, "model": spec.model, "pattern": spec.pattern,
                          "pattern_preset": preset_name(spec.pattern)}
     if spec.model == "char":
@@ -336,6 +351,7 @@ def to_dict(spec: Any) -> Dict[str, Any]:
         d.update(prefix_tokens=list(spec.prefix_tokens), suffix_tokens=list(spec.suffix_tokens))
     if not spec.match_special_text:
         d["match_special_text"] = False
+    d.update(holes)
     return d
 
 
@@ -346,8 +362,9 @@ def from_dict(d: Mapping[str, Any], path: str = "<string>") -> Any:
     >>> from_dict({"model": "pipeline", "pipeline": {"model": {"type": "BPE"}}}).model
     'pipeline'
     """
+    holes = frozenset(d.get("decode_skips") or ())
     if d.get("model") == "pipeline":
-        return PipelineSpec(d["pipeline"], path)
+        return PipelineSpec(d["pipeline"], path, decode_skips=holes)
     model = d["model"]
     char = model == "char"
     if "merges" in d:
@@ -366,6 +383,7 @@ def from_dict(d: Mapping[str, Any], path: str = "<string>") -> Any:
         unk_token=d.get("unk_token") if char else None, add_prefix_space=bool(d.get("add_prefix_space", False)),
         merge_rule=d.get("merge_rule", "in-order"), prefix_tokens=tuple(d.get("prefix_tokens") or ()),
         suffix_tokens=tuple(d.get("suffix_tokens") or ()), match_special_text=bool(d.get("match_special_text", True)),
+        decode_skips=holes,
     )
 
 

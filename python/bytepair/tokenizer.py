@@ -417,11 +417,12 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> Tokenizer.train("ab").decode_bytes([97, 98])
         b'ab'
         """
-        special = self._spec.special_tokens.values() if skip_special_tokens else ()
-        buffer = as_id_buffer(drop(ids, set(special)) if special else ids) if type(ids).__module__ == "numpy" else None
+        skipped = set(self._spec.special_tokens.values()) if skip_special_tokens else set()
+        skipped |= self._spec.decode_skips  # a hole of a Hugging Face vocabulary decodes to nothing, as in HF
+        buffer = as_id_buffer(drop(ids, skipped) if skipped else ids) if type(ids).__module__ == "numpy" else None
         if buffer is not None:
             return self._core.decode_buffer(buffer)
-        ids = drop(check_ids(ids), set(special))
+        ids = drop(check_ids(ids), skipped)
         try:
             return self._core.decode_bytes(ids)
         except OverflowError:

@@ -36,7 +36,8 @@ import json
 import os
 import re
 import warnings
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from dataclasses import replace
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 from bytepair._io import atomic_write_text, parse_json, read_model_bytes
 from bytepair.formats.magic import decode_text
@@ -50,7 +51,7 @@ from bytepair.formats.convert import (
 )
 from bytepair.regex_dialects import from_onig, to_onig
 from bytepair.patterns import PRESETS, preset_name
-from bytepair.spec import PipelineSpec, checked, from_byte_vocab, from_dict
+from bytepair.spec import PipelineSpec, checked, from_byte_vocab, from_dict, vocabulary_holes
 from bytepair.formats.subword_nmt import reapplied_merges
 from bytepair import _core
 
@@ -626,8 +627,9 @@ def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
         lone = _lone_byte_level(d.get("pre_tokenizer"))
         prefix = lone is not None and _byte_level_opts(lone)[1]
     specials = dict(added) if special_tokens is None else dict(special_tokens)
+    holes = vocabulary_holes([*ids, *specials.values()])
     try:
-        spec = checked(from_byte_vocab(ids, pattern, specials, add_prefix_space=prefix))
+        spec = checked(replace(from_byte_vocab(ids, pattern, specials, add_prefix_space=prefix), decode_skips=holes))
     except BytepairError as e:
         raise fail(str(e)) from None
     check_merges_derived(spec.built, triples, merge_where)
@@ -751,7 +753,7 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
         # encode(text, add_special_tokens=True) must add them, and offsets be trimmed as HF trims them:
         # only the pipeline runs post-processors
         try:
-            return checked(PipelineSpec(d, path))
+            return checked(PipelineSpec(d, path, decode_skips=_pipeline_holes(d)))
         except FormatError:
             pass  # the byte or char model may still run it (without the post-processor, with a warning)
     caught: List[warnings.WarningMessage] = []
@@ -764,6 +766,20 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     for w in caught:  # the byte or char model loaded it: its warnings stand
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return tok
+
+
+def _pipeline_holes(d: Any) -> FrozenSet[int]:
+    """The holes of a pipeline's vocabulary (its model's vocab and its added
+    tokens with the ids Hugging Face gives them), which HF decodes to nothing."""
+    model = d.get("model") if isinstance(d, dict) else None
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
+        return frozenset()  # the pipeline's own checks refuse it, or it has no holes (a list)
+    try:
+        added = _added(d, vocab, _Fail("<pipeline>"))
+    except FormatError:
+        return frozenset()
+    return vocabulary_holes([*vocab.values(), *added.values()])
 
 
 def _adds_tokens(post: Any) -> bool:
@@ -856,7 +872,7 @@ def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Op
     if pattern is not None or special_tokens is not None:
         raise refused
     try:
-        return checked(PipelineSpec(d, path))
+        return checked(PipelineSpec(d, path, decode_skips=_pipeline_holes(d)))
     except FormatError as e:
         if "not supported by bytepair's pipeline engine" in str(e):
             raise FormatError(str(e).splitlines()[0]) from None

@@ -35,6 +35,10 @@ def _fail(path: str, what: str) -> FormatError:
     return FormatError(f"{path}: not a valid bytepair tokenizer file: {what}")
 
 
+def _is_id(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_ID
+
+
 def _check(path: str, d: Any) -> None:
     """Validate the structure so that building never meets a surprise."""
     if not isinstance(d, dict):
@@ -49,15 +53,13 @@ def _check(path: str, d: Any) -> None:
     if d.get("pattern") is not None and not isinstance(d.get("pattern"), str):
         raise _fail(path, "field 'pattern' must be a string or null")
 
-    def is_id(x: Any) -> bool:
-        return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_ID
 
     if "merges" in d:
         merges = d["merges"]
         if not isinstance(merges, list):
             raise _fail(path, "field 'merges' must be a list of [left id, right id]")
         for k, m in enumerate(merges):
-            if not (isinstance(m, list) and len(m) == 2 and all(is_id(x) for x in m)):
+            if not (isinstance(m, list) and len(m) == 2 and all(_is_id(x) for x in m)):
                 raise _fail(path, f"merge {k + 1} must be [left id, right id], got {m!r}")
         counts = d.get("merge_counts", [])
         if not isinstance(counts, list) or not all(
@@ -65,7 +67,7 @@ def _check(path: str, d: Any) -> None:
         ):
             raise _fail(path, "field 'merge_counts' must be a list of non-negative integers (or nulls)")
         ids = d.get("merge_ids")
-        if ids is not None and (not isinstance(ids, list) or len(ids) != len(merges) or not all(is_id(i) for i in ids)):
+        if ids is not None and (not isinstance(ids, list) or len(ids) != len(merges) or not all(_is_id(i) for i in ids)):
             raise _fail(path, "field 'merge_ids' must be a list of ids, one per merge")
     elif "tokens_base64" in d:
         toks = d["tokens_base64"]
@@ -98,7 +100,7 @@ def _check(path: str, d: Any) -> None:
     if d.get("add_prefix_space") and d["model"] != "byte":
         raise _fail(path, "field 'add_prefix_space' is only allowed for byte models")
     specials = d.get("special_tokens", {})
-    if not isinstance(specials, dict) or not all(isinstance(k, str) and k and is_id(v) for k, v in specials.items()):
+    if not isinstance(specials, dict) or not all(isinstance(k, str) and k and _is_id(v) for k, v in specials.items()):
         raise _fail(path, "field 'special_tokens' must map non-empty strings to ids")
     for key in ("prefix_tokens", "suffix_tokens"):
         added = d.get(key, [])
@@ -106,6 +108,13 @@ def _check(path: str, d: Any) -> None:
             raise _fail(path, f"field {key!r} must be a list of special tokens")
     if not isinstance(d.get("match_special_text", True), bool):
         raise _fail(path, "field 'match_special_text' must be true or false")
+    _check_skips(path, d)
+
+
+def _check_skips(path: str, d: Mapping[str, Any]) -> None:
+    skips = d.get("decode_skips", [])
+    if not isinstance(skips, list) or not all(_is_id(i) for i in skips):
+        raise _fail(path, "field 'decode_skips' must be a list of ids")
 
 
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapping[str, int]] = None) -> Any:
@@ -119,7 +128,8 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
             raise _fail(path, "pattern= and special_tokens= do not apply to a pipeline")
         if not isinstance(d.get("pipeline"), dict):
             raise _fail(path, "field 'pipeline' must be a tokenizer.json object")
-        return checked(PipelineSpec(d["pipeline"], path))
+        _check_skips(path, d)
+        return checked(PipelineSpec(d["pipeline"], path, decode_skips=frozenset(d.get("decode_skips", ()))))
     _check(path, d)
     if pattern is not None:
         d["pattern"] = resolve_pattern(pattern)
