@@ -3,7 +3,7 @@
 Each (pattern, text) pair runs in a child process with a time limit: a
 native tokenizer whose ``pattern`` is replaced encodes the text, and the
 line says how long it took and whether it ended with ids or with the
-regex guard's ``PatternError`` (src/regex_guard.rs). Patterns the ``regex``
+regex guard's ``PatternError`` (src/pretok/regex_guard.rs). Patterns the ``regex``
 crate runs alone are bounded by the count of bytes their searches read
 (64 per byte of text plus 1 MiB); patterns that need fancy-regex's
 backtracking VM by their backtracking steps (256 per byte plus 10^6). A

@@ -4,9 +4,9 @@
 //! (`WordCounts::add_text_prefix`) and the streaming encoder
 //! (`Tokenizer::stream`, `EncodeStream`) both cut there.
 
-use crate::encode::Dropout;
+use crate::model::Dropout;
 use crate::error::{Error, Result};
-use crate::pretokenize::Pretokenizer;
+use crate::pretok::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
 use crate::tokenizer::{offset_in, Model, Sink, SpecialSet, Tokenizer};
 
@@ -222,7 +222,7 @@ pub struct EncodeStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pretokenize::{CL100K, LLAMA3, QWEN2};
+    use crate::pretok::patterns::{CL100K, LLAMA3, QWEN2};
     use rustc_hash::FxHashSet;
 
     fn byte_tokenizer(pattern: Option<&str>) -> Tokenizer {

@@ -1,9 +1,9 @@
 //! A ready tokenizer: pre-tokenizer, special tokens and one of the two
 //! models, with encode, tokenize and decode.
 
-use crate::encode::{derive_merges, ByteRanks, CharMerges, Dropout, Sym};
+use crate::model::{derive_merges, ByteRanks, CharMerges, Dropout, Sym};
 use crate::error::{Error, Result};
-use crate::pretokenize::Pretokenizer;
+use crate::pretok::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
 use crate::vocab::{CharSpec, SymbolIds};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -116,7 +116,7 @@ impl Tokenizer {
     /// merges the model was given (char model; byte model built from
     /// merges), or, for a byte model given as ranks, each token of two or
     /// more bytes split in two by BPE with the lower ranks only
-    /// (`encode::derive_merges`).
+    /// (`model::derive_merges`).
     pub fn merge_triples(&self) -> Vec<(u32, u32, u32)> {
         if let Some(merges) = &self.merges {
             return merges.clone();
@@ -369,7 +369,7 @@ impl Tokenizer {
                 let cached = dropout.is_none();
                 // this thread's piece cache, borrowed once for the whole text
                 // (none with dropout: its pieces are not the cached ones)
-                let mut body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| self.each_word(text, words, |w| {
+                let mut body = |mut cache: Option<&mut crate::cache::PieceCache>| self.each_word(text, words, |w| {
                     if err.is_some() {
                         return;
                     }
@@ -405,7 +405,7 @@ impl Tokenizer {
                         at += len;
                     }
                 });
-                crate::piece_cache::with_cache_if(cached, &mut body)?;
+                crate::cache::with_cache_if(cached, &mut body)?;
                 err.map_or(Ok(()), Err)
             }
             Model::Char { .. } => {
@@ -731,7 +731,7 @@ mod limit_tests {
 
     #[test]
     fn long_patterns_and_special_tokens() {
-        let long = "a".repeat(crate::pretokenize::MAX_PATTERN_BYTES + 1);
+        let long = "a".repeat(crate::pretok::pretokenize::MAX_PATTERN_BYTES + 1);
         assert!(matches!(Tokenizer::byte(bytes(), Some(&long), vec![]), Err(Error::Pattern(_))));
         // a long repetitive special token (the contiguous NFA) is still found
         let special = "a".repeat(10_000);

@@ -18,7 +18,7 @@ happened as one JSON line; the case then checks its expectation:
 Catastrophic regexes: a backtracking pattern (lookaround, backreference,
 atomic group) whose repeated group holds another choice is refused at load;
 any other backtracking pattern searches within a budget proportional to the
-text (``src/regex_guard.rs``), so that the polynomial ones fail with a
+text (``src/pretok/regex_guard.rs``), so that the polynomial ones fail with a
 ``PatternError`` instead of running for minutes. ``(a+)+$`` and the like
 need no backtracking engine: each search is linear, with HF's ids, and the
 bytes all searches of a text read are counted (64 per byte plus 1 MiB), so
@@ -334,7 +334,7 @@ CASES = [
     # no lookaround: the regex crate runs them, each search in linear time (Oniguruma, in HF, would not: no oracle);
     # but these re-read the run of "a"s from every position (the long alternative fails at its end, then the
     # short one matches): quadratic in the run, so the searches' bytes read are counted and capped
-    # (src/regex_guard.rs: 64 per byte of text plus 1 MiB); past that, a PatternError naming the pattern
+    # (src/pretok/regex_guard.rs: 64 per byte of text plus 1 MiB); past that, a PatternError naming the pattern
     Case("split-exponential-without-lookaround", lambda t: hf_file(t, split(r"(a+)+$|[\s\S]")), "PatternError",
          ["reads too much", "(a+)+(?m:$)"], text=("a" * 10_000 + "b", 2), at_load=False),
     Case("split-quadratic-dollar-alternation", lambda t: hf_file(t, split(r"a+$|.")), "PatternError",
@@ -358,7 +358,7 @@ CASES = [
     # lookaround or atomic groups make fancy-regex run its backtracking VM, which hands pieces to the regex crate
     # ("delegates") without counting what they read, and drops the entries of a lookaround or atomic body that
     # succeeded: a piece of unbounded length there is read again from every position (quadratic; 1 MB of "a" gave
-    # no answer in 120 s for the first). Refused at load, naming the piece (src/regex_guard.rs, check_vm)
+    # no answer in 120 s for the first). Refused at load, naming the piece (src/pretok/regex_guard.rs, check_vm)
     Case("split-lookahead-unbounded-body", lambda t: hf_file(t, split(r"(?=a+b)|[\s\S]")), "PatternError",
          ["any length", "(?=(?:a)+b)"]),
     Case("split-lookbehind-unbounded-body", lambda t: hf_file(t, split(r"(?<=a+)b|[\s\S]")), "PatternError",
@@ -444,7 +444,7 @@ def test_hostile_file(case: Case, tmp_path: Path) -> None:
 
 # Llama 3's and o200k's `\s+(?!\S)|\s+` on runs of a million whitespace characters: fancy-regex's VM pushes one
 # backtracking entry per character and gave up ("max stack size exceeded"); the alternation now runs without
-# the VM (src/regex_guard.rs, `rewrite`). HF `tokenizers` (Oniguruma) is the oracle: through a tokenizer.json
+# the VM (src/pretok/regex_guard.rs, `rewrite`). HF `tokenizers` (Oniguruma) is the oracle: through a tokenizer.json
 # whose Split is the preset's regex, the same regex written so that it is no preset, and a native preset.
 def _unrecognized(pattern: str) -> str:
     out = pattern.replace(r"\p{N}{1,3}", r"[\p{N}]{1,3}")
@@ -481,7 +481,7 @@ def test_million_whitespace_runs_match_hf(name: str, n: int, tmp_path: Path) -> 
 
 def test_every_preset_loads_as_a_split_pattern(tmp_path: Path) -> None:
     """Every preset of patterns.py (GPT-2 and cl100k in their possessive form, DeepSeek's and SuperBPE's with
-    unbounded lookahead bodies: vetted in src/regex_guard.rs) loads as a custom Split regex and gives HF's ids."""
+    unbounded lookahead bodies: vetted in src/pretok/regex_guard.rs) loads as a custom Split regex and gives HF's ids."""
     from bytepair import patterns
     text = "Hello  world's 123 4567 ﬁ 日本語テキスト ab!!  \n\n\t x   y \u3000z ..." * 50
     for name, regex in patterns.PRESETS.items():

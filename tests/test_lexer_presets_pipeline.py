@@ -1,5 +1,5 @@
 """Llama 3's and Qwen2's splits run by the core's hand-written lexers
-(src/lexer.rs) give Hugging Face ``tokenizers``' ids and offsets (the oracle).
+(src/pretok/lexer.rs) give Hugging Face ``tokenizers``' ids and offsets (the oracle).
 
 The core picks a lexer by the exact text of a Split regex (after its
 Oniguruma translation), so each tokenizer is checked twice: as published

@@ -1,4 +1,4 @@
-"""The merge loop's parallel path (src/train.rs `merge_parallel`: one
+"""The merge loop's parallel path (src/train/trainer.rs `merge_parallel`: one
 merge's occurrences rewritten in runs cut at word starts, the pair counts
 updated from the runs' notes in order) gives exactly the merges of the
 one-thread loop and of the pure-Python reference.

@@ -59,7 +59,7 @@ def test_sdist_holds_what_a_build_needs(artifacts):
     _, sdist = artifacts
     with tarfile.open(sdist) as t:
         names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
-    for needed in ["pyproject.toml", "Cargo.toml", "Cargo.lock", "src/lib.rs", "src/py.rs", "src/pipeline/mod.rs",
+    for needed in ["pyproject.toml", "Cargo.toml", "Cargo.lock", "src/lib.rs", "src/py/mod.rs", "src/pipeline/mod.rs",
                    "python/bytepair/__init__.py", "python/bytepair/cli/__init__.py", "README.md"]:
         assert needed in names, needed
 

@@ -1,7 +1,7 @@
 """Code points whose Unicode properties differ between Python's ``regex`` and
 Rust's regex tables, derived from the two engines themselves (no hand list).
 
-bytepair's core (fancy-regex, and the lexers of src/lexer.rs, whose classes
+bytepair's core (fancy-regex, and the lexers of src/pretok/lexer.rs, whose classes
 come from regex-syntax) and tiktoken (Rust regex) use regex-syntax's tables:
 Unicode 16.0 in regex-syntax 0.8.12, the newest release. Python's ``regex``
 from 2025.10.22 on uses newer tables (Unicode 17 and later), and

@@ -1,4 +1,4 @@
-"""Type stubs of the Rust extension (``src/py.rs``). Private: use
+"""Type stubs of the Rust extension (``src/py/mod.rs``). Private: use
 ``bytepair.Tokenizer``."""
 
 from typing import Callable, Dict, List, Optional, Sequence, Tuple

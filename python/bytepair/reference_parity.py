@@ -8,7 +8,7 @@ so far: it merges *that language's* most frequent pair (in every language).
 sentences in every language), else on target compression ratios, else on the
 training corpora themselves. This module follows Hugging Face's
 ``ParityBpeTrainer`` (tokenizers 0.23) step for step; the Rust core
-(``src/parity.rs``) must give the same merges.
+(``src/train/parity.rs``) must give the same merges.
 
 >>> m = train_parity({"en": ["aabb"] * 10, "de": ["ccdd"] * 10}, model="char",
 ...                  end_of_word=None, num_merges=6)

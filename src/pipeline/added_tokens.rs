@@ -4,9 +4,9 @@
 //! `rstrip`. Ids: the model's id when the content is in its vocab, else the
 //! next free id after the model's (HF's `add_tokens`).
 
-use super::bpe::Bpe;
-use super::normalized::NStr;
-use super::normalizer::Normalizer;
+use crate::model::bpe::Bpe;
+use crate::text::normalized::NStr;
+use crate::text::normalizer::Normalizer;
 use super::spec::AddedTokenSpec;
 use crate::error::{Error, Result};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};

@@ -2,7 +2,8 @@
 //! `decode_chain`s (the results are then concatenated; without a decoder
 //! HF joins the tokens with spaces).
 
-use super::pre_tokenizer::{bytes_char, CompiledPattern};
+use super::pre_tokenizer::CompiledPattern;
+use crate::text::byte_level::bytes_char;
 use super::spec::{DecoderSpec, PrependScheme};
 use crate::error::Result;
 use rustc_hash::FxHashMap;
@@ -58,7 +59,7 @@ fn wordpiece_cleanup(s: &str) -> String {
 }
 
 impl Decoder {
-    pub(crate) fn new(spec: &DecoderSpec, regexes: &super::RegexMap) -> Result<Decoder> {
+    pub(crate) fn new(spec: &DecoderSpec, regexes: &crate::pretok::patterns::RegexMap) -> Result<Decoder> {
         Ok(match spec {
             DecoderSpec::ByteLevel => Decoder::ByteLevel,
             DecoderSpec::Metaspace { replacement, prepend_scheme } => {

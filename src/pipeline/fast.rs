@@ -13,8 +13,8 @@
 //! (`encode_lexed`). Used when no offsets are asked for; the ids are those of the
 //! general route (the same pieces, the same model).
 
-use super::bpe::Bpe;
-use super::normalizer::Normalizer;
+use crate::model::bpe::Bpe;
+use crate::text::normalizer::Normalizer;
 use super::pre_tokenizer::{CompiledPattern, PreTokenizer};
 use super::spec::Behavior;
 use crate::error::Result;
@@ -44,7 +44,7 @@ fn is_unicode_form(n: &Normalizer) -> bool {
 /// Whether the splits are DeepSeek V3's three (`lexer_deepseek`).
 fn is_deepseek(patterns: &[CompiledPattern]) -> bool {
     patterns.len() == 3
-        && patterns.iter().zip(crate::lexer_deepseek::SPLITS).all(|(p, text)| matches!(p, CompiledPattern::Regex(re) if re.as_str() == text))
+        && patterns.iter().zip(crate::pretok::lexer_deepseek::SPLITS).all(|(p, text)| matches!(p, CompiledPattern::Regex(re) if re.as_str() == text))
 }
 
 impl ByteLevelSplit {
@@ -74,7 +74,7 @@ impl ByteLevelSplit {
                         })
                         .collect::<Option<Vec<_>>>()?;
                     if is_deepseek(&patterns) {
-                        let pattern = CompiledPattern::Lexer(crate::lexer::Preset::DeepSeek);
+                        let pattern = CompiledPattern::Lexer(crate::pretok::preset::Preset::DeepSeek);
                         return Some(ByteLevelSplit { pattern, then: Vec::new() });
                     }
                     let pattern = patterns.remove(0);
@@ -112,7 +112,7 @@ impl ByteLevelSplit {
         // "isolated": every range, matched or not, is a piece of its own;
         // this thread's piece cache is borrowed once for the whole text
         let matches = self.pattern.find_matches(text)?;
-        let body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| -> Result<()> {
+        let body = |mut cache: Option<&mut crate::cache::PieceCache>| -> Result<()> {
             let mut piece = |a: usize, b: usize| model.tokenize_raw_in(cache.as_deref_mut(), &text.as_bytes()[a..b], ids);
             for &((a, b), _) in &matches {
                 if a < b {
@@ -121,14 +121,14 @@ impl ByteLevelSplit {
             }
             Ok(())
         };
-        crate::piece_cache::with_cache_if(model.caches_pieces(), body)
+        crate::cache::with_cache_if(model.caches_pieces(), body)
     }
 
     /// `encode` of a single split that a preset's lexer runs: each word is
     /// a piece, handed to the model as the lexer finds it (no list of
     /// matches), with the one-loop-per-preset inlining of `Preset::for_each_word`.
-    fn encode_lexed(preset: crate::lexer::Preset, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
-        let body = |mut cache: Option<&mut crate::piece_cache::PieceCache>| -> Result<()> {
+    fn encode_lexed(preset: crate::pretok::preset::Preset, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
+        let body = |mut cache: Option<&mut crate::cache::PieceCache>| -> Result<()> {
             let mut failed = None;
             preset.for_each_word(text, |w| {
                 if failed.is_none() {
@@ -139,7 +139,7 @@ impl ByteLevelSplit {
             });
             failed.map_or(Ok(()), Err)
         };
-        crate::piece_cache::with_cache_if(model.caches_pieces(), body)
+        crate::cache::with_cache_if(model.caches_pieces(), body)
     }
 }
 
@@ -168,7 +168,7 @@ mod tests {
     fn deepseeks_splits_take_the_lexer_and_others_the_regexes() {
         let p = pipeline_with_splits(DEEPSEEK_SPLITS);
         let route = p.fast.as_ref().expect("the string-free route");
-        assert!(matches!(route.pattern, CompiledPattern::Lexer(crate::lexer::Preset::DeepSeek)));
+        assert!(matches!(route.pattern, CompiledPattern::Lexer(crate::pretok::preset::Preset::DeepSeek)));
         assert!(route.then.is_empty());
         // the same splits in another order run as regexes
         let mut parts: Vec<&str> = DEEPSEEK_SPLITS.trim().split("},\n").collect();

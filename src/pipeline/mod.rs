@@ -2,38 +2,31 @@
 //! post-processor, with added tokens around them and a decoder back, all
 //! built from one immutable description (Hugging Face's `tokenizer.json`
 //! schema, see `spec`). Offsets point into the original text through every
-//! normalizer (`normalized::NStr` tracks alignments as HF's
+//! normalizer (`crate::text::normalized::NStr` tracks alignments as HF's
 //! `NormalizedString` does).
 //!
-//! Stages: `spec` (the description), `normalized` (aligned strings),
-//! `normalizer`, `charsmap` (SentencePiece's precompiled map),
-//! `pre_tokenizer`, `bpe`, `added_tokens`, `post_processor`, `decoder`.
+//! Stages here: `spec` (the description), `pre_tokenizer`, `added_tokens`,
+//! `post_processor`, `decoder`, and `fast` (the string-free byte-level route).
+//! The normalizers are in `crate::text`, the models (`bpe`, `sentencepiece`)
+//! in `crate::model`.
 
 pub mod added_tokens;
-pub mod bpe;
-pub mod charsmap;
 pub mod decoder;
 pub mod fast;
-pub mod normalized;
-pub mod normalizer;
 pub mod post_processor;
 pub mod pre_tokenizer;
-pub mod sentencepiece;
 pub mod spec;
 
 use crate::error::{Error, Result};
+use crate::model::bpe::Bpe;
+use crate::model::sentencepiece;
+use crate::text::normalizer::Normalizer;
 use added_tokens::{AddedTokens, Segment};
-use bpe::Bpe;
 use decoder::Decoder;
-use normalizer::Normalizer;
 use post_processor::PostProcessor;
 use pre_tokenizer::PreTokenizer;
-use rustc_hash::FxHashMap;
+use crate::pretok::patterns::RegexMap;
 use spec::Spec;
-
-/// Oniguruma pattern (as written in the file) -> the same pattern for
-/// fancy-regex (the Python side translates; patterns absent are used as they are).
-pub type RegexMap = FxHashMap<String, String>;
 
 #[derive(Debug)]
 pub struct Pipeline {
@@ -412,6 +405,6 @@ mod tests {
 
     #[test]
     fn bad_charsmap_is_refused() {
-        assert!(charsmap::CharsMap::new(&[200, 0, 0, 0, 1]).is_err());
+        assert!(crate::text::charsmap::CharsMap::new(&[200, 0, 0, 0, 1]).is_err());
     }
 }

@@ -2,20 +2,19 @@
 //! `NormalizedString::split` with its five behaviors), and the byte-level
 //! and metaspace rewrites.
 
-use super::normalized::NStr;
+use crate::text::normalized::NStr;
 use super::spec::{Behavior, Pattern, PreTokenizerSpec, PrependScheme};
 use crate::error::{Error, Result};
-use crate::lexer::Preset;
-use crate::regex_guard::GuardedRegex;
+use crate::pretok::preset::Preset;
+use crate::pretok::patterns::HF_BYTE_LEVEL_REGEX;
+use crate::pretok::regex_guard::GuardedRegex;
+use crate::text::byte_level::byte_level_transform;
 use std::sync::OnceLock;
 
-/// Hugging Face's `ByteLevel(use_regex=true)` pattern.
-pub(crate) const HF_BYTE_LEVEL_REGEX: &str =
-    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 /// Backtracking steps a split regex may take for one match before it fails
 /// with a `PatternError` (fancy-regex's limit; see docs/decisions.md), within
-/// a budget per text (`crate::regex_guard`).
-pub const BACKTRACK_LIMIT: usize = crate::regex_guard::BACKTRACK_LIMIT;
+/// a budget per text (`crate::pretok::regex_guard`).
+pub const BACKTRACK_LIMIT: usize = crate::pretok::regex_guard::BACKTRACK_LIMIT;
 
 #[derive(Debug, Clone)]
 pub enum CompiledPattern {
@@ -29,14 +28,14 @@ pub enum CompiledPattern {
 }
 
 fn compile(p: &str, what: &str) -> Result<GuardedRegex> {
-    if p.len() > crate::pretokenize::MAX_PATTERN_BYTES {
+    if p.len() > crate::pretok::pretokenize::MAX_PATTERN_BYTES {
         return Err(Error::Pattern(format!("{what}: the regex is {} bytes long", p.len())));
     }
     GuardedRegex::new(p, what)
 }
 
 impl CompiledPattern {
-    pub fn new(p: &Pattern, regexes: &super::RegexMap, what: &str) -> Result<CompiledPattern> {
+    pub fn new(p: &Pattern, regexes: &crate::pretok::patterns::RegexMap, what: &str) -> Result<CompiledPattern> {
         Ok(match p {
             Pattern::String(s) => CompiledPattern::Literal(s.clone()),
             Pattern::Regex(r) => {
@@ -107,7 +106,7 @@ impl CompiledPattern {
 /// text between them: the cl100k-like and gpt2 presets (not SuperBPE's,
 /// whose lexer's words include the stretches between matches).
 fn lexer_for(p: &str) -> Option<Preset> {
-    crate::pretokenize::preset_of(p).filter(|&preset| preset != Preset::SuperBpe)
+    crate::pretok::pretokenize::preset_of(p).filter(|&preset| preset != Preset::SuperBpe)
 }
 
 fn char_matches(s: &str, f: impl Fn(char) -> bool) -> Vec<((usize, usize), bool)> {
@@ -200,47 +199,6 @@ pub fn split(n: &NStr, pattern: &CompiledPattern, behavior: Behavior, invert: bo
     Ok(())
 }
 
-pub(crate) fn bytes_char() -> &'static [char; 256] {
-    static T: OnceLock<[char; 256]> = OnceLock::new();
-    T.get_or_init(|| {
-        let mut t = ['\0'; 256];
-        let mut n = 0u32;
-        for b in 0..256u32 {
-            let keep = (b'!' as u32..=b'~' as u32).contains(&b)
-                || (0xA1..=0xAC).contains(&b)
-                || (0xAE..=0xFF).contains(&b);
-            t[b as usize] = if keep {
-                char::from_u32(b).unwrap()
-            } else {
-                n += 1;
-                char::from_u32(255 + n).unwrap()
-            };
-        }
-        t
-    })
-}
-
-/// Every char becomes the byte-level chars of its UTF-8 bytes.
-pub(crate) fn byte_level_transform(n: &mut NStr) {
-    let t = bytes_char();
-    if !n.track {
-        let mut s = String::with_capacity(n.s.len() * 2);
-        for b in n.s.bytes() {
-            s.push(t[b as usize]);
-        }
-        n.s = s;
-        return;
-    }
-    let mut dest = Vec::with_capacity(n.s.len());
-    for c in n.s.chars() {
-        let mut buf = [0u8; 4];
-        for (i, b) in c.encode_utf8(&mut buf).bytes().enumerate() {
-            dest.push((t[b as usize], isize::from(i > 0)));
-        }
-    }
-    n.transform(dest, 0);
-}
-
 fn is_punc(c: char) -> bool {
     use unicode_categories::UnicodeCategories;
     c.is_ascii_punctuation() || c.is_punctuation()
@@ -265,7 +223,7 @@ fn byte_level_regex() -> Result<CompiledPattern> {
 }
 
 impl PreTokenizer {
-    pub(crate) fn new(spec: &PreTokenizerSpec, regexes: &super::RegexMap) -> Result<PreTokenizer> {
+    pub(crate) fn new(spec: &PreTokenizerSpec, regexes: &crate::pretok::patterns::RegexMap) -> Result<PreTokenizer> {
         Ok(match spec {
             PreTokenizerSpec::ByteLevel { add_prefix_space, use_regex } => PreTokenizer::ByteLevel {
                 add_prefix_space: *add_prefix_space,
@@ -414,7 +372,7 @@ impl PreTokenizer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pretokenize::{CL100K, GPT2, LLAMA3, QWEN2, SUPERBPE};
+    use crate::pretok::patterns::{CL100K, GPT2, LLAMA3, QWEN2, SUPERBPE};
 
     #[test]
     fn preset_patterns_use_the_lexer_with_the_regexes_matches() {
@@ -444,7 +402,7 @@ mod tests {
             }
         }
         // the text that runs is the translated one
-        let mut map = super::super::RegexMap::default();
+        let mut map = crate::pretok::patterns::RegexMap::default();
         map.insert("written differently".to_string(), LLAMA3.to_string());
         let p = CompiledPattern::new(&Pattern::Regex("written differently".into()), &map, "test").unwrap();
         assert!(matches!(p, CompiledPattern::Lexer(Preset::Llama3)));

@@ -129,7 +129,7 @@ pub(crate) struct Spec {
     /// a SentencePiece `.model` run as sentencepiece runs it (model type
     /// `SentencePieceBPE`; see `sentencepiece.rs`): normalizer, model and
     /// decoder are then its own, the fields above only list its vocabulary
-    pub(crate) sentencepiece: Option<super::sentencepiece::SpSpec>,
+    pub(crate) sentencepiece: Option<crate::model::sentencepiece::SpSpec>,
 }
 
 fn fail(msg: impl Into<String>) -> Error {
@@ -590,7 +590,7 @@ impl Spec {
 
     pub(crate) fn from_value(v: &Value) -> Result<Spec> {
         let m = obj(v, "tokenizer.json")?;
-        if let Some(sp) = super::sentencepiece::parse(m)? {
+        if let Some(sp) = crate::model::sentencepiece::parse(m)? {
             let vocab = sp.pieces.iter().enumerate().map(|(i, (p, _, _))| (p.clone(), i as u32)).collect();
             return Ok(Spec {
                 normalizer: None,

@@ -3,12 +3,12 @@
 //! merge strategies (stack loop for short pieces, quadratic scan, bucket
 //! queue and heap for long ones, dropout).
 
-use super::cache::{Scratch, SCRATCH, SCRATCH_KEEP};
+use super::scratch::{Scratch, SCRATCH, SCRATCH_KEEP};
 use super::dropout::Dropout;
 use super::queue::MAX_QUEUE_RANKS;
 use super::NONE;
 use crate::error::{Error, Result};
-use crate::piece_cache;
+use crate::cache;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -27,7 +27,7 @@ pub(crate) struct ByteRanks {
     /// (parts are then not always tokens, so they are merged by bytes).
     pairs: Option<ConcatRanks>,
     /// Names this vocabulary in the per-thread piece cache
-    /// (`crate::piece_cache`; clones share it: same tokens, same
+    /// (`crate::cache`; clones share it: same tokens, same
     /// segmentations).
     owner: u32,
     /// One more than the largest rank (size of the long-piece queue).
@@ -230,7 +230,7 @@ impl ByteRanks {
         let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&ranks) } else { None };
         let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
         let max_len = ranks.keys().map(Vec::len).max().unwrap_or(0);
-        let owner = piece_cache::new_owner();
+        let owner = cache::new_owner();
         ByteRanks { table: TokenTable::new(ranks), byte_ids, pairs, owner, rank_bound, max_len }
     }
 
@@ -247,12 +247,12 @@ impl ByteRanks {
     }
 
     /// Appends the ids of one piece to `out`. Pieces of up to
-    /// `piece_cache::MAX_PIECE` bytes go through this thread's piece cache
+    /// `cache::MAX_PIECE` bytes go through this thread's piece cache
     /// (words recur: a hit costs one probe instead of the merges).
     #[inline]
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
-        let done = piece_cache::with_thread_cache(|c| self.encode_piece_in(Some(c), piece, out));
+        let done = cache::with_thread_cache(|c| self.encode_piece_in(Some(c), piece, out));
         match done {
             Some(r) => r,
             None => self.encode_piece_in(None, piece, out),
@@ -266,7 +266,7 @@ impl ByteRanks {
     /// whole-piece tokens in it too, measured no faster: both are one
     /// probe of a table larger than a core's L2 cache.)
     #[inline]
-    pub(crate) fn encode_piece_in(&self, cache: Option<&mut piece_cache::PieceCache>, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn encode_piece_in(&self, cache: Option<&mut cache::PieceCache>, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         match piece.len() {
             0 => return Ok(()),
             1 => {
@@ -672,7 +672,7 @@ pub(crate) fn derive_merges(tokens: &[Option<&[u8]>]) -> Vec<(u32, u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::clear_piece_caches;
+    use crate::model::clear_piece_caches;
 
     fn vocab(tokens: &[&[u8]]) -> ByteRanks {
         let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();

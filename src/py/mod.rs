@@ -1,15 +1,17 @@
 //! Python bindings (`bytepair._core`). Every heavy call releases the GIL;
 //! every core error becomes the matching class of `bytepair.errors`.
 
+mod pylist;
+
 use crate::error::Error;
-use crate::pretokenize::Pretokenizer;
+use crate::pretok::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
-use crate::encode::Dropout;
+use crate::model::Dropout;
 use crate::tokenizer::{char_spans, CharOptions, SpecialSet, Tokenizer};
-use crate::train::{StopReason, TieBreak};
-use crate::training::{self, Init, TrainOutput, TrainRequest};
+use crate::train::trainer::{StopReason, TieBreak};
+use crate::train::driver::{self, Init, TrainOutput, TrainRequest};
 use crate::vocab::{CharSpec, ModelKind};
-use crate::words;
+use crate::train::words;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
@@ -197,8 +199,8 @@ fn train<'py>(
                 })
             };
             match owned {
-                Some(table) => training::train_consuming(table, &request, on_merge),
-                None => training::train(kept_table, &request, on_merge),
+                Some(table) => driver::train_consuming(table, &request, on_merge),
+                None => driver::train(kept_table, &request, on_merge),
             }
         })
         .py()?;
@@ -233,7 +235,7 @@ fn trained<'py>(py: Python<'py>, out: &TrainOutput, progress: &Option<Py<PyAny>>
 /// base symbols, n_symbols, merges, stop reason
 type Trained<'py> = (Vec<Bound<'py, PyBytes>>, usize, Vec<(u32, u32, u64)>, &'static str);
 
-/// Parity-aware training (`crate::parity`) on one word table per language
+/// Parity-aware training (`crate::train::parity`) on one word table per language
 /// (`dev`: none or one per language). Returns `train`'s tuple plus the
 /// per-language statistics (train before/after, dev before/after, merges chosen).
 #[pyfunction]
@@ -265,7 +267,7 @@ fn train_parity<'py>(
     &'static str,
     (Vec<u128>, Vec<u128>, Vec<u128>, Vec<u128>, Vec<u64>),
 )> {
-    let request = crate::parity::ParityRequest {
+    let request = crate::train::parity::ParityRequest {
         train: TrainRequest {
             kind: ModelKind::parse(model).py()?,
             char: CharSpec { end_of_word, fused: end_of_word_fused, byte_fallback: false },
@@ -277,7 +279,7 @@ fn train_parity<'py>(
             max_token_length,
             init: None,
         },
-        variant: crate::parity::Variant::parse(variant).py()?,
+        variant: crate::train::parity::Variant::parse(variant).py()?,
         global_merges,
         window_size,
         alpha,
@@ -288,7 +290,7 @@ fn train_parity<'py>(
     let mut interrupted: Option<PyErr> = None;
     let mut last = std::time::Instant::now();
     let result = py.detach(|| {
-        crate::parity::train_parity(&lang_tables, &dev_tables, &request, |k, _, total| {
+        crate::train::parity::train_parity(&lang_tables, &dev_tables, &request, |k, _, total| {
             if last.elapsed() < std::time::Duration::from_millis(100) {
                 return true;
             }
@@ -314,8 +316,8 @@ fn train_parity<'py>(
 #[pyclass(module = "bytepair._core", frozen)]
 pub struct CoreTokenizer {
     inner: Tokenizer,
-    /// One Python int per id, for lists of ids (`crate::pylist`).
-    ints: crate::pylist::IntTable,
+    /// One Python int per id, for lists of ids (`crate::py::pylist`).
+    ints: crate::py::pylist::IntTable,
 }
 
 #[pymethods]
@@ -635,23 +637,23 @@ fn flat_bytes<'py>(py: Python<'py>, flat: &crate::batch::Flat) -> PyResult<(Boun
 /// slots).
 #[pyfunction]
 fn set_cache_bytes(bytes: usize) -> usize {
-    crate::piece_cache::set_cache_bytes(bytes);
-    crate::piece_cache::PieceCache::size_for(bytes)
+    crate::cache::set_cache_bytes(bytes);
+    crate::cache::PieceCache::size_for(bytes)
 }
 
 /// (budget per thread in bytes, bytes held by all threads' caches, this
 /// thread's hits, this thread's misses).
 #[pyfunction]
 fn cache_info() -> (usize, usize, u64, u64) {
-    let (hits, misses) = crate::piece_cache::thread_stats();
-    (crate::piece_cache::PieceCache::size_for(crate::piece_cache::cache_bytes()), crate::piece_cache::allocated_bytes(), hits, misses)
+    let (hits, misses) = crate::cache::thread_stats();
+    (crate::cache::PieceCache::size_for(crate::cache::cache_bytes()), crate::cache::allocated_bytes(), hits, misses)
 }
 
 /// Empties the per-thread caches of encoded pieces (for benchmarks that
 /// time encoding from a cold start; ids never depend on them).
 #[pyfunction]
 fn clear_caches() {
-    crate::encode::clear_piece_caches();
+    crate::model::clear_piece_caches();
 }
 
 /// Internal knob of the training merge loop: merges with at least
@@ -660,7 +662,7 @@ fn clear_caches() {
 /// depend on it; tests lower it so small corpora take the parallel path.
 #[pyfunction]
 fn _set_parallel_merge(min_positions: usize, runs: usize) -> (usize, usize) {
-    crate::train::set_parallel_merge(min_positions, runs)
+    crate::train::trainer::set_parallel_merge(min_positions, runs)
 }
 
 
@@ -674,7 +676,7 @@ fn pipeline_ids(ids: Vec<i64>) -> PyResult<Vec<u32>> {
 #[pyclass(module = "bytepair._core", frozen)]
 pub struct CorePipeline {
     inner: crate::pipeline::Pipeline,
-    ints: crate::pylist::IntTable,
+    ints: crate::py::pylist::IntTable,
 }
 
 #[pymethods]
@@ -682,7 +684,7 @@ impl CorePipeline {
     #[new]
     #[pyo3(signature = (description, regexes=None))]
     fn new(py: Python<'_>, description: String, regexes: Option<std::collections::HashMap<String, String>>) -> PyResult<Self> {
-        let map: crate::pipeline::RegexMap = regexes.unwrap_or_default().into_iter().collect();
+        let map: crate::pretok::patterns::RegexMap = regexes.unwrap_or_default().into_iter().collect();
         // the description moves into the pipeline (a copy of a 10^7-entry file's text was 188 MB more at the peak)
         let inner = py
             .detach(|| {
@@ -830,8 +832,8 @@ impl CorePipeline {
 
 #[pyfunction]
 fn clear_pipeline_caches() {
-    crate::pipeline::bpe::clear_caches();
-    crate::pipeline::sentencepiece::clear_caches();
+    crate::model::bpe::clear_caches();
+    crate::model::sentencepiece::clear_caches();
 }
 // ---------------------------------------------------------------- end of HF pipelines
 

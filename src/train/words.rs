@@ -2,7 +2,7 @@
 //! This table is all that training needs from a corpus.
 
 use crate::error::{Error, Result};
-use crate::pretokenize::Pretokenizer;
+use crate::pretok::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
 use crate::stream::{settled_prefix, Settled};
 use indexmap::IndexMap;
@@ -351,7 +351,7 @@ mod tests {
 
     #[test]
     fn streaming_blocks_count_like_the_whole_document() {
-        use crate::pretokenize::{CL100K, GPT2, LLAMA3, QWEN2};
+        use crate::pretok::patterns::{CL100K, GPT2, LLAMA3, QWEN2};
         let text = "It's the cat's <|eot|>toy;  we'll see.\n\n  def f(x):\r\n\treturn x**2  # 12345 ok\n   end   <|eot|>".repeat(20);
         let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9)]).unwrap();
         for pattern in [None, Some(CL100K), Some(GPT2), Some(LLAMA3), Some(QWEN2), Some(r"\S+|\s+")] {
@@ -364,7 +364,7 @@ mod tests {
 
     #[test]
     fn streaming_random_texts_in_random_blocks() {
-        use crate::pretokenize::{CL100K, GPT2, LLAMA3, QWEN2};
+        use crate::pretok::patterns::{CL100K, GPT2, LLAMA3, QWEN2};
         let pieces = ["a", "Z", "'s", "'", " ", "  ", "\n", "\r\n", "\t", "1", "234", ".", "!?", "é", "你", "<|", "<|eot|>", "|>", "<|e", "\u{3000}", "🙂"];
         let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9), ("<|e".into(), 10)]).unwrap();
         let mut rng = crate::testing::Rng(0x9E3779B97F4A7C15u64);
@@ -398,7 +398,7 @@ mod tests {
     #[test]
     fn lines_of_a_large_file_in_blocks() {
         // several blocks of 64 KB, cut after \n bytes: the same table as the lines of the whole text
-        use crate::pretokenize::CL100K;
+        use crate::pretok::patterns::CL100K;
         let pre = Pretokenizer::new(Some(CL100K)).unwrap();
         let sp = SpecialTokens::new(vec![("<|eot|>".into(), 9)]).unwrap();
         let text = "It's a line\r\n  with  spaces\rand\x0ccuts\u{2028}é 你 🙂 <|eot|>\n\n 123 \u{85}x\n".repeat(8000);

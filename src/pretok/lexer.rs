@@ -391,56 +391,13 @@ pub(crate) fn next_gpt2(s: &str, i: usize) -> usize {
     i + c.len_utf8()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Preset {
-    Gpt2,
-    Cl100k,
-    /// Llama 3's split: cl100k's without `\s++$`.
-    Llama3,
-    /// Qwen2's (and Qwen 2.5's, Qwen 3's) split: llama3's, one digit at a time.
-    Qwen2,
-    /// SuperBPE's stage-2 split (`superword.rs`).
-    SuperBpe,
-    /// DeepSeek V3's three splits in a row (`lexer_deepseek.rs`); no single
-    /// pattern names it: a pipeline's route picks it for that sequence.
-    DeepSeek,
-}
-
-impl Preset {
-    /// Calls `f` on every word of `text`, in order.
-    pub(crate) fn for_each_word<'t>(self, text: &'t str, f: impl FnMut(&'t str)) {
-        // one loop per preset, so that the lexer's step and `f` are
-        // inlined into it (a call through a function pointer per piece
-        // was a tenth of the instructions of encoding English)
-        match self {
-            Preset::Gpt2 => each_piece(text, f, next_gpt2),
-            Preset::Cl100k => each_piece(text, f, |s, i| next_cl100k::<true, 3>(s, i)),
-            Preset::Llama3 => each_piece(text, f, |s, i| next_cl100k::<false, 3>(s, i)),
-            Preset::Qwen2 => each_piece(text, f, |s, i| next_cl100k::<false, 1>(s, i)),
-            Preset::SuperBpe => each_piece(text, f, crate::superword::next_piece),
-            Preset::DeepSeek => crate::lexer_deepseek::for_each_word(text, f),
-        }
-    }
-}
-
-/// Calls `f` on each piece of `text`, `next(text, i)` giving the end of
-/// the piece that starts at `i`.
-#[inline(always)]
-fn each_piece<'t>(text: &'t str, mut f: impl FnMut(&'t str), next: impl Fn(&str, usize) -> usize) {
-    let mut i = 0;
-    while i < text.len() {
-        let end = next(text, i);
-        f(&text[i..end]);
-        i = end;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pretok::preset::Preset;
     use fancy_regex::Regex;
 
-    // the patterns, written out again here (`pretokenize.rs` has the ones in use)
+    // the patterns, written out again here (`patterns.rs` has the ones in use)
     const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
     const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
     const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
@@ -560,12 +517,12 @@ mod tests {
         // pretokenize.rs picks a lexer by the exact text: the same text as
         // bytepair.patterns' (which tests/test_presets_published.py checks
         // against the published files) and as the copies above
-        let patterns = include_str!("../python/bytepair/patterns.py");
+        let patterns = include_str!("../../python/bytepair/patterns.py");
         for (name, used, here) in [
-            ("GPT2", crate::pretokenize::GPT2, GPT2),
-            ("CL100K", crate::pretokenize::CL100K, CL100K),
-            ("LLAMA3", crate::pretokenize::LLAMA3, LLAMA3),
-            ("QWEN2", crate::pretokenize::QWEN2, QWEN2),
+            ("GPT2", crate::pretok::patterns::GPT2, GPT2),
+            ("CL100K", crate::pretok::patterns::CL100K, CL100K),
+            ("LLAMA3", crate::pretok::patterns::LLAMA3, LLAMA3),
+            ("QWEN2", crate::pretok::patterns::QWEN2, QWEN2),
         ] {
             assert_eq!(used, here, "{name}");
             assert!(patterns.contains(&format!("\n{name} = r\"\"\"{used}\"\"\"\n")), "{name} is not patterns.py's");

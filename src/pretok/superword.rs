@@ -6,7 +6,7 @@
 //! `A|(?:(?!A)[\s\S])+` (checked below against fancy-regex), several times
 //! faster: a lookahead at every character is the regex engine's slow path.
 
-use crate::lexer::{is_letter, is_number, is_space};
+use crate::pretok::lexer::{is_letter, is_number, is_space};
 
 /// The end of A's match at byte `i` (leftmost alternative first), if any.
 #[inline]
@@ -82,7 +82,7 @@ pub fn for_each_piece<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pretokenize::SUPERBPE;
+    use crate::pretok::patterns::SUPERBPE;
     use fancy_regex::Regex;
 
     fn pieces(text: &str) -> Vec<&str> {

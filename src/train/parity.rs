@@ -11,10 +11,10 @@
 //! The pure-Python oracle is `bytepair.reference_parity`.
 
 use crate::error::{Error, Result};
-use crate::train::{Merge, StopReason, Trainer, Words};
-use crate::training::{self, TrainOutput, TrainRequest};
+use crate::train::trainer::{Merge, StopReason, Trainer, Words};
+use crate::train::driver::{self, TrainOutput, TrainRequest};
 use crate::vocab::ModelKind;
-use crate::words::WordCounts;
+use crate::train::words::WordCounts;
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,17 +123,17 @@ pub fn train_parity(
     }
 
     let tables: Vec<&WordCounts> = langs.iter().chain(dev).copied().collect();
-    let (base, n_symbols, ids) = training::base_vocabulary(&tables, tr);
-    let (fixed, what, symbol_text) = training::fixed_vocabulary(&base, n_symbols, tr);
-    let max_merges = training::merge_limit(tr, fixed, &what)?;
+    let (base, n_symbols, ids) = driver::base_vocabulary(&tables, tr);
+    let (fixed, what, symbol_text) = driver::fixed_vocabulary(&base, n_symbols, tr);
+    let max_merges = driver::merge_limit(tr, fixed, &what)?;
     let chars = tr.kind == ModelKind::Char;
-    let order = training::text_order(tr);
+    let order = driver::text_order(tr);
     let trainer = |words: Words| Trainer::with_order(words, symbol_text.clone(), tr.tie_break, chars, order);
 
     let mut global = if req.global_merges > 0 && max_merges > 0 {
         let mut all = Words::default();
         for t in langs {
-            all.extend(&training::initial_words(t, tr, ids.as_ref()));
+            all.extend(&driver::initial_words(t, tr, ids.as_ref()));
         }
         Some(trainer(all)?)
     } else {
@@ -142,14 +142,14 @@ pub fn train_parity(
     let mut train_len = Vec::with_capacity(n);
     let mut trainers = Vec::with_capacity(n);
     for t in langs {
-        let words = training::initial_words(t, tr, ids.as_ref());
+        let words = driver::initial_words(t, tr, ids.as_ref());
         train_len.push(words.weighted_len());
         trainers.push(trainer(words)?);
     }
     let mut dev_len = Vec::with_capacity(dev.len());
     let mut dev_trainers = Vec::with_capacity(dev.len());
     for t in dev {
-        let words = training::initial_words(t, tr, ids.as_ref());
+        let words = driver::initial_words(t, tr, ids.as_ref());
         dev_len.push(words.weighted_len());
         dev_trainers.push(trainer(words)?);
     }
@@ -268,7 +268,7 @@ pub fn train_parity(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::train::TieBreak;
+    use crate::train::trainer::TieBreak;
     use crate::vocab::CharSpec;
 
     fn table(words: &[(&str, u64)]) -> WordCounts {

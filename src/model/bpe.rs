@@ -7,8 +7,8 @@
 //! string-free route (`tokenize_raw_in`): no byte-to-char mapping and no
 //! string hashing per piece.
 
-use super::spec::BpeSpec;
-use crate::encode::{ConcatRanks, TokenTable};
+use crate::pipeline::spec::BpeSpec;
+use crate::model::{ConcatRanks, TokenTable};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -31,7 +31,7 @@ thread_local! {
 
 pub fn clear_caches() {
     CACHE.with(|c| c.borrow_mut().clear());
-    crate::piece_cache::clear_all();
+    crate::cache::clear_all();
 }
 
 #[derive(Debug)]
@@ -50,7 +50,7 @@ pub struct Bpe {
     char_table: Vec<u32>,
     char_map: FxHashMap<char, u32>,
     cache_id: u64,
-    /// Names this model in the per-thread piece cache (`crate::piece_cache`).
+    /// Names this model in the per-thread piece cache (`crate::cache`).
     owner: u32,
     /// Names this model's raw-byte keys in the piece cache (`tokenize_raw_in`).
     raw_owner: u32,
@@ -152,8 +152,8 @@ impl Bpe {
             char_table,
             char_map,
             cache_id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            owner: crate::piece_cache::new_owner(),
-            raw_owner: crate::piece_cache::new_owner(),
+            owner: crate::cache::new_owner(),
+            raw_owner: crate::cache::new_owner(),
             raw: None,
         })
     }
@@ -169,7 +169,7 @@ impl Bpe {
         if self.prefix.is_some() || self.suffix.is_some() || self.dropout.is_some() || self.merges.len() > RAW_MAX_MERGES {
             return None;
         }
-        let chars = super::pre_tokenizer::bytes_char();
+        let chars = crate::text::byte_level::bytes_char();
         let mut byte_ids = [NONE; 256];
         for (slot, &c) in byte_ids.iter_mut().zip(chars.iter()) {
             *slot = self.char_id(c)?;
@@ -387,15 +387,15 @@ impl Bpe {
         // piece cache first (one 64-byte slot, whole tokens included); a miss
         // takes the path below and keeps its ids there
         if offsets.is_none() && self.dropout.is_none() {
-            if let Some(key) = crate::piece_cache::Key::new(self.owner, w.as_bytes()) {
-                let hit = crate::piece_cache::extend_from_cache(&key, ids);
+            if let Some(key) = crate::cache::Key::new(self.owner, w.as_bytes()) {
+                let hit = crate::cache::extend_from_cache(&key, ids);
                 if hit == Some(true) {
                     return Ok(());
                 }
                 let start = ids.len();
                 self.tokenize_uncached(w, ids, None)?;
                 if hit.is_some() {
-                    crate::piece_cache::with_thread_cache(|c| c.insert(&key, &ids[start..]));
+                    crate::cache::with_thread_cache(|c| c.insert(&key, &ids[start..]));
                 }
                 return Ok(());
             }
@@ -414,7 +414,7 @@ impl Bpe {
     /// keyed on the raw bytes, so a hit maps nothing.
     /// The caller holds the piece cache (borrowed once per text rather
     /// than twice per piece; None: no cache).
-    pub(crate) fn tokenize_raw_in(&self, cache: Option<&mut crate::piece_cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
+    pub(crate) fn tokenize_raw_in(&self, cache: Option<&mut crate::cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
         if raw.is_empty() {
             return Ok(());
         }
@@ -424,7 +424,7 @@ impl Bpe {
                 Ok(())
             }
             None => {
-                let t = super::pre_tokenizer::bytes_char();
+                let t = crate::text::byte_level::bytes_char();
                 let mapped: String = raw.iter().map(|&b| t[b as usize]).collect();
                 self.tokenize_uncached(&mapped, ids, None)
             }

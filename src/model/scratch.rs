@@ -2,13 +2,13 @@
 //! (both models), and the switch that empties the piece caches.
 
 use super::queue::RankQueue;
-use crate::piece_cache;
+use crate::cache;
 
 /// Empties every thread's piece cache (lazily, at its next use), so that
 /// a benchmark can time encoding from a cold start. Results never depend
 /// on the cache.
 pub fn clear_piece_caches() {
-    piece_cache::clear_all();
+    cache::clear_all();
 }
 
 /// Per-thread scratch of the long-piece merging (byte and char models).
@@ -33,7 +33,7 @@ thread_local! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::ByteRanks;
+    use crate::model::ByteRanks;
 
     fn aa_vocab() -> ByteRanks {
         let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();

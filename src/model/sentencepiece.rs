@@ -24,7 +24,7 @@
 //! text is cut before each word's marker and words are merged separately
 //! and cached (no merge can cross such a cut, so the result is the same).
 
-use super::charsmap::CharsMap;
+use crate::text::charsmap::CharsMap;
 use crate::error::{Error, Result};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, StartKind};
 use rustc_hash::FxHashMap;
@@ -99,11 +99,11 @@ pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
         .get("pieces")
         .and_then(Value::as_array)
         .ok_or_else(|| fail("model.pieces: expected a list"))?;
-    if items.len() > super::spec::MAX_VOCAB {
+    if items.len() > crate::pipeline::spec::MAX_VOCAB {
         return Err(fail(format!(
             "model.pieces: {} entries; at most {} are allowed",
             items.len(),
-            super::spec::MAX_VOCAB
+            crate::pipeline::spec::MAX_VOCAB
         )));
     }
     let mut pieces = Vec::with_capacity(items.len());
@@ -112,7 +112,7 @@ pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
         let a = x.as_array().filter(|a| a.len() == 3).ok_or_else(bad)?;
         let text = a[0]
             .as_str()
-            .filter(|s| !s.is_empty() && s.len() <= super::spec::MAX_TOKEN_BYTES)
+            .filter(|s| !s.is_empty() && s.len() <= crate::pipeline::spec::MAX_TOKEN_BYTES)
             .ok_or_else(bad)?;
         let score = a[1].as_f64().ok_or_else(bad)? as f32;
         let t = a[2]
@@ -941,7 +941,7 @@ impl SentencePiece {
 /// token, no byte token and no unk: its neighbours then merge across it and
 /// the offsets after it shift), and no option looks at word ends (prefix,
 /// suffix, ignore_merges, dropout).
-pub(crate) fn hf_cut_marker(spec: &super::spec::BpeSpec) -> Option<char> {
+pub(crate) fn hf_cut_marker(spec: &crate::pipeline::spec::BpeSpec) -> Option<char> {
     const M: char = '\u{2581}';
     let tokens: std::collections::HashSet<&str> = spec.vocab.iter().map(|(t, _)| t.as_str()).collect();
     let every_byte = || (0..=255u8).all(|b| tokens.contains(format!("<0x{b:02X}>").as_str()));
@@ -1079,7 +1079,7 @@ mod tests {
 
     #[test]
     fn cut_marker_only_when_no_merge_crosses() {
-        let spec = |merges: &[(&str, &str)], unk: Option<&str>| super::super::spec::BpeSpec {
+        let spec = |merges: &[(&str, &str)], unk: Option<&str>| crate::pipeline::spec::BpeSpec {
             vocab: ["\u{2581}", "a", "\u{2581}a", "a\u{2581}", "<unk>"]
                 .iter()
                 .enumerate()

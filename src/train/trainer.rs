@@ -12,7 +12,7 @@
 //! best pair; one that does not is pushed back with the current state.
 
 use crate::error::{Error, Result};
-use crate::symbol_texts::SymbolTexts;
+use crate::train::symbol_texts::SymbolTexts;
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -140,7 +140,7 @@ type Pair = (u32, u32);
 /// vocabulary in continued training): pairs with it are never counted.
 pub(crate) const BARRIER: u32 = u32::MAX;
 /// A position whose symbol was absorbed by its left neighbour. Merge ids
-/// stay below it (`training::run_trainer` caps them at `u32::MAX - 2`).
+/// stay below it (`driver::run_trainer` caps them at `u32::MAX - 2`).
 const DEAD: u32 = u32::MAX - 1;
 /// No neighbour: the start or end of a word.
 const NONE: u32 = u32::MAX;

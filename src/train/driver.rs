@@ -2,11 +2,11 @@
 //! vocabulary and initial words, the merge limit, continued training, and
 //! the run of the merge loop (`crate::train`).
 
-use crate::encode::{CharMerges, Sym};
+use crate::model::{CharMerges, Sym};
 use crate::error::{Error, Result};
-use crate::train::{Merge, StopReason, TieBreak, TrainConfig, Trainer, Words, BARRIER};
+use crate::train::trainer::{Merge, StopReason, TieBreak, TrainConfig, Trainer, Words, BARRIER};
 use crate::vocab::{char_base, char_symbols, CharSpec, ModelKind, SymbolIds};
-use crate::words::WordCounts;
+use crate::train::words::WordCounts;
 use rustc_hash::FxHashMap;
 
 /// An existing tokenizer to continue training from: its ids and merges

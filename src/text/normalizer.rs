@@ -2,8 +2,9 @@
 
 use super::charsmap::CharsMap;
 use super::normalized::NStr;
-use super::pre_tokenizer::{byte_level_transform, CompiledPattern};
-use super::spec::NormalizerSpec;
+use super::byte_level::byte_level_transform;
+use crate::pipeline::pre_tokenizer::CompiledPattern;
+use crate::pipeline::spec::NormalizerSpec;
 use crate::error::Result;
 use unicode_normalization_alignments::char::is_combining_mark;
 use unicode_normalization_alignments::UnicodeNormalization;
@@ -26,7 +27,7 @@ pub enum Normalizer {
 }
 
 impl Normalizer {
-    pub fn new(spec: &NormalizerSpec, regexes: &super::RegexMap) -> Result<Normalizer> {
+    pub fn new(spec: &NormalizerSpec, regexes: &crate::pretok::patterns::RegexMap) -> Result<Normalizer> {
         Ok(match spec {
             NormalizerSpec::Nfc => Normalizer::Nfc,
             NormalizerSpec::Nfd => Normalizer::Nfd,

@@ -597,8 +597,8 @@ fn unbounded_vm_piece(e: &Expr, hard: bool) -> Option<&Expr> {
 /// equal `GPT2`, `CL100K`, `DEEPSEEK` and `SUPERBPE` of python/bytepair/patterns.py
 /// (tests/test_hostile_files.py loads each as a custom Split pattern).
 pub(crate) const VETTED_VM_PATTERNS: [&str; 4] = [
-    crate::pretokenize::GPT2,
-    crate::pretokenize::CL100K,
+    crate::pretok::patterns::GPT2,
+    crate::pretok::patterns::CL100K,
     r##"\p{N}{1,3}|(?:(?=[一-龥぀-ゟ゠-ヿ])[^\r\n\p{L}\p{P}\p{S}])?(?:(?=[一-龥぀-ゟ゠-ヿ])[\p{L}\p{M}])+|(?:(?=[一-龥぀-ゟ゠-ヿ])[\p{P}\p{S}])+|(?:(?!(?:(?=[一-龥぀-ゟ゠-ヿ])[^\r\n\p{L}\p{P}\p{S}])?(?:(?=[一-龥぀-ゟ゠-ヿ])[\p{L}\p{M}])+|(?:(?=[一-龥぀-ゟ゠-ヿ])[\p{P}\p{S}])+)[一-龥぀-ゟ゠-ヿ])+|[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}\p{N}一-龥぀-ゟ゠-ヿ]?[^\p{N}\p{P}\p{S}\p{Z}\p{C}一-龥぀-ゟ゠-ヿ]+| ?[^\p{L}\p{M}\p{N}\p{Z}\p{C}一-龥぀-ゟ゠-ヿ]+[\r\n]*|\s*[\r\n]+|\s+(?![^\s\p{N}一-龥぀-ゟ゠-ヿ])|\s+|(?:(?!\p{N}|[一-龥぀-ゟ゠-ヿ]|[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}\p{N}一-龥぀-ゟ゠-ヿ]?[^\p{N}\p{P}\p{S}\p{Z}\p{C}一-龥぀-ゟ゠-ヿ]+| ?[^\p{L}\p{M}\p{N}\p{Z}\p{C}一-龥぀-ゟ゠-ヿ]+[\r\n]*|\s*[\r\n]+|\s+(?![^\s\p{N}一-龥぀-ゟ゠-ヿ])|\s+)[\s\S])+"##,
     r##"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)|(?:(?!\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S))[\s\S])+"##,
 ];
@@ -730,7 +730,7 @@ fn shorten(p: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pretokenize::{CL100K, GPT2};
+    use crate::pretok::patterns::{CL100K, GPT2};
 
     fn matches(p: &str, text: &str) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
@@ -802,7 +802,7 @@ mod tests {
         for p in [
             GPT2,
             CL100K,
-            crate::pipeline::pre_tokenizer::HF_BYTE_LEVEL_REGEX,
+            crate::pretok::patterns::HF_BYTE_LEVEL_REGEX,
             r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
             r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
         ] {
@@ -831,7 +831,7 @@ mod tests {
     fn rewritten_lookaheads_equal_find_iter() {
         let pats = [
             LLAMA3,
-            crate::pipeline::pre_tokenizer::HF_BYTE_LEVEL_REGEX,
+            crate::pretok::patterns::HF_BYTE_LEVEL_REGEX,
             r"\s+(?!\S)|\s+",
             r"a+(?![^a])|a+|b",
             r"(?i)k+(?![^k])|k+|\s",
@@ -861,8 +861,8 @@ mod tests {
         }
         // possessive forms (tiktoken's GPT-2 and cl100k, and their tokenizer.json export) lose their atomic groups
         for p in [
-            crate::pretokenize::GPT2,
-            crate::pretokenize::CL100K,
+            crate::pretok::patterns::GPT2,
+            crate::pretok::patterns::CL100K,
             r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|(?>\p{N}{1,3})| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++\z|\s*[\r\n]|\s+(?!\S)|\s",
         ] {
             let g = GuardedRegex::new(p, "test").unwrap();

@@ -8,13 +8,15 @@
 //! the whole word left to right without overlap.
 
 mod byte;
-mod cache;
+pub mod bpe;
+mod scratch;
 mod char;
 mod dropout;
 mod queue;
+pub mod sentencepiece;
 
 pub(crate) use byte::{derive_merges, ByteRanks, ConcatRanks, TokenTable};
-pub use cache::clear_piece_caches;
+pub use scratch::clear_piece_caches;
 pub(crate) use char::{CharMerges, Sym};
 pub use dropout::Dropout;
 

@@ -25,7 +25,7 @@
 //! against Hugging Face on DeepSeek V3's published file
 //! (`tests/test_pipeline_fast.py`).
 
-use crate::lexer::{decode, whitespace, ClassTable};
+use crate::pretok::lexer::{decode, whitespace, ClassTable};
 use std::sync::OnceLock;
 
 /// DeepSeek V3's three split patterns, as its `tokenizer.json` has them.

@@ -2,7 +2,7 @@
 //! subword-nmt's lowest-rank rule, by a scan for short words and a bucket
 //! queue or heap for long ones, with dropout.
 
-use super::cache::{Scratch, SCRATCH, SCRATCH_KEEP};
+use super::scratch::{Scratch, SCRATCH, SCRATCH_KEEP};
 use super::dropout::Dropout;
 use super::queue::{RankQueue, MAX_QUEUE_RANKS};
 use super::NONE;

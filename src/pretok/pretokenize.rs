@@ -3,21 +3,9 @@
 //! which supports tiktoken's possessive quantifiers, lookahead and `\p{..}`).
 
 use crate::error::{Error, Result};
-use crate::lexer::Preset;
-use crate::regex_guard::GuardedRegex;
-
-/// tiktoken's patterns that have a hand-written lexer (see `lexer.rs`).
-pub(crate) const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
-pub(crate) const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
-
-/// Llama 3's split (`bytepair.patterns.LLAMA3`, the Split regex of its
-/// `tokenizer.json` as published) and Qwen2's (`QWEN2`, also Qwen 2.5's and
-/// Qwen 3's), with the lexer of `lexer.rs`.
-pub(crate) const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-pub(crate) const QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-
-/// SuperBPE's stage-2 split (`bytepair.patterns.SUPERBPE`), with the lexer of `superword.rs`.
-pub(crate) const SUPERBPE: &str = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)|(?:(?!\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S))[\s\S])+";
+use crate::pretok::preset::Preset;
+use crate::pretok::regex_guard::GuardedRegex;
+use super::patterns::{CL100K, GPT2, LLAMA3, QWEN2, SUPERBPE};
 
 /// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
 /// separators U+001C..U+001F that Python also treats as whitespace.

@@ -1,0 +1,11 @@
+//! Text to words: the published patterns, the hand-written lexers of the
+//! presets (chosen by a pattern's exact text), and the guarded regex that runs
+//! every other pattern.
+
+pub(crate) mod lexer;
+pub(crate) mod lexer_deepseek;
+pub(crate) mod patterns;
+pub(crate) mod preset;
+pub mod pretokenize;
+pub(crate) mod regex_guard;
+pub mod superword;
