@@ -17,6 +17,10 @@ pub enum Error {
     UnknownToken(String),
     /// A malformed vocabulary or model description.
     Format(String),
+    /// A well-formed description with a component the engine does not run
+    /// (a normalizer, pre-tokenizer, model or decoder type), so that callers
+    /// can tell it from a malformed file without reading the message.
+    Unsupported(String),
 }
 
 impl fmt::Display for Error {
@@ -26,7 +30,8 @@ impl fmt::Display for Error {
             | Error::Training(m)
             | Error::Encode(m)
             | Error::UnknownToken(m)
-            | Error::Format(m) => f.write_str(m),
+            | Error::Format(m)
+            | Error::Unsupported(m) => f.write_str(m),
             Error::DisallowedSpecial(token) => write!(
                 f,
                 "Encountered text corresponding to disallowed special token {token:?}.\n\

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
-from bytepair import FormatError, Tokenizer
+from bytepair import FormatError, Tokenizer, UnsupportedComponentError
 from bytepair.pipeline import PipelineTokenizer, from_hf_json
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -108,16 +108,31 @@ def test_special_tokens_and_ordinary(published):
          r"pretokenizers\[0\].*UnicodeScripts.*not supported"),
         (lambda d: d.update(decoder={"type": "CTC"}), r"decoder.*CTC.*not supported"),
         (lambda d: d.update(post_processor={"type": "Nope"}), r"post_processor.*Nope.*not supported"),
+        (lambda d: d.update(pre_tokenizer={"type": "Split", "pattern": {"Regex": r"(a)\1"}, "behavior": "Isolated",
+                                           "invert": False}), r"pre_tokenizer.*cannot be run exactly"),
     ],
 )
 def test_unsupported_components_are_named_in_one_line(published, tmp_path, change, message):
+    """A part the engine lacks is an UnsupportedComponentError (a FormatError) naming the file and the part,
+    told from a malformed file by its class, not its message."""
     d = json.loads(pathlib.Path(published["mistral-v1-legacy"]).read_text(encoding="utf-8"))
     change(d)
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(d), encoding="utf-8")
-    with pytest.raises(FormatError, match=message) as info:
+    with pytest.raises(UnsupportedComponentError, match=message) as info:
         Tokenizer.load(str(path))
-    assert "\n" not in str(info.value)
+    assert "\n" not in str(info.value) and str(info.value).startswith(str(path))
+    assert isinstance(info.value, FormatError)
+
+
+def test_a_malformed_file_is_not_called_unsupported(published, tmp_path):
+    d = json.loads(pathlib.Path(published["mistral-v1-legacy"]).read_text(encoding="utf-8"))
+    d["model"]["merges"] = "not a list"
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(d), encoding="utf-8")
+    with pytest.raises(FormatError) as info:
+        Tokenizer.load(str(path))
+    assert not isinstance(info.value, UnsupportedComponentError)
 
 
 def test_catastrophic_regex_is_a_clear_error():

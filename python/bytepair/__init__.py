@@ -18,6 +18,7 @@ from bytepair.errors import (
     TokenIdTypeError,
     TrainingWarning,
     UnknownTokenError,
+    UnsupportedComponentError,
 )
 from bytepair.encodings import encoding_for_model, get_encoding
 from bytepair.errors import UnknownEncodingError
@@ -46,6 +47,7 @@ __all__ = [
     "TrainingWarning",
     "UnknownTokenError",
     "TokenIdTypeError",
+    "UnsupportedComponentError",
     "UnknownEncodingError",
     "get_encoding",
     "encoding_for_model",

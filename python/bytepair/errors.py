@@ -52,6 +52,16 @@ class FormatError(BytepairError):
     """A model or counts file is malformed; the message names file and line."""
 
 
+class UnsupportedComponentError(FormatError):
+    """A well-formed file with a part bytepair cannot run exactly: a
+    component type the pipeline engine does not have, or a regex it cannot
+    run as the owner does. The message names the part.
+
+    >>> issubclass(UnsupportedComponentError, FormatError)
+    True
+    """
+
+
 class InputError(BytepairError):
     """An input file cannot be read (missing, unreadable, invalid UTF-8)."""
 
@@ -74,6 +84,7 @@ __all__ = [
     "TokenIdTypeError",
     "PatternError",
     "FormatError",
+    "UnsupportedComponentError",
     "InputError",
     "ResourceError",
     "TrainingWarning",

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from bytepair import _core
-from bytepair.errors import BytepairError, FormatError, PatternError
+from bytepair.errors import BytepairError, FormatError, PatternError, UnsupportedComponentError
 from bytepair.regex_dialects import from_onig
 from bytepair.limits import SpecialTokens, check_text_limits, check_unused_ids, special_ids, special_names
 from bytepair.patterns import default_pattern, preset_name, resolve_pattern
@@ -292,7 +292,8 @@ def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
                     try:
                         out[v] = from_onig(v)
                     except ValueError as e:
-                        raise FormatError(f"{where or 'tokenizer.json'}: the regex {v!r} cannot be run exactly: {e}") from None
+                        raise UnsupportedComponentError(
+                            f"{where or 'tokenizer.json'}: the regex {v!r} cannot be run exactly: {e}") from None
             else:
                 _regexes(v, out, f"{where}.{k}" if where else k)
     elif isinstance(node, list):

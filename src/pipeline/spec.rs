@@ -227,7 +227,7 @@ fn replacement(m: &Map<String, Value>, at: &str) -> Result<char> {
 }
 
 fn unsupported(kind: &str, name: &str, at: &str) -> Error {
-    fail(format!("{at}: the {kind} {name:?} is not supported by bytepair's pipeline engine"))
+    Error::Unsupported(format!("{at}: the {kind} {name:?} is not supported by bytepair's pipeline engine"))
 }
 
 fn seq_items<'a>(m: &'a Map<String, Value>, key: &str, at: &str, depth: usize) -> Result<&'a Vec<Value>> {
@@ -334,7 +334,7 @@ fn model(v: &Value) -> Result<BpeSpec> {
     let m = obj(v, at)?;
     let t = m.get("type").and_then(Value::as_str).unwrap_or(if m.contains_key("merges") { "BPE" } else { "?" });
     if t != "BPE" {
-        return Err(fail(format!(
+        return Err(Error::Unsupported(format!(
             "model: the model {t:?} is not supported by bytepair's pipeline engine (only BPE models are)"
         )));
     }

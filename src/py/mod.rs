@@ -25,6 +25,7 @@ fn to_py(err: Error) -> PyErr {
         Error::DisallowedSpecial(_) => "DisallowedSpecialError",
         Error::UnknownToken(_) => "UnknownTokenError",
         Error::Format(_) => "FormatError",
+        Error::Unsupported(_) => "UnsupportedComponentError",
     };
     let message = err.to_string();
     Python::attach(|py| {

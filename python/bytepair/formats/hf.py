@@ -41,7 +41,7 @@ from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 from bytepair._io import atomic_write_text, parse_json, read_model_bytes
 from bytepair.formats.magic import decode_text
-from bytepair.errors import BytepairError, FormatError
+from bytepair.errors import BytepairError, FormatError, UnsupportedComponentError
 from bytepair.formats.convert import (
     bytes_to_unicode,
     byte_ranks,
@@ -873,12 +873,10 @@ def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Op
         raise refused
     try:
         return checked(PipelineSpec(d, path, decode_skips=_pipeline_holes(d)))
-    except FormatError as e:
-        if "not supported by bytepair's pipeline engine" in str(e):
-            raise FormatError(str(e).splitlines()[0]) from None
-        if "cannot be run exactly" in str(e):  # a regex (say `\\b`): name it, not the byte model's refusal
-            line = str(e).splitlines()[0]
-            raise FormatError(line if line.startswith(path) else f"{path}: {line}") from None
+    except UnsupportedComponentError as e:  # name the part the engine lacks, not the byte model's refusal
+        line = str(e).splitlines()[0]
+        raise UnsupportedComponentError(line if line.startswith(path) else f"{path}: {line}") from None
+    except FormatError:
         raise refused from None
 
 
