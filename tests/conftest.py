@@ -137,3 +137,16 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             ", ".join(f"{loader} {n}" for loader, n in sorted(totals.items())) + f"; total {sum(totals.values())}"
         )
+
+
+@pytest.fixture(scope="session")
+def gguf_paths():
+    """{"ggml-vocab-llama-bpe.gguf": path, ... and their .inp/.out files}: llama.cpp's vocabulary-only
+    test files, extracted by scripts/get_gguf_vocabs.py from llama-cpp-python's sdist (sha256-checked)."""
+    spec = importlib.util.spec_from_file_location("get_gguf_vocabs", ROOT / "scripts" / "get_gguf_vocabs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        return module.get_gguf_vocabs()
+    except Exception as e:  # FetchError, or a broken download
+        pytest.fail(f"cannot fetch llama.cpp's GGUF test files: {e}")

@@ -104,6 +104,7 @@ class PipelineSpec:
     merge_rule: str = "in-order"
     parity_stats: Optional[Mapping[str, Any]] = None
     decode_skips: FrozenSet[int] = frozenset()  # as in ModelSpec
+    chat_template: Optional[str] = None  # a GGUF file's tokenizer.chat_template, kept as text
     built: Any = field(default=None, init=False, compare=False, repr=False)  # as in ModelSpec
 
 
@@ -329,7 +330,10 @@ def to_dict(spec: Any) -> Dict[str, Any]:
     """
     holes = {"decode_skips": sorted(spec.decode_skips)} if spec.decode_skips else {}
     if isinstance(spec, PipelineSpec):
-        return {"bytepair": 1, "model": "pipeline", "pipeline": _json_copy(spec.description), **holes}
+        d = {"bytepair": 1, "model": "pipeline", "pipeline": _json_copy(spec.description), **holes}
+        if spec.chat_template is not None:
+            d["chat_template"] = spec.chat_template
+        return d
     d: Dict[str, Any] = {"bytepair": 1, "model": spec.model, "pattern": spec.pattern,
                          "pattern_preset": preset_name(spec.pattern)}
     if spec.model == "char":
@@ -364,7 +368,7 @@ def from_dict(d: Mapping[str, Any], path: str = "<string>") -> Any:
     """
     holes = frozenset(d.get("decode_skips") or ())
     if d.get("model") == "pipeline":
-        return PipelineSpec(d["pipeline"], path, decode_skips=holes)
+        return PipelineSpec(d["pipeline"], path, decode_skips=holes, chat_template=d.get("chat_template"))
     model = d["model"]
     char = model == "char"
     if "merges" in d:
