@@ -150,3 +150,16 @@ def gguf_paths():
         return module.get_gguf_vocabs()
     except Exception as e:  # FetchError, or a broken download
         pytest.fail(f"cannot fetch llama.cpp's GGUF test files: {e}")
+
+
+@pytest.fixture(scope="session")
+def gguf_tokenizer(gguf_paths):
+    """``gguf_tokenizer("llama-bpe")``: bytepair's tokenizer of ggml-vocab-llama-bpe.gguf, loaded once."""
+    import functools
+
+    from bytepair import Tokenizer
+
+    @functools.lru_cache(maxsize=None)
+    def load(name):
+        return Tokenizer.load(gguf_paths[f"ggml-vocab-{name}.gguf"])
+    return load

@@ -39,7 +39,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from bytepair.errors import FormatError
 from bytepair.formats.convert import bytes_to_unicode
 from bytepair.formats.sentencepiece import (SP_BYTE, SP_CONTROL, SP_NORMAL, SP_UNKNOWN, SP_UNUSED, SP_USER_DEFINED,
-                                            SentencePieceModel, to_pipeline)
+                                            SentencePieceModel, hf_compatible, to_hf_json)
 from bytepair.patterns import preset_name
 from bytepair.spec import PipelineSpec, checked
 
@@ -70,8 +70,10 @@ _LLAMA3 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N
 _QWEN2 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 _QWEN35 = (_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+"
            r"|\s+(?!\S)|\s+")
-_LETTERS_UL = (r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+")
-_LETTERS_LU = (r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*")
+# llama.cpp's "a letter but not a-z" is a lookahead and a class; here one class, so that no backtracking is needed
+_NOT_LOWER, _NOT_UPPER = r"[^\P{L}a-z]", r"[^\P{L}A-Z]"
+_LETTERS_UL = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "*" + _NOT_UPPER + "+"
+_LETTERS_LU = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "+" + _NOT_UPPER + "*"
 _DEEPSEEK3 = (r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
               r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
 _DEEPSEEK_LLM_LETTERS = (
@@ -172,10 +174,16 @@ UNSUPPORTED_PRE = {
     "granite-embed-multi-311m": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
     "sarvam-moe": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
     "whitespace": "a whitespace-split model over raw UTF-8",
+    "jais-2": "bytepair's regex guard refuses its lookaheads after unbounded runs",
+    "exaone-moe": "bytepair's regex guard refuses its nested unbounded runs",
+    "granite-embed-multi-97m": "its letter-or-mark lookaheads are not translated",
     "jina-v1-en": "it adds a separator token (add_sep)",
     "jina-v2-code": "it adds a separator token (add_sep)",
     "roberta-bpe": "it adds a separator token (add_sep)",
 }
+
+for _name in UNSUPPORTED_PRE:
+    PRE_TYPES.pop(_name, None)
 
 # regexes that llama.cpp runs with its own hand-written splitters (unicode_regex_split_custom): Unicode
 # categories as they are, nothing collapsed; its GPT-2 splitter also takes a lone whitespace as `\s+` does
@@ -466,8 +474,9 @@ def _vocab(meta: Metadata) -> Tuple[List[str], List[int], Optional[List[float]]]
     return tokens, list(types[:len(tokens)]), scores
 
 
-def _role_ids(meta: Metadata, n: int) -> Dict[str, int]:
-    roles = {}
+def _role_ids(meta: Metadata, n: int, defaults: Mapping[str, int]) -> Dict[str, int]:
+    """The special roles' ids: llama.cpp's defaults for the model (dropped when out of range), then the file's."""
+    roles = {role: i for role, i in defaults.items() if 0 <= i < n}
     for role in ROLES:
         v = meta.integer(f"tokenizer.ggml.{role}_token_id")
         if v is not None and 0 <= v < n:  # llama.cpp ignores an id out of range
@@ -545,7 +554,7 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
     for k, m in enumerate(merges):
         cut = m.find(" ", 1)  # llama.cpp's split: the first space after the first character
         pairs.append([m[:cut], m[cut + 1:]] if cut >= 0 else ["", ""])
-    roles = _role_ids(meta, len(tokens))
+    roles = _role_ids(meta, len(tokens), {} if pre == "chatglm-bpe" else {"bos": 11, "eos": 11})
     bos, eos = _bos_eos(meta, tokens, roles, add_bos, False)
     splits = [{"type": "Split", "pattern": {"Regex": llama_regex(r)}, "behavior": "Isolated", "invert": False}
               for r in _REGEXES[regexes]]
@@ -571,7 +580,7 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
             raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}, which llama.cpp's "
                               "SentencePiece tokenizer does not run")
         sp_types.append(t)  # llama.cpp's numbers are SentencePiece's
-    roles = _role_ids(meta, len(tokens))
+    roles = _role_ids(meta, len(tokens), {"bos": 1, "eos": 2, "unknown": 0})
     unks = [i for i, t in enumerate(types) if t == TOKEN_UNKNOWN]
     if len(unks) > 1:  # llama.cpp treats every unknown-type token as a control one; the unknown id is its role's
         unk = roles["unknown"] if types[roles.get("unknown", unks[0])] == TOKEN_UNKNOWN else unks[0]
@@ -588,7 +597,18 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
                             add_dummy_prefix=_flag(meta, "tokenizer.ggml.add_space_prefix", True),
                             remove_extra_whitespaces=False, escape_whitespaces=True)
     bos, eos = _bos_eos(meta, tokens, roles, True, False)
-    desc = to_pipeline(replace(sp, bos_id=-1))
+    # user-defined tokens are added tokens here, cut out of the raw text first, as llama.cpp does
+    why = [w for w in hf_compatible(sp) if not w.startswith("user-defined")]
+    if why:
+        raise FormatError(f"{meta.path}: bytepair cannot run this SentencePiece vocabulary as llama.cpp does: "
+                          + "; ".join(why))
+    # Hugging Face's components (BPE ranked by the merged piece's score, byte fallback): unlike sentencepiece's
+    # own encoder, they match special tokens in text and put the space prefix before every stretch of text
+    # between them, as llama.cpp does
+    desc = to_hf_json(replace(sp, types=[SP_CONTROL if t == SP_USER_DEFINED else t for t in sp.types]))
+    # llama.cpp's detokenize keeps the space the prefix put there
+    steps = desc["decoder"]["decoders"]
+    desc["decoder"]["decoders"] = [d for d in steps if d["type"] != "Strip"]
     desc["added_tokens"] = _added(tokens, types, _rstrip_ids(meta, tokens, types))
     desc["post_processor"] = _post(tokens, bos, eos)
     return desc

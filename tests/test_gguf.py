@@ -1,0 +1,176 @@
+"""GGUF tokenizers (bytepair.formats.gguf) without llama.cpp: llama.cpp's own expected ids (the
+.inp/.out files shipped with its ggml-vocab-*.gguf), untrusted headers, detection, writing.
+The comparison with llama.cpp itself is tests/test_gguf_llama_cpp.py."""
+
+import os
+import struct
+
+import pytest
+
+from bytepair import Tokenizer
+from bytepair.errors import FormatError
+from bytepair.formats import detect, gguf
+
+# every byte-level and SentencePiece BPE file llama.cpp ships with expected ids (WordPiece ones are out of scope)
+ORACLE_FILES = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "falcon", "gpt-2", "mpt",
+                "starcoder", "refact", "command-r", "phi-3"]
+NO_ORACLE = ["aquila", "baichuan", "gpt-neox"]
+
+
+def cases(base):
+    """llama.cpp's test texts and the ids its test-tokenizer-0 expects (parse_special=False, no BOS)."""
+    with open(base + ".inp", encoding="utf-8") as f:
+        texts = f.read().split("\n__ggml_vocab_test__\n")
+    if texts and texts[-1] == "":
+        texts.pop()
+    with open(base + ".out", encoding="utf-8") as f:
+        ids = [[int(x) for x in line.split()] for line in f.read().split("\n")]
+    return list(zip(texts, ids))
+
+
+@pytest.mark.parametrize("name", ORACLE_FILES)
+def test_inp_out_cases(gguf_paths, gguf_tokenizer, name):
+    path = gguf_paths[f"ggml-vocab-{name}.gguf"]
+    tok = gguf_tokenizer(name)
+    pairs = cases(path)
+    assert len(pairs) >= 40
+    for text, want in pairs:
+        assert tok.encode_ordinary(text) == want, text
+
+
+@pytest.mark.parametrize("name", NO_ORACLE)
+def test_files_without_oracle_load(gguf_tokenizer, name):
+    tok = gguf_tokenizer(name)
+    assert tok.n_vocab > 1000
+
+
+def test_detected_and_chat_template(gguf_paths, gguf_tokenizer):
+    path = gguf_paths["ggml-vocab-llama-bpe.gguf"]
+    assert detect(path) == "gguf"
+    meta = gguf.read_metadata(path)
+    tok = gguf_tokenizer("llama-bpe")
+    assert tok.chat_template == meta.values.get("tokenizer.chat_template")
+    assert Tokenizer.from_dict(tok.to_dict()).chat_template == tok.chat_template
+
+
+@pytest.mark.parametrize("name", ["bert-bge", "nomic-bert-moe"])
+def test_other_models_refused_by_name(gguf_paths, name):
+    model = gguf.read_metadata(gguf_paths[f"ggml-vocab-{name}.gguf"]).values["tokenizer.ggml.model"]
+    with pytest.raises(FormatError, match=repr(model)):
+        Tokenizer.load(gguf_paths[f"ggml-vocab-{name}.gguf"])
+
+
+# ---------------------------------------------------------------- untrusted headers
+
+def small_gguf(**changes):
+    """A tiny valid gpt2-model GGUF's items; ``changes`` replace or (None) drop keys."""
+    tokens = [gguf.bytes_to_unicode(bytes([b])) for b in range(256)] + ["ab"]
+    items = {
+        "general.architecture": (gguf.T_STRING, "gpt2", None),
+        "tokenizer.ggml.model": (gguf.T_STRING, "gpt2", None),
+        "tokenizer.ggml.pre": (gguf.T_STRING, "gpt-2", None),
+        "tokenizer.ggml.tokens": (gguf.T_ARRAY, tokens, gguf.T_STRING),
+        "tokenizer.ggml.token_type": (gguf.T_ARRAY, [1] * len(tokens), gguf.T_INT32),
+        "tokenizer.ggml.merges": (gguf.T_ARRAY, ["a b"], gguf.T_STRING),
+    }
+    for k, v in changes.items():
+        k = k.replace("__", ".")
+        if v is None:
+            items.pop(k)
+        else:
+            items[k] = v
+    return gguf.gguf_bytes([(k, *v) for k, v in items.items()])
+
+
+def write(tmp_path, data, name="t.gguf"):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+def test_small_file_loads(tmp_path):
+    tok = Tokenizer.load(write(tmp_path, small_gguf()))
+    assert tok.encode("abab") == [256, 256]
+
+
+def test_every_truncation_is_a_format_error(tmp_path):
+    data = small_gguf()
+    for cut in list(range(0, 200)) + list(range(200, len(data), 97)):
+        with pytest.raises(FormatError):
+            Tokenizer.load(write(tmp_path, data[:cut]), format="gguf")
+
+
+def test_huge_counts_refused_before_allocating(tmp_path):
+    data = bytearray(small_gguf())
+    # the number of keys
+    bad = bytearray(data)
+    bad[16:24] = struct.pack("<Q", 1 << 60)
+    with pytest.raises(FormatError, match=r"byte offset 16"):
+        Tokenizer.load(write(tmp_path, bytes(bad)))
+    # the tokens array's length, and a string length
+    at = data.index(b"tokenizer.ggml.tokens") + len("tokenizer.ggml.tokens") + 4 + 4
+    for where in (at, at + 8):
+        bad = bytearray(data)
+        bad[where:where + 8] = struct.pack("<Q", 1 << 60)
+        with pytest.raises(FormatError, match=r"tokenizer\.ggml\.tokens.*byte offset"):
+            Tokenizer.load(write(tmp_path, bytes(bad)))
+
+
+def test_wrong_types_and_missing_keys_named(tmp_path):
+    with pytest.raises(FormatError, match=r"'tokenizer\.ggml\.merges'"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__merges=None)))
+    with pytest.raises(FormatError, match=r"'tokenizer\.ggml\.tokens' \(byte offset \d+\) is array of int32"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__tokens=(gguf.T_ARRAY, [1, 2], gguf.T_INT32))))
+    with pytest.raises(FormatError, match=r"'tokenizer\.ggml\.model'.*is uint32"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__model=(gguf.T_UINT32, 7, None))))
+    data = bytearray(small_gguf())
+    at = data.index(b"tokenizer.ggml.pre") + len("tokenizer.ggml.pre")
+    data[at:at + 4] = struct.pack("<I", 99)
+    with pytest.raises(FormatError, match=r"value type 99.*tokenizer\.ggml\.pre"):
+        Tokenizer.load(write(tmp_path, bytes(data)))
+
+
+def test_unknown_pre_type_and_unsupported_ones_named(tmp_path):
+    with pytest.raises(FormatError, match="'no-such-pre'"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, "no-such-pre", None))))
+    for name in gguf.UNSUPPORTED_PRE:
+        with pytest.raises(FormatError, match=repr(name)):
+            Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
+
+
+def test_every_known_pre_type_builds(tmp_path):
+    for name in gguf.PRE_TYPES:
+        tok = Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
+        assert tok.decode(tok.encode("ab 12 cd")) == "ab 12 cd", name
+
+
+def test_not_gguf_magic_and_versions(tmp_path):
+    with pytest.raises(FormatError, match="GGUF version 1"):
+        Tokenizer.load(write(tmp_path, b"GGUF" + struct.pack("<I", 1) + bytes(40)))
+
+
+def test_tensors_never_read(tmp_path):
+    # a huge tail after the metadata (standing in for tensors) is never read: the file is mapped, not loaded
+    data = small_gguf()
+    path = tmp_path / "big.gguf"
+    with open(path, "wb") as f:
+        f.write(data)
+        f.truncate(len(data) + (8 << 30))  # sparse: 8 GiB of "tensors"
+    tok = Tokenizer.load(str(path))
+    assert tok.encode("ab") == [256]
+
+
+# ---------------------------------------------------------------- writing
+
+def test_save_roundtrip_and_refusal(tmp_path):
+    tok = Tokenizer.train("hello world, hello there " * 20, num_merges=30, pattern="gpt2",
+                          special_tokens=["<|endoftext|>"])
+    path = str(tmp_path / "tok.gguf")
+    tok.save(path, format="gguf")
+    back = Tokenizer.load(path)
+    text = "hello there, world<|endoftext|>hello"
+    assert back.encode(text) == tok.encode(text, allowed_special="all")
+    other = Tokenizer.train("hello world " * 10, num_merges=5, pattern="cl100k")
+    with pytest.raises(FormatError, match="pattern"):
+        other.save(str(tmp_path / "x.gguf"), format="gguf")
+    assert not os.path.exists(tmp_path / "x.gguf")
