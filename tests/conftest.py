@@ -107,6 +107,7 @@ SLOW = {
     "test_kill_random.py", "test_conformance_published.py", "test_presets_published.py",
     "test_cli_pipelines.py", "test_lexer_presets_pipeline.py", "test_lexer.py", "test_hostile_files.py",
     "test_concurrency_pipelines.py", "test_pipeline_hf.py", "test_as_pipeline.py", "test_pipeline_fast.py",
+    "test_gguf_llama_cpp.py",
 }
 
 

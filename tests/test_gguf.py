@@ -12,8 +12,9 @@ from bytepair.errors import FormatError
 from bytepair.formats import detect, gguf
 
 # every byte-level and SentencePiece BPE file llama.cpp ships with expected ids (WordPiece ones are out of scope)
-ORACLE_FILES = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "falcon", "gpt-2", "mpt",
-                "starcoder", "refact", "command-r", "phi-3"]
+# (falcon and phi-3 are refused: tests/test_gguf_llama_cpp.py)
+ORACLE_FILES = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt",
+                "starcoder", "refact", "command-r"]
 NO_ORACLE = ["aquila", "baichuan", "gpt-neox"]
 
 
@@ -134,14 +135,24 @@ def test_unknown_pre_type_and_unsupported_ones_named(tmp_path):
     with pytest.raises(FormatError, match="'no-such-pre'"):
         Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, "no-such-pre", None))))
     for name in gguf.UNSUPPORTED_PRE:
-        with pytest.raises(FormatError, match=repr(name)):
+        with pytest.raises(FormatError, match=repr(name) + ".*differ from llama.cpp's"):
             Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
 
 
-def test_every_known_pre_type_builds(tmp_path):
-    for name in gguf.PRE_TYPES:
+def test_every_checked_pre_type_builds(tmp_path):
+    assert set(gguf.CHECKED_PRE) <= set(gguf.VERIFIED_PRE)
+    for name in gguf.VERIFIED_PRE:
         tok = Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
         assert tok.decode(tok.encode("ab 12 cd")) == "ab 12 cd", name
+
+
+def test_unchecked_pre_types_refused_by_name(tmp_path):
+    """Every pre type llama.cpp defines that no file of tests/test_gguf_llama_cpp.py checks is refused,
+    naming it and saying that its ids could differ from llama.cpp's."""
+    assert gguf.UNVERIFIED_PRE and not set(gguf.UNVERIFIED_PRE) & set(gguf.VERIFIED_PRE)
+    for name in gguf.UNVERIFIED_PRE:
+        with pytest.raises(FormatError, match=repr(name) + ".*differ from llama.cpp's"):
+            Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
 
 
 def test_not_gguf_magic_and_versions(tmp_path):
@@ -169,8 +180,33 @@ def test_save_roundtrip_and_refusal(tmp_path):
     tok.save(path, format="gguf")
     back = Tokenizer.load(path)
     text = "hello there, world<|endoftext|>hello"
-    assert back.encode(text) == tok.encode(text, allowed_special="all")
+    assert back.encode(text, add_special_tokens=False) == tok.encode(text, allowed_special="all")
     other = Tokenizer.train("hello world " * 10, num_merges=5, pattern="cl100k")
     with pytest.raises(FormatError, match="pattern"):
         other.save(str(tmp_path / "x.gguf"), format="gguf")
     assert not os.path.exists(tmp_path / "x.gguf")
+
+
+def test_overlapping_special_tokens_refused_runs_kept(tmp_path):
+    """llama.cpp cuts the longest special token first, bytepair the leftmost-longest: where one token ends
+    with what another starts with the two differ, so the file is refused; runs of one character cut alike."""
+    base = [gguf.bytes_to_unicode(bytes([b])) for b in range(256)]
+
+    def with_added(added, kind):
+        tokens = base + ["ab"] + added
+        types = [1] * 257 + [kind] * len(added)
+        return small_gguf(tokenizer__ggml__tokens=(gguf.T_ARRAY, tokens, gguf.T_STRING),
+                          tokenizer__ggml__token_type=(gguf.T_ARRAY, types, gguf.T_INT32))
+
+    with pytest.raises(FormatError, match=r"'<x>' and '>y>' overlap"):
+        Tokenizer.load(write(tmp_path, with_added(["<x>", ">y>"], gguf.TOKEN_CONTROL)))
+    # runs load (their ids against llama.cpp: MPT's runs of spaces in tests/test_gguf_llama_cpp.py)
+    Tokenizer.load(write(tmp_path, with_added(["  ", "   ", "    "], gguf.TOKEN_USER_DEFINED)))
+
+
+def test_llama_cpp_retypes_control_looking_tokens():
+    meta = gguf.Metadata("m.gguf", {}, {}, {})
+    tokens = ["a", "<|im_end|>", "<|fim_prefix|>", "<|channel|>", "b"]
+    assert gguf.llama_cpp_types(meta, tokens, [1, 1, 4, 3, 1], {}) == [1, 3, 3, 4, 1]
+    with pytest.raises(FormatError, match="fim_pre"):
+        gguf.llama_cpp_types(meta, tokens + ["<PRE>"], [1] * 6, {})

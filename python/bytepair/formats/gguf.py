@@ -8,21 +8,26 @@ is allocated; a truncated file, an impossible count, a wrong type or a
 missing key is a :class:`~bytepair.errors.FormatError` naming the key and
 the byte offset.
 
-The contract is llama.cpp's own tokenizer (``src/llama-vocab.cpp``):
+The contract is llama.cpp's own tokenizer (``src/llama-vocab.cpp``,
+``src/unicode.cpp``), not Hugging Face's:
 
 - ``tokenizer.ggml.model = gpt2``: byte-level BPE over the ``merges``; the
   ``tokenizer.ggml.pre`` type chooses the list of regexes that split the
   text, one after the other (:data:`PRE_TYPES`), run as llama.cpp runs them
-  (:func:`llama_regex`: its ``\\p{Lu}``... are any letter, ``\\d`` is ASCII);
-  ``ignore_merges`` types take a piece that is a token whole.
+  (:func:`llama_regex`: its own Unicode tables, its collapsed-text std::regex
+  rules); ``ignore_merges`` types take a piece that is a token whole.
 - ``tokenizer.ggml.model = llama``: SentencePiece BPE over the scores, with
   byte tokens, ``add_space_prefix`` before every stretch of text.
 
+Tokens are retyped as llama.cpp's load() does (:func:`llama_cpp_types`).
 Control and unknown tokens are special (matched in text only when special
 tokens are parsed); user-defined tokens are always matched; ``add_bos`` /
 ``add_eos`` (llama.cpp's defaults per type, or the file's keys) are what
-``encode(text, add_special_tokens=True)`` adds. An unknown model or ``pre``
-type is refused with its name.
+``encode(text, add_special_tokens=True)`` adds; decoding is
+``llama_detokenize`` (:func:`llama_detokenize`). Only the pre types checked
+against llama.cpp itself load (:data:`VERIFIED_PRE`); the others, an
+unknown model or type, and what bytepair cannot run exactly are refused by
+name.
 
 >>> sorted(PRE_TYPES)[:3]
 ['a.x-4.0', 'bailingmoe', 'bailingmoe2']
@@ -76,8 +81,18 @@ _LETTERS_UL = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "*" + _NOT_UPPER + "+"
 _LETTERS_LU = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "+" + _NOT_UPPER + "*"
 _DEEPSEEK3 = (r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
               r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
-_DEEPSEEK_LLM_LETTERS = (
-    "\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+")
+_DEEPSEEK_LLM_LETTERS = (  # as llama.cpp writes it, escaped so that no editor normalizes a character
+    "\\s?[A-Za-z\xb5\xc0-\xd6\xd8-\xf6\xf8-\u01ba\u01bc-\u01bf\u01c4-\u0293\u0295-\u02af\u0370-\u0373"
+    "\u0376\u0377\u037b-\u037d\u037f\u0386\u0388-\u038a\u038c\u038e-\u03a1\u03a3-\u03f5\u03f7-\u0481"
+    "\u048a-\u052f\u0531-\u0556\u10a0-\u10c5\u13a0-\u13f5\u13f8-\u13fd\u1c90-\u1cba\u1cbd-\u1cbf\u1d00-"
+    "\u1d2b\u1d6b-\u1d77\u1d79-\u1d9a\u1e00-\u1f15\u1f18-\u1f1d\u1f20-\u1f45\u1f48-\u1f4d\u1f50-\u1f57"
+    "\u1f59\u1f5b\u1f5d\u1f5f-\u1f7d\u1f80-\u1fb4\u1fb6-\u1fbc\u1fbe\u1fc2-\u1fc4\u1fc6-\u1fcc\u1fd0-"
+    "\u1fd3\u1fd6-\u1fdb\u1fe0-\u1fec\u1ff2-\u1ff4\u1ff6-\u1ffc\u2102\u2107\u210a-\u2113\u2115\u2119-"
+    "\u211d\u2124\u2126\u2128\u212a-\u212d\u212f-\u2134\u2139\u213c-\u213f\u2145-\u2149\u214e\u2183\u2184"
+    "\u2c00-\u2c7b\u2c7e-\u2ce4\u2ceb-\u2cee\u2cf2\u2cf3\ua640-\ua66d\ua680-\ua69b\ua722-\ua76f\ua771-"
+    "\ua787\ua78b-\ua78e\uab70-\uabbf\ufb00-\ufb06\ufb13-\ufb17\uff21-\uff3a\uff41-\uff5a\U00010400-"
+    "\U0001044f\U000104b0-\U000104d3\U000104d8-\U000104fb\U00010c80-\U00010cb2\U00010cc0-\U00010cf2"
+    "\U000118a0-\U000118df\U0001e900-\U0001e943]+")
 
 _REGEXES: Dict[str, Tuple[str, ...]] = {
     "default": (r"[\p{P}\$\+<=>\^~\|]+", _GPT2, r"\p{N}+", "[0-9][0-9][0-9]"),
@@ -182,32 +197,110 @@ UNSUPPORTED_PRE = {
     "roberta-bpe": "it adds a separator token (add_sep)",
 }
 
+# the pre types whose detokenize skips llama.cpp's clean_spaces passes (every other BPE type runs them)
+NO_CLEAN_SPACES = {
+    "deepseek-llm", "deepseek-coder", "deepseek-v3", "spark2_5", "youtu", "command-r", "qwen2", "deepseek-r1-qwen",
+    "kormo", "f2llmv2", "qwen35", "poro-chat", "viking", "tekken", "smollm", "chameleon", "gpt-4o", "llama4",
+    "kanana2", "talkie", "granite-embed-multi-97m", "tiny_aya", "cohere2moe", "superbpe", "trillion",
+    "granite-docling", "bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "hunyuan", "hunyuan-dense", "hy_v4",
+    "joyai-llm", "kimi-k2", "ufakzeka", "grok-2", "afmoe", "laguna", "minimax-m2", "solar-open", "sarvam-moe"}
+
+UNSUPPORTED_PRE.update({
+    "jina-v2-de": "llama.cpp strips the whitespace before its <mask> token with its own rule",
+    "jina-v2-es": "llama.cpp strips the whitespace before its <mask> token with its own rule",
+})
 for _name in UNSUPPORTED_PRE:
     PRE_TYPES.pop(_name, None)
 
-# regexes that llama.cpp runs with its own hand-written splitters (unicode_regex_split_custom): Unicode
-# categories as they are, nothing collapsed; its GPT-2 splitter also takes a lone whitespace as `\s+` does
-# (GPT-2's own regex, which the regex list leaves out)
+# the pre types of llama.cpp's test files that tests/test_gguf_llama_cpp.py compares with llama.cpp itself
+# ("default": the files without a pre type); a name llama.cpp runs exactly as one of them (same regex list
+# and flags) counts as checked, every other is refused by name
+CHECKED_PRE = ("default", "llama-bpe", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt",
+               "starcoder", "refact", "command-r")
+
+
+def _behaviour(name: str) -> Tuple[Any, ...]:
+    return (*PRE_TYPES[name], name not in NO_CLEAN_SPACES, name in ("chatglm-bpe", "glm4", "glm5"))
+
+
+VERIFIED_PRE = sorted(n for n in PRE_TYPES if _behaviour(n) in {_behaviour(c) for c in CHECKED_PRE})
+UNVERIFIED_PRE = sorted(n for n in PRE_TYPES if n not in VERIFIED_PRE)
+
+# regexes that llama.cpp runs with its own hand-written splitters (unicode_regex_split_custom) on its own
+# category flags; its GPT-2 splitter also takes a lone whitespace as `\s+` does
 _CUSTOM = {_GPT2: _GPT2 + r"|\s+", _LLAMA3: _LLAMA3, _QWEN2: _QWEN2, _QWEN35: _QWEN35}
-_CATEGORIES = (r"\p{N}", r"\p{L}", r"\p{P}", r"\p{M}", r"\p{S}", r"\p{Lu}", r"\p{Ll}", r"\p{Lt}", r"\p{Lm}", r"\p{Lo}")
-# the whitespace llama.cpp replaces by U+000B before std::regex runs (unicode_set_whitespace above ASCII)
-_WIDE_SPACES = {0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000}
+_CATEGORIES = {r"\p{N}": "N", r"\p{L}": "L", r"\p{P}": "P", r"\p{M}": "M", r"\p{S}": "S", r"\p{Lu}": "L",
+               r"\p{Ll}": "L", r"\p{Lt}": "L", r"\p{Lm}": "L", r"\p{Lo}": "L"}
+# what std::regex sees of an ASCII character in llama.cpp's collapsed text (unicode_regex_split's k_ucat_map)
+_ASCII_CATEGORY = {"N": [(0x30, 0x39)], "L": [(0x41, 0x5A), (0x61, 0x7A)],
+                   "P": [(0x21, 0x23), (0x25, 0x2A), (0x2C, 0x2F), (0x3A, 0x3B), (0x3F, 0x40), (0x5B, 0x5D), (0x5F, 0x5F),
+                         (0x7B, 0x7B), (0x7D, 0x7D)],
+                   "S": [(0x24, 0x24), (0x2B, 0x2B), (0x3C, 0x3E), (0x5E, 0x5E), (0x60, 0x60), (0x7C, 0x7C), (0x7E, 0x7E)],
+                   "M": []}
+_ASCII_SPACE = [(0x09, 0x0D), (0x20, 0x20)]  # std::regex's \s in the C locale
+
+
+def _class_items(rs: Sequence[Tuple[int, int]]) -> str:
+    return "".join(f"\\x{{{lo:X}}}" if lo == hi else f"\\x{{{lo:X}}}-\\x{{{hi:X}}}" for lo, hi in rs)
+
+
+def _without(rs: Sequence[Tuple[int, int]], cut: Sequence[int]) -> List[Tuple[int, int]]:
+    """The ranges ``rs`` less the code points ``cut``."""
+    out: List[Tuple[int, int]] = []
+    cut_sorted = sorted(cut)
+    for lo, hi in rs:
+        start = lo
+        for c in cut_sorted:
+            if start <= c <= hi:
+                if start <= c - 1:
+                    out.append((start, c - 1))
+                start = c + 1
+        if start <= hi:
+            out.append((start, hi))
+    return out
+
+
+def _tables(mode: str) -> Tuple[Dict[str, str], str]:
+    """The class items of each category, and of ``\\s``, as llama.cpp matches them in ``mode``: ``custom``
+    (its hand-written splitters: its flags of every code point), ``collapsed`` (std::regex over the collapsed
+    text: ASCII by k_ucat_map, above ASCII by its flags, whitespace only as ``\\s``) or ``wide`` (std::wregex,
+    no categories: whitespace above ASCII only as ``\\s``)."""
+    from bytepair.formats.llama_unicode import CATEGORIES, WHITESPACE
+    high_space = [c for c in WHITESPACE if c >= 0x80]
+    space = _class_items([(c, c) for c in WHITESPACE]) if mode == "custom" else \
+        _class_items(_ASCII_SPACE + [(c, c) for c in high_space])
+    cats: Dict[str, str] = {}
+    for k, rs in CATEGORIES.items():
+        if mode == "custom":
+            cats[k] = _class_items(rs)
+        else:
+            high = _without([(max(lo, 0x80), hi) for lo, hi in rs if hi >= 0x80], high_space)
+            cats[k] = _class_items(_ASCII_CATEGORY[k] + high)
+    return cats, space
 
 
 def llama_regex(regex: str) -> str:
     """One of llama.cpp's pre-tokenizer regexes written in Oniguruma's syntax
-    (a ``Split`` pattern) with the meaning llama.cpp gives it. Its hand-written
-    splitters (GPT-2, Llama 3, Qwen2, Qwen3.5) are the regex itself; the others
-    run on std::regex, over a text where every non-ASCII character stands for its
-    category: ``\\p{Lu}``, ``\\p{Ll}``... are then any letter, ``\\d``/``\\w`` are
-    ASCII, non-ASCII whitespace is only ``\\s`` (never a literal in a class), and
-    ``$`` is the end of the piece.
+    (a ``Split`` pattern) with the meaning llama.cpp gives it: every ``\\p{..}``
+    and ``\\s`` a class of the code points llama.cpp's own Unicode tables put
+    there (formats/llama_unicode.py), as its hand-written splitters (GPT-2,
+    Llama 3, Qwen2, Qwen3.5) or its std::regex fallback over a collapsed text
+    see them (``\\p{Lu}``... any letter; ``\\d``, ``\\w`` ASCII; whitespace
+    above ASCII only ``\\s``, never a literal; ``$`` the end of the piece).
 
-    >>> llama_regex(r"\\p{Lu}+\\d$")
-    '\\\\p{L}+[0-9]\\\\z'
+    >>> llama_regex(r"[0-9]+\\d$")
+    '[0-9]+[0-9]\\\\z'
     """
-    if regex in _CUSTOM:
-        return _CUSTOM[regex]
+    custom = regex in _CUSTOM
+    if custom:
+        regex = _CUSTOM[regex]
+    mode = "custom" if custom else ("collapsed" if any(c in regex for c in _CATEGORIES) else "wide")
+    if mode == "collapsed" and any(ord(c) >= 0x80 for c in regex):
+        raise FormatError(f"the regex {regex!r} mixes Unicode categories and non-ASCII characters, which llama.cpp "
+                          "refuses")
+    cats, space = _tables(mode)
+    from bytepair.formats.llama_unicode import WHITESPACE
+    high_space = {c for c in WHITESPACE if c >= 0x80}
     out: List[str] = []
     i, inside = 0, False
     while i < len(regex):
@@ -219,10 +312,15 @@ def llama_regex(regex: str) -> str:
                 name = regex[i:end]
                 if name not in _CATEGORIES:
                     raise FormatError(f"the regex {regex!r} uses {name}, which llama.cpp does not run as a category")
-                out.append(r"\p{L}" if name.startswith(r"\p{L") else name)
+                items = cats[_CATEGORIES[name]]
+                out.append(items if inside else f"[{items}]")
                 i = end
                 continue
-            if esc == "\\d":
+            if esc in ("\\s", "\\S"):
+                if inside and esc == "\\S":
+                    raise FormatError(f"the regex {regex!r} uses \\S in a class, which bytepair does not translate")
+                out.append(space if inside else (f"[{space}]" if esc == "\\s" else f"[^{space}]"))
+            elif esc == "\\d":
                 out.append("0-9" if inside else "[0-9]")
             elif esc == "\\w":
                 out.append("0-9A-Za-z_" if inside else "[0-9A-Za-z_]")
@@ -236,14 +334,17 @@ def llama_regex(regex: str) -> str:
             inside = True
         elif c == "]" and inside:
             inside = False
-        elif inside and ord(c) >= 0x80:
+        elif inside and (ord(c) >= 0x80 or regex[i + 1:i + 2] == "-" and ord(regex[i + 2:i + 3] or "a") >= 0x80):
             if i + 2 < len(regex) and regex[i + 1] == "-" and regex[i + 2] != "]":
-                out.append(_range_without_spaces(ord(c), ord(regex[i + 2])))
+                out.append(_class_items(_without([(ord(c), ord(regex[i + 2]))], sorted(high_space))))
                 i += 3
                 continue
-            if ord(c) in _WIDE_SPACES:
+            if ord(c) in high_space:  # llama.cpp hides it from std::wregex: it never matches
                 i += 1
                 continue
+        elif not inside and ord(c) in high_space:
+            raise FormatError(f"the regex {regex!r} has the whitespace {c!r} outside a class, which never matches "
+                              "in llama.cpp")
         elif not inside and c == "$":
             out.append(r"\z")
             i += 1
@@ -255,16 +356,6 @@ def llama_regex(regex: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
-
-
-def _range_without_spaces(lo: int, hi: int) -> str:
-    """A class range of literal characters less the whitespace llama.cpp hides from std::regex."""
-    parts, start = [], lo
-    for cp in sorted(s for s in _WIDE_SPACES if lo <= s <= hi) + [hi + 1]:
-        if start <= cp - 1:
-            parts.append(chr(start) if start == cp - 1 else f"{chr(start)}-{chr(cp - 1)}")
-        start = cp + 1
-    return "".join(parts)
 
 
 # ---------------------------------------------------------------- reading the metadata
@@ -489,10 +580,80 @@ def _flag(meta: Metadata, key: str, default: bool) -> bool:
     return default if v is None else bool(v)
 
 
-def _added(tokens: Sequence[str], types: Sequence[int], rstrip: Sequence[int] = ()) -> List[Dict[str, Any]]:
+# llama.cpp's load() retypes tokens by their text (llama_vocab::impl::load): the first found of each FIM role
+# without an id key, every end-of-generation text, become control tokens; a few Harmony texts become user-defined
+_FIM_TEXTS = {
+    "fim_pre": ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>", "<|code_prefix|>",
+                "<|prefix|>"),
+    "fim_suf": ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>", "<|code_suffix|>",
+                "<|suffix|>"),
+    "fim_mid": ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>", "<|code_middle|>",
+                "<|middle|>"),
+    "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
+    "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
+    "fim_sep": ("<|file_sep|>",),
+}
+_FIM_OLD_KEYS = {"fim_pre": "prefix", "fim_suf": "suffix", "fim_mid": "middle"}
+_EOG_TEXTS = ("<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+              "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+              "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~[")
+_EOT_TEXTS = ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+              "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>")
+_HARMONY_USER = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
+
+
+def llama_cpp_types(meta: Metadata, tokens: Sequence[str], types: Sequence[int], roles: Mapping[str, int]) -> List[int]:
+    """The token types llama.cpp tokenizes with: the file's, with the retyping of its load() (control-looking
+    texts made control, Harmony's markers user-defined). A FIM role llama.cpp would take from one of several
+    candidate texts present, in an order of its hash map, is refused.
+
+    >>> meta = Metadata("m.gguf", {}, {}, {})
+    >>> llama_cpp_types(meta, ["a", "</s>", "<|channel|>"], [1, 4, 3], {})
+    [1, 3, 4]
+    """
+    out = list(types)
+    ids = {t: i for i, t in enumerate(tokens)}
+    control = {ids[t] for t in _EOG_TEXTS if t in ids}
+    eog = set(control)
+    for role, texts in _FIM_TEXTS.items():
+        key = meta.integer(f"tokenizer.ggml.{role}_token_id")
+        if key is None and role in _FIM_OLD_KEYS:
+            key = meta.integer(f"tokenizer.ggml.{_FIM_OLD_KEYS[role]}_token_id")
+        if key is not None and 0 <= key < len(tokens):
+            if role in ("fim_pad", "fim_rep", "fim_sep"):
+                eog.add(key)
+            continue
+        found = [t for t in texts if t in ids]
+        if len(found) > 1:
+            raise FormatError(f"{meta.path}: the vocabulary has {found[0]!r} and {found[1]!r}, and no "
+                              f"tokenizer.ggml.{role}_token_id: llama.cpp takes one of them as its {role} token in "
+                              "an order of its own, and only that one is parsed as a control token")
+        if found:
+            control.add(ids[found[0]])
+            if role in ("fim_pad", "fim_rep", "fim_sep"):
+                eog.add(ids[found[0]])
+    for i in control:
+        if out[i] != TOKEN_CONTROL:
+            out[i] = TOKEN_CONTROL
+    for t in _HARMONY_USER:
+        if t in ids:
+            out[ids[t]] = TOKEN_USER_DEFINED
+    eot = roles.get("eot")
+    if eot is None:
+        eot = next((ids[t] for t in _EOT_TEXTS if t in ids), None)
+    eog.update(i for i in (roles.get("eos"), eot, roles.get("eom"), ids.get("<|eom_id|>")) if i is not None)
+    texts = {tokens[i] for i in eog}
+    has_call = "<|call|>" in texts or "<|calls|>" in texts
+    if "<|end|>" in texts and has_call and ("<|return|>" in texts or "<|flush|>" in texts):
+        out[ids["<|end|>"]] = TOKEN_USER_DEFINED
+    if "</s>" in texts and ("<|tool_response>" in texts or "<|plamo:eos|>" in texts):
+        out[ids["</s>"]] = TOKEN_NORMAL
+    return out
+
+
+def _added(tokens: Sequence[str], types: Sequence[int]) -> List[Dict[str, Any]]:
     """Control and unknown tokens as special added tokens, user-defined ones as plain (always matched)."""
-    strip = set(rstrip)
-    return [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": i in strip,
+    return [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": False,
              "normalized": False, "special": t != TOKEN_USER_DEFINED}
             for i, t in enumerate(types) if t in (TOKEN_CONTROL, TOKEN_UNKNOWN, TOKEN_USER_DEFINED)]
 
@@ -527,26 +688,85 @@ def _bos_eos(meta: Metadata, tokens: Sequence[str], roles: Mapping[str, int], ad
     return (roles["bos"] if add_bos else None), (roles["eos"] if add_eos else None)
 
 
-def _rstrip_ids(meta: Metadata, tokens: Sequence[str], types: Sequence[int]) -> List[int]:
-    """llama.cpp's rule for models named Phi-3: special tokens strip the whitespace after them, but for
-    ``<unk>``, ``<s>`` and ``<|endoftext|>``."""
+def _strip_rules(meta: Metadata) -> None:
+    """llama.cpp's load() makes the special tokens of models named Phi-3 strip the whitespace after them (and
+    ``[MASK]`` of models named modern-bert the whitespace before it) with C's ``isspace``, ASCII only; bytepair's
+    added tokens strip Unicode whitespace, so such files are refused."""
     name = (meta.get("general.name", T_STRING) or "").lower()
-    if "phi-3" not in name and "phi3" not in name:
+    for marks, what in ((("phi-3", "phi3"), "makes its special tokens strip the whitespace after them"),
+                        (("modern-bert",), "makes its [MASK] token strip the whitespace before it")):
+        if any(m in name for m in marks):
+            raise FormatError(f"{meta.path}: in a model named {name!r}, llama.cpp {what} (ASCII whitespace only), "
+                              "which bytepair does not run: its ids would differ from llama.cpp's")
+
+
+def _overlapping_specials(meta: Metadata, tokens: Sequence[str], types: Sequence[int]) -> None:
+    """llama.cpp cuts special tokens out of the text longest first, bytepair leftmost-longest: the same cuts
+    unless the end of one special token is the start of another (runs of one character, such as MPT's runs of
+    spaces, cut the same both ways); such a vocabulary is refused."""
+    texts = [tokens[i] for i, t in enumerate(types) if t in (TOKEN_CONTROL, TOKEN_UNKNOWN, TOKEN_USER_DEFINED)]
+    starts: Dict[Tuple[str, bool], str] = {}  # (a proper prefix, of a run of one character?) -> a token
+    for t in texts:
+        for k in range(1, len(t)):
+            starts.setdefault((t[:k], len(set(t)) == 1), t)
+    for t in texts:
+        run = len(set(t)) == 1
+        for k in range(1, len(t)):
+            for other in (starts.get((t[k:], False)), None if run else starts.get((t[k:], True))):
+                if other is not None and other != t:
+                    raise FormatError(f"{meta.path}: the special tokens {t!r} and {other!r} overlap (one ends with "
+                                      "what the other starts with): llama.cpp cuts the longer one out first, "
+                                      "bytepair the leftmost, and their ids would differ")
+
+
+def _byte_gaps(meta: Metadata, tokens: Sequence[str], merges: Sequence[Sequence[str]]) -> List[Dict[str, Any]]:
+    """Splits standing for the bytes the vocabulary lacks. llama.cpp keeps such a byte as a symbol that no
+    merge joins and drops it at the end, so nothing merges across it; bytepair's BPE drops it first. A missing
+    ASCII byte is cut out as a piece of its own, a missing lead byte cuts the text before its characters."""
+    have = set(tokens)
+    missing = [b for b in range(256) if bytes_to_unicode(bytes([b])) not in have]
+    if not missing:
         return []
-    keep = {"<unk>", "<s>", "<|endoftext|>"}
-    return [i for i, (t, k) in enumerate(zip(tokens, types))
-            if (k in (TOKEN_CONTROL, TOKEN_UNKNOWN, TOKEN_USER_DEFINED) or t == "</s>") and t not in keep]
+    gone = {bytes_to_unicode(bytes([b])) for b in missing}
+    for pair in merges:
+        if any(c in gone for c in "".join(pair)):
+            raise FormatError(f"{meta.path}: the merge {' '.join(pair)!r} uses a byte that is not a token")
+    ascii_ = [(b, b) for b in missing if b < 0x80]
+    leads: List[Tuple[int, int]] = []
+    for b in missing:
+        if 0x80 <= b <= 0xBF:
+            raise FormatError(f"{meta.path}: the byte 0x{b:02X} is not a token; llama.cpp then drops it inside a "
+                              "character, which bytepair does not reproduce")
+        if 0xC2 <= b <= 0xDF:
+            leads.append(((b - 0xC0) << 6, ((b - 0xC0) << 6) + 0x3F))
+        elif 0xE0 <= b <= 0xEF:
+            lo = max((b - 0xE0) << 12, 0x800)
+            leads += _without([(lo, ((b - 0xE0) << 12) + 0xFFF)], range(0xD800, 0xE000)) if b == 0xED else [(lo, ((b - 0xE0) << 12) + 0xFFF)]
+        elif 0xF0 <= b <= 0xF4:
+            lo = max((b - 0xF0) << 18, 0x10000)
+            leads.append((lo, min(((b - 0xF0) << 18) + 0x3FFFF, 0x10FFFF)))
+    out = []
+    if ascii_:
+        out.append({"type": "Split", "pattern": {"Regex": f"[{_class_items(ascii_)}]"}, "behavior": "Isolated",
+                    "invert": False})
+    if leads:
+        out.append({"type": "Split", "pattern": {"Regex": f"[{_class_items(leads)}]"}, "behavior": "MergedWithNext",
+                    "invert": False})
+    return out
 
 
 def _gpt2(meta: Metadata) -> Dict[str, Any]:
     pre = meta.get("tokenizer.ggml.pre", T_STRING)
     pre = "default" if pre is None else pre
     if pre in UNSUPPORTED_PRE:
-        raise FormatError(f"{meta.path}: bytepair does not run llama.cpp's pre-tokenizer type {pre!r}: "
-                          f"{UNSUPPORTED_PRE[pre]}")
+        raise FormatError(f"{meta.path}: bytepair does not run llama.cpp's pre-tokenizer type {pre!r} "
+                          f"(its ids would differ from llama.cpp's): {UNSUPPORTED_PRE[pre]}")
     if pre not in PRE_TYPES:
         raise FormatError(f"{meta.path}: unknown pre-tokenizer type {pre!r} (tokenizer.ggml.pre); llama.cpp "
                           "refuses it too")
+    if pre in UNVERIFIED_PRE:
+        raise FormatError(f"{meta.path}: bytepair has not checked llama.cpp's pre-tokenizer type {pre!r} against "
+                          "llama.cpp itself, and its ids could differ from llama.cpp's; it is refused")
     regexes, ignore_merges, add_bos = PRE_TYPES[pre]
     tokens, types, _ = _vocab(meta)
     merges = meta.get("tokenizer.ggml.merges", T_ARRAY, element=T_STRING, required=True)
@@ -555,13 +775,22 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
         cut = m.find(" ", 1)  # llama.cpp's split: the first space after the first character
         pairs.append([m[:cut], m[cut + 1:]] if cut >= 0 else ["", ""])
     roles = _role_ids(meta, len(tokens), {} if pre == "chatglm-bpe" else {"bos": 11, "eos": 11})
+    types = llama_cpp_types(meta, tokens, types, roles)
     bos, eos = _bos_eos(meta, tokens, roles, add_bos, False)
+    _overlapping_specials(meta, tokens, types)
+    _strip_rules(meta)
+    have = set(tokens)
+    for pair in pairs:
+        if pair[0] + pair[1] not in have:
+            raise FormatError(f"{meta.path}: the merge {' '.join(pair)!r} makes {pair[0] + pair[1]!r}, which is not a "
+                              "token (llama.cpp then falls back to single bytes)")
     splits = [{"type": "Split", "pattern": {"Regex": llama_regex(r)}, "behavior": "Isolated", "invert": False}
               for r in _REGEXES[regexes]]
+    splits += _byte_gaps(meta, tokens, pairs)
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
     return {
         "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": _added(tokens, types, _rstrip_ids(meta, tokens, types)),
+        "added_tokens": _added(tokens, types),
         "normalizer": None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [*splits, byte_level]},
         "post_processor": _post(tokens, bos, eos),
@@ -574,13 +803,14 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
 
 def _llama(meta: Metadata) -> Dict[str, Any]:
     tokens, types, scores = _vocab(meta)
+    roles = _role_ids(meta, len(tokens), {"bos": 1, "eos": 2, "unknown": 0})
+    types = llama_cpp_types(meta, tokens, types, roles)
     sp_types = []
     for i, t in enumerate(types):
         if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_UNUSED, TOKEN_BYTE):
             raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}, which llama.cpp's "
                               "SentencePiece tokenizer does not run")
         sp_types.append(t)  # llama.cpp's numbers are SentencePiece's
-    roles = _role_ids(meta, len(tokens), {"bos": 1, "eos": 2, "unknown": 0})
     unks = [i for i, t in enumerate(types) if t == TOKEN_UNKNOWN]
     if len(unks) > 1:  # llama.cpp treats every unknown-type token as a control one; the unknown id is its role's
         unk = roles["unknown"] if types[roles.get("unknown", unks[0])] == TOKEN_UNKNOWN else unks[0]
@@ -597,6 +827,8 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
                             add_dummy_prefix=_flag(meta, "tokenizer.ggml.add_space_prefix", True),
                             remove_extra_whitespaces=False, escape_whitespaces=True)
     bos, eos = _bos_eos(meta, tokens, roles, True, False)
+    _overlapping_specials(meta, tokens, types)
+    _strip_rules(meta)
     # user-defined tokens are added tokens here, cut out of the raw text first, as llama.cpp does
     why = [w for w in hf_compatible(sp) if not w.startswith("user-defined")]
     if why:
@@ -609,9 +841,49 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
     # llama.cpp's detokenize keeps the space the prefix put there
     steps = desc["decoder"]["decoders"]
     desc["decoder"]["decoders"] = [d for d in steps if d["type"] != "Strip"]
-    desc["added_tokens"] = _added(tokens, types, _rstrip_ids(meta, tokens, types))
+    desc["added_tokens"] = _added(tokens, types)
     desc["post_processor"] = _post(tokens, bos, eos)
     return desc
+
+
+def llama_detokenize(raw: bytes, first: bytes, strip_first_space: bool, clean_spaces: bool) -> bytes:
+    """llama.cpp's ``llama_detokenize`` after the pieces are joined (``raw``; ``first``: the first token's
+    piece): one leading space of the first piece dropped when the vocabulary adds a space prefix, then its
+    ``clean_spaces`` passes (no space before ``?!.,``, `` ' `` made ``'``, no space before ``'s 'm 're 've``).
+
+    >>> llama_detokenize(b" Hello , it ' s", b" Hello", True, True)
+    b"Hello, it's"
+    """
+    if strip_first_space and first.startswith(b" "):
+        raw = raw[1:]
+    if not clean_spaces or not raw:
+        return raw
+    text = bytearray(raw[:1])
+    for i in range(1, len(raw)):
+        if raw[i - 1] == 0x20 and raw[i] in b"?!.,":
+            text.pop()
+        text.append(raw[i])
+    src, text = bytes(text), bytearray(text[:1])
+    i, prev = 1, src[:1]
+    while i < len(src):
+        x = src[i]
+        if x == 0x27 and i + 1 < len(src) and prev == b" " and src[i + 1] == 0x20:  # " ' " -> "'"
+            text.pop()
+            text.append(x)
+            i += 2
+            prev = b"\0"
+            continue
+        text.append(x)
+        prev = src[i:i + 1]
+        i += 1
+    src, text = bytes(text), bytearray(text[:1])
+    for i in range(1, len(src)):
+        if src[i - 1] == 0x20 and src[i] == 0x27 and i + 1 < len(src):
+            nxt = src[i + 1:i + 3]
+            if nxt[:1] in (b"s", b"m") or (len(nxt) == 2 and nxt in (b"re", b"ve")):
+                text.pop()
+        text.append(src[i])
+    return bytes(text)
 
 
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any] = None) -> Any:
@@ -634,7 +906,12 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any]
         raise FormatError(f"{path}: tokenizer model {model!r} (tokenizer.ggml.model); bytepair reads the "
                           "byte-level BPE ('gpt2') and SentencePiece BPE ('llama') models")
     template = meta.get("tokenizer.chat_template", T_STRING)
-    return checked(PipelineSpec(desc, path, chat_template=template))
+    if model == "gpt2":
+        pre = meta.get("tokenizer.ggml.pre", T_STRING) or "default"
+        llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", False), pre not in NO_CLEAN_SPACES)
+    else:
+        llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", True), False)
+    return checked(PipelineSpec(desc, path, chat_template=template, llama_decode=llama_decode))
 
 
 def looks_like_gguf(head: bytes) -> bool:
@@ -694,6 +971,8 @@ def pre_type_of(pattern: str) -> str:
     if preset_name(pattern) == "gpt2":  # tiktoken's GPT-2 regex splits as GPT-2's own (`\s++$`, `\s` for `\s+`)
         return "gpt-2"
     for name, (key, _, _) in PRE_TYPES.items():
+        if name not in VERIFIED_PRE:
+            continue
         regexes = _REGEXES[key]
         if len(regexes) == 1 and from_onig(llama_regex(regexes[0])) == pattern:
             return name
