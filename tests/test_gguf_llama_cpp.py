@@ -14,13 +14,13 @@ from llama_cpp_ref import LlamaVocab
 
 from bytepair import Tokenizer
 from bytepair.errors import FormatError
+from bytepair.formats import gguf
 
 # every byte-level (gpt2) and SentencePiece (llama) file of llama.cpp's test set that bytepair loads
 EXACT = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt", "starcoder",
          "refact", "command-r", "aquila", "baichuan", "gpt-neox"]
-# the ones bytepair refuses, each with what its message names (falcon's special tokens '>>TITLE<<' and
-# '<|endoftext|>' also overlap, which is refused too)
-REFUSED = {"falcon": "pre-tokenizer type 'falcon'", "phi-3": "strip the whitespace after them"}
+# the ones bytepair refuses, each with what its message names
+REFUSED = {"falcon": "'>>TITLE<<' and '<|endoftext|>' overlap", "phi-3": "strip the whitespace after them"}
 TEXTS = int(os.environ.get("BYTEPAIR_GGUF_TEXTS", "2000"))
 
 
@@ -61,6 +61,23 @@ def test_files_bytepair_cannot_run_exactly_are_refused(gguf_paths, name):
     with pytest.raises(FormatError, match=REFUSED[name]):
         Tokenizer.load(gguf_paths[f"ggml-vocab-{name}.gguf"])
     LlamaVocab(gguf_paths[f"ggml-vocab-{name}.gguf"])  # llama.cpp loads it: the refusal is bytepair's
+
+
+def test_falcon_pre_type_equals_llama_cpp_and_why_its_file_is_refused(gguf_paths, monkeypatch):
+    """Falcon's file is refused for its overlapping special tokens; with that check off, its pre-tokenizer type
+    (checked, so that other files of that type load) gives llama.cpp's ids on every generated text, and the
+    overlap itself is where the two differ."""
+    path = gguf_paths["ggml-vocab-falcon.gguf"]
+    monkeypatch.setattr(gguf, "_overlapping_specials", lambda *args: None)
+    tok, ref = Tokenizer.load(path), LlamaVocab(path)
+    texts = texts_for(tok, 7)
+    for k, ids in enumerate(tok.encode_batch(texts, add_special_tokens=True)):
+        assert ids == ref.tokenize(texts[k], True, True), (k, texts[k])
+        assert tok.decode_bytes(ids, skip_special_tokens=True) == ref.detokenize(ids, False, False), (k, texts[k])
+    for k, ids in enumerate(tok.encode_ordinary_batch(texts)):
+        assert ids == ref.tokenize(texts[k], False, False), (k, texts[k])
+    overlap = "x>>TITLE<<|endoftext|>y"
+    assert tok.encode(overlap, add_special_tokens=False) != ref.tokenize(overlap, False, True)
 
 
 def test_written_gguf_loads_in_llama_cpp(tmp_path):

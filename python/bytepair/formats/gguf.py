@@ -216,7 +216,7 @@ for _name in UNSUPPORTED_PRE:
 # ("default": the files without a pre type); a name llama.cpp runs exactly as one of them (same regex list
 # and flags) counts as checked, every other is refused by name
 CHECKED_PRE = ("default", "llama-bpe", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt",
-               "starcoder", "refact", "command-r")
+               "starcoder", "refact", "command-r", "falcon")
 
 
 def _behaviour(name: str) -> Tuple[Any, ...]:
