@@ -51,7 +51,10 @@ def test_detected_and_chat_template(gguf_paths, gguf_tokenizer):
     meta = gguf.read_metadata(path)
     tok = gguf_tokenizer("llama-bpe")
     assert tok.chat_template == meta.values.get("tokenizer.chat_template")
-    assert Tokenizer.from_dict(tok.to_dict()).chat_template == tok.chat_template
+    back = Tokenizer.from_dict(tok.to_dict())
+    assert back.chat_template == tok.chat_template
+    ids = tok.encode_ordinary("Hello , it ' s")  # llama.cpp's decode cleans these spaces (clean_spaces)
+    assert back.decode(ids) == tok.decode(ids) != tok.decode(ids[:1]) + "".join(tok.decode([i]) for i in ids[1:])
 
 
 @pytest.mark.parametrize("name", ["bert-bge", "nomic-bert-moe"])
@@ -210,3 +213,9 @@ def test_llama_cpp_retypes_control_looking_tokens():
     assert gguf.llama_cpp_types(meta, tokens, [1, 1, 4, 3, 1], {}) == [1, 3, 3, 4, 1]
     with pytest.raises(FormatError, match="fim_pre"):
         gguf.llama_cpp_types(meta, tokens + ["<PRE>"], [1] * 6, {})
+
+
+def test_byte_level_token_types_llama_cpp_decodes_its_own_way_refused(tmp_path):
+    types = [1] * 256 + [5]  # "ab" unused: llama.cpp's decode gives it no text
+    with pytest.raises(FormatError, match=r"token 256 'ab' has token type 5"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__token_type=(gguf.T_ARRAY, types, gguf.T_INT32))))

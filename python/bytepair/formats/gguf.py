@@ -776,6 +776,10 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
         pairs.append([m[:cut], m[cut + 1:]] if cut >= 0 else ["", ""])
     roles = _role_ids(meta, len(tokens), {} if pre == "chatglm-bpe" else {"bos": 11, "eos": 11})
     types = llama_cpp_types(meta, tokens, types, roles)
+    for i, t in enumerate(types):
+        if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED):
+            raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}; llama.cpp's byte-level "
+                              "BPE decodes such a token its own way, which bytepair does not run")
     bos, eos = _bos_eos(meta, tokens, roles, add_bos, False)
     _overlapping_specials(meta, tokens, types)
     _strip_rules(meta)
