@@ -971,7 +971,7 @@ def pre_type_of(pattern: str) -> str:
     >>> pre_type_of(resolve_pattern("gpt2"))
     'gpt-2'
     """
-    from bytepair.formats.regex_dialects import from_onig
+    from bytepair.regex_dialects import from_onig
     if preset_name(pattern) == "gpt2":  # tiktoken's GPT-2 regex splits as GPT-2's own (`\s++$`, `\s` for `\s+`)
         return "gpt-2"
     for name, (key, _, _) in PRE_TYPES.items():
