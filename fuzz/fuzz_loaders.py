@@ -5,7 +5,7 @@
 
 VARIANT is a key of ``LOADER`` in tests/test_fuzz_structural.py (bytepair,
 bytepair-char, bytepair-ranks, hf, hf-char, tiktoken, gpt2-vocab,
-gpt2-merges, subword-nmt, counts), or ``all``: then the first byte of an
+gpt2-merges, subword-nmt, counts, gguf), or ``all``: then the first byte of an
 input picks the variant and the rest is the file. Every input becomes that
 file (the other GPT-2 file stays valid) and goes through the check the
 hypothesis fuzzers use: it loads and is usable, or a ``BytepairError``
@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 with atheris.instrument_imports(include=["bytepair"]):
     import bytepair  # noqa: F401
     import bytepair.counts  # noqa: F401
+    import bytepair.formats.gguf  # noqa: F401
     import bytepair.formats.gpt2  # noqa: F401
     import bytepair.formats.hf  # noqa: F401
     import bytepair.formats.native  # noqa: F401

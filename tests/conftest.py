@@ -107,6 +107,7 @@ SLOW = {
     "test_kill_random.py", "test_conformance_published.py", "test_presets_published.py",
     "test_cli_pipelines.py", "test_lexer_presets_pipeline.py", "test_lexer.py", "test_hostile_files.py",
     "test_concurrency_pipelines.py", "test_pipeline_hf.py", "test_as_pipeline.py", "test_pipeline_fast.py",
+    "test_gguf_llama_cpp.py",
 }
 
 
@@ -137,3 +138,29 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             ", ".join(f"{loader} {n}" for loader, n in sorted(totals.items())) + f"; total {sum(totals.values())}"
         )
+
+
+@pytest.fixture(scope="session")
+def gguf_paths():
+    """{"ggml-vocab-llama-bpe.gguf": path, ... and their .inp/.out files}: llama.cpp's vocabulary-only
+    test files, extracted by scripts/get_gguf_vocabs.py from llama-cpp-python's sdist (sha256-checked)."""
+    spec = importlib.util.spec_from_file_location("get_gguf_vocabs", ROOT / "scripts" / "get_gguf_vocabs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        return module.get_gguf_vocabs()
+    except Exception as e:  # FetchError, or a broken download
+        pytest.fail(f"cannot fetch llama.cpp's GGUF test files: {e}")
+
+
+@pytest.fixture(scope="session")
+def gguf_tokenizer(gguf_paths):
+    """``gguf_tokenizer("llama-bpe")``: bytepair's tokenizer of ggml-vocab-llama-bpe.gguf, loaded once."""
+    import functools
+
+    from bytepair import Tokenizer
+
+    @functools.lru_cache(maxsize=None)
+    def load(name):
+        return Tokenizer.load(gguf_paths[f"ggml-vocab-{name}.gguf"])
+    return load

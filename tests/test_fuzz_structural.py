@@ -82,12 +82,13 @@ WEIRD_STRINGS = ["", "\x00", "a\x00b", "\ud800", "\udfff", "x\ud83d", "\ufffd", 
 LOADER = {
     "bytepair": "bytepair", "bytepair-char": "bytepair", "bytepair-ranks": "bytepair",
     "hf": "hf", "hf-char": "hf", "tiktoken": "tiktoken", "gpt2-vocab": "gpt2", "gpt2-merges": "gpt2",
-    "subword-nmt": "subword-nmt", "counts": "counts",
+    "subword-nmt": "subword-nmt", "counts": "counts", "gguf": "gguf",
 }
 FILE_NAME = {
     "bytepair": "model.json", "bytepair-char": "model.json", "bytepair-ranks": "model.json",
     "hf": "tokenizer.json", "hf-char": "tokenizer.json", "tiktoken": "model.tiktoken",
     "gpt2-vocab": "vocab.json", "gpt2-merges": "merges.txt", "subword-nmt": "codes.txt", "counts": "words.counts",
+    "gguf": "model.gguf",
 }
 LINE_FILES = {"model.tiktoken", "merges.txt", "codes.txt", "words.counts"}
 # whole-file errors of line formats, which have no line to name (no tokens; a file whose magic number names it)
@@ -118,6 +119,9 @@ def build_valid(root: pathlib.Path) -> Dict[str, Dict[str, bytes]]:
     out["bytepair-char"] = {"model.json": (root / "char.json").read_bytes()}
     out["bytepair-ranks"] = {"model.json": (root / "ranks.json").read_bytes()}
     out["hf-char"] = {"tokenizer.json": (root / "char-tokenizer.json").read_bytes()}
+    small = Tokenizer.train("hello world, it's 2024 " * 20, num_merges=20, pattern="gpt2", special_tokens=["<|endoftext|>"])
+    small.save(str(root / "model.gguf"), format="gguf")
+    out["gguf"] = {"model.gguf": (root / "model.gguf").read_bytes()}
     return out
 
 
@@ -656,8 +660,29 @@ def line_file(lines: List[bytes]) -> bytes:
 # ---------------------------------------------------------------- one random input per variant
 
 
+def gguf_mutation(data: st.DataObject, raw: bytes) -> bytes:
+    """A GGUF file with a count, length or type overwritten by a hostile value, cut, or with bytes flipped."""
+    out = bytearray(raw)
+    for _ in range(data.draw(st.integers(1, 3), label="gguf mutations")):
+        at = data.draw(st.integers(0, max(0, len(out) - 1)), label="offset")
+        kind = data.draw(st.sampled_from(["u64", "u32", "cut", "byte"]), label="gguf mutation")
+        if kind == "cut":
+            del out[at:]
+        elif kind == "byte":
+            out[at:at + 1] = bytes([data.draw(st.integers(0, 255), label="byte")])
+        else:
+            width = 8 if kind == "u64" else 4
+            value = data.draw(st.sampled_from([0, 1, 7, 9, 12, 13, 255, 2**31, 2**32 - 1, 2**60, 2**64 - 1]),
+                              label="value") % (1 << (8 * width))
+            out[at:at + width] = value.to_bytes(width, "little")
+    return bytes(out)
+
+
 def mutate(data: st.DataObject, variant: str, files: Dict[str, bytes]) -> Dict[str, bytes]:
     files = dict(files)
+    if variant == "gguf":
+        files["model.gguf"] = gguf_mutation(data, files["model.gguf"])
+        return files
     if variant == "gpt2-merges" or variant in ("tiktoken", "subword-nmt", "counts"):
         name = FILE_NAME[variant]
         lines = split_lines(files[name])

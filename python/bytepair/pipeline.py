@@ -300,13 +300,43 @@ class PipelineTokenizer(Tokenizer):
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:  # type: ignore[override]
         """The bytes of ``ids``: each token's bytes in byte-level pipelines
         (a split character survives), else ``decode``'s UTF-8."""
-        return self._core.decode_bytes(self._decodable(ids), bool(skip_special_tokens))
+        ids = self._decodable(ids)
+        if self._spec.llama_decode is not None:
+            from bytepair.formats.gguf import llama_detokenize
+            return llama_detokenize(self._llama_pieces(ids, skip_special_tokens),
+                                    self._llama_pieces(ids[:1], skip_special_tokens), *self._spec.llama_decode)
+        return self._core.decode_bytes(ids, bool(skip_special_tokens))
+
+    @functools.cached_property
+    def _added_text(self) -> Dict[int, Tuple[bytes, bool]]:
+        """id -> (its text, special?) of every added token."""
+        return {int(t["id"]): (t["content"].encode("utf-8"), bool(t.get("special")))
+                for t in self._spec.description.get("added_tokens") or ()}
+
+    def _llama_pieces(self, ids: Sequence[int], skip_special_tokens: bool) -> bytes:
+        """The joined pieces as llama.cpp's token_to_piece gives them: an added (control, unknown or
+        user-defined) token's text as it is, nothing for a special one when skipped; the rest decoded."""
+        added, out, run = self._added_text, [], []
+        for i in ids:
+            if i in added:
+                if run:
+                    out.append(self._core.decode_bytes(run, bool(skip_special_tokens)))
+                    run = []
+                text, special = added[i]
+                out.append(b"" if special and skip_special_tokens else text)
+            else:
+                run.append(i)
+        if run:
+            out.append(self._core.decode_bytes(run, bool(skip_special_tokens)))
+        return b"".join(out)
 
     def decode(self, ids: Iterable[int], errors: str = "replace",  # type: ignore[override]
                skip_special_tokens: bool = False) -> str:
         """Hugging Face's ``decode(ids, skip_special_tokens)`` (``errors`` is
         used by byte-level pipelines only, HF's being ``replace``)."""
         ids = self._decodable(ids)
+        if self._spec.llama_decode is not None:
+            return self.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors)
         if errors != "replace" and self._core.is_byte_level:
             return self._core.decode_bytes(ids, bool(skip_special_tokens)).decode("utf-8", errors)
         return self._core.decode(ids, bool(skip_special_tokens))

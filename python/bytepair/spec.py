@@ -104,6 +104,9 @@ class PipelineSpec:
     merge_rule: str = "in-order"
     parity_stats: Optional[Mapping[str, Any]] = None
     decode_skips: FrozenSet[int] = frozenset()  # as in ModelSpec
+    chat_template: Optional[str] = None  # a GGUF file's tokenizer.chat_template, kept as text
+    # llama.cpp's detokenize (GGUF files): (drop the first token's leading space, its clean_spaces passes)
+    llama_decode: Optional[Tuple[bool, bool]] = None
     built: Any = field(default=None, init=False, compare=False, repr=False)  # as in ModelSpec
 
 
@@ -330,7 +333,12 @@ def to_dict(spec: Any) -> Dict[str, Any]:
     """
     holes = {"decode_skips": sorted(spec.decode_skips)} if spec.decode_skips else {}
     if isinstance(spec, PipelineSpec):
-        return {"bytepair": 1, "model": "pipeline", "pipeline": _json_copy(spec.description), **holes}
+        d = {"bytepair": 1, "model": "pipeline", "pipeline": _json_copy(spec.description), **holes}
+        if spec.chat_template is not None:
+            d["chat_template"] = spec.chat_template
+        if spec.llama_decode is not None:
+            d["llama_decode"] = list(spec.llama_decode)
+        return d
     d: Dict[str, Any] = {"bytepair": 1, "model": spec.model, "pattern": spec.pattern,
                          "pattern_preset": preset_name(spec.pattern)}
     if spec.model == "char":
@@ -365,7 +373,9 @@ def from_dict(d: Mapping[str, Any], path: str = "<string>") -> Any:
     """
     holes = frozenset(d.get("decode_skips") or ())
     if d.get("model") == "pipeline":
-        return PipelineSpec(d["pipeline"], path, decode_skips=holes)
+        llama_decode = d.get("llama_decode")
+        return PipelineSpec(d["pipeline"], path, decode_skips=holes, chat_template=d.get("chat_template"),
+                            llama_decode=None if llama_decode is None else (bool(llama_decode[0]), bool(llama_decode[1])))
     model = d["model"]
     char = model == "char"
     if "merges" in d:

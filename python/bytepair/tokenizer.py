@@ -148,6 +148,15 @@ class Tokenizer(ModelSpecials, VocabularyNames):
     parity_stats = _setting("parity_stats", ":meth:`train_parity`'s statistics per language (not saved).")
 
     @property
+    def chat_template(self) -> Optional[str]:
+        """The chat template a GGUF file carries (``tokenizer.chat_template``), as text; None elsewhere.
+
+        >>> Tokenizer.train("ab").chat_template is None
+        True
+        """
+        return getattr(self._spec, "chat_template", None)
+
+    @property
     def spec(self) -> Any:
         """The immutable description this tokenizer was built from."""
         return self._spec

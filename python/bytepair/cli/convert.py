@@ -50,7 +50,7 @@ def guess_format(path: str) -> Optional[str]:
 
 
 # an output name's ending -> its format, the first that matches
-NAME_ENDINGS = [(".tiktoken", "tiktoken"), ("tokenizer.json", "hf"), ("tekken.json", "tekken"),
+NAME_ENDINGS = [(".tiktoken", "tiktoken"), (".gguf", "gguf"), ("tokenizer.json", "hf"), ("tekken.json", "tekken"),
                 (".model", "sentencepiece"), (".json", "bytepair"), (".codes", "subword-nmt")]
 
 

@@ -17,6 +17,7 @@ import re
 from typing import Any, Mapping, Optional
 
 from bytepair.errors import BytepairError, FormatError, ResourceError
+from bytepair.formats.gguf import looks_like_gguf
 from bytepair.formats.magic import named_format
 from bytepair.formats.sentencepiece import looks_like_model
 
@@ -32,6 +33,7 @@ FORMATS = {
     "transformers": "transformers",  # a folder: tokenizer.json + tokenizer_config.json + special_tokens_map.json
     "sentencepiece": "sentencepiece",
     "tekken": "tekken",
+    "gguf": "gguf",  # llama.cpp / ollama model files: the tokenizer in the metadata
 }
 
 
@@ -45,7 +47,7 @@ def detect(path: str) -> str:
     """Guess a file's format from its content (and name): a folder holding
     ``tokenizer.json`` is ``transformers``; another folder, or a file named
     ``vocab.json``/``merges.txt`` (or OpenAI's ``encoder.json``/``vocab.bpe``),
-    or a ``#version`` file of byte-level merges (``Ġ``, no ``</w>``), is ``gpt2``; a SentencePiece ``ModelProto`` is ``sentencepiece``; JSON is native when its first key is
+    or a ``#version`` file of byte-level merges (``Ġ``, no ``</w>``), is ``gpt2``; ``GGUF`` magic is ``gguf``; a SentencePiece ``ModelProto`` is ``sentencepiece``; JSON is native when its first key is
     ``"bytepair"``, ``tekken`` when it has Mistral's ``config`` with
     ``default_num_special_tokens``, else ``hf``; ``*.tiktoken`` or lines of
     ``base64 rank`` are ``tiktoken``; other ``#version`` files or lines of two
@@ -69,6 +71,8 @@ def detect(path: str) -> str:
         return "bytepair"
     if name in ("vocab.json", "merges.txt", "encoder.json", "vocab.bpe"):  # Hugging Face's and OpenAI's names
         return "gpt2"
+    if looks_like_gguf(head):
+        return "gguf"
     stripped = head.lstrip()
     if stripped.startswith(b"{"):
         native = re.match(rb'\{\s*"bytepair"\s*:', stripped) or (b'"bytepair"' in head and b'"pre_tokenizer"' not in head)
@@ -96,7 +100,7 @@ def detect(path: str) -> str:
         raise FormatError(
             f"{path}: " + (f"{kind}, not a tokenizer file bytepair reads" if kind else
                            f"binary data ({len(head)}+ bytes starting {head[:8].hex(' ')}) that is not a tokenizer file "
-                           "bytepair knows (a SentencePiece .model protobuf, JSON, .tiktoken, GPT-2 merges or "
+                           "bytepair knows (a GGUF model, a SentencePiece .model protobuf, JSON, .tiktoken, GPT-2 merges or "
                            "subword-nmt codes)")
         )
     if name.endswith(".model"):

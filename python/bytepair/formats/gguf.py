@@ -1,0 +1,1052 @@
+"""GGUF files (llama.cpp, ollama): the tokenizer in a model's metadata.
+
+Only the header and the key/value metadata are read, never the tensors: a
+40 GB model file loads its tokenizer from its first few megabytes, in memory
+proportional to the vocabulary. Every count, string length and array type
+comes from the file and is checked against the bytes left before anything
+is allocated; a truncated file, an impossible count, a wrong type or a
+missing key is a :class:`~bytepair.errors.FormatError` naming the key and
+the byte offset.
+
+The contract is llama.cpp's own tokenizer (``src/llama-vocab.cpp``,
+``src/unicode.cpp``), not Hugging Face's:
+
+- ``tokenizer.ggml.model = gpt2``: byte-level BPE over the ``merges``; the
+  ``tokenizer.ggml.pre`` type chooses the list of regexes that split the
+  text, one after the other (:data:`PRE_TYPES`), run as llama.cpp runs them
+  (:func:`llama_regex`: its own Unicode tables, its collapsed-text std::regex
+  rules); ``ignore_merges`` types take a piece that is a token whole.
+- ``tokenizer.ggml.model = llama``: SentencePiece BPE over the scores, with
+  byte tokens, ``add_space_prefix`` before every stretch of text.
+
+Tokens are retyped as llama.cpp's load() does (:func:`llama_cpp_types`).
+Control and unknown tokens are special (matched in text only when special
+tokens are parsed); user-defined tokens are always matched; ``add_bos`` /
+``add_eos`` (llama.cpp's defaults per type, or the file's keys) are what
+``encode(text, add_special_tokens=True)`` adds; decoding is
+``llama_detokenize`` (:func:`llama_detokenize`). Only the pre types checked
+against llama.cpp itself load (:data:`VERIFIED_PRE`); the others, an
+unknown model or type, and what bytepair cannot run exactly are refused by
+name.
+
+>>> sorted(PRE_TYPES)[:3]
+['a.x-4.0', 'bailingmoe', 'bailingmoe2']
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from bytepair.errors import FormatError
+from bytepair.formats.convert import bytes_to_unicode
+from bytepair.formats.sentencepiece import (SP_BYTE, SP_CONTROL, SP_NORMAL, SP_UNKNOWN, SP_UNUSED, SP_USER_DEFINED,
+                                            SentencePieceModel, hf_compatible, to_hf_json)
+from bytepair.patterns import preset_name
+from bytepair.spec import PipelineSpec, checked
+
+MAGIC = b"GGUF"
+MAX_TOKENS = 1 << 24  # ids are 32-bit in the core; far beyond any vocabulary in use
+MAX_KEYS = 1 << 20
+
+# value types of the GGUF specification: (name, struct code or None)
+T_UINT8, T_INT8, T_UINT16, T_INT16, T_UINT32, T_INT32, T_FLOAT32, T_BOOL, T_STRING, T_ARRAY, T_UINT64, T_INT64, \
+    T_FLOAT64 = range(13)
+_SCALARS = {T_UINT8: "B", T_INT8: "b", T_UINT16: "H", T_INT16: "h", T_UINT32: "I", T_INT32: "i", T_FLOAT32: "f",
+            T_BOOL: "?", T_UINT64: "Q", T_INT64: "q", T_FLOAT64: "d"}
+TYPE_NAMES = {T_UINT8: "uint8", T_INT8: "int8", T_UINT16: "uint16", T_INT16: "int16", T_UINT32: "uint32",
+              T_INT32: "int32", T_FLOAT32: "float32", T_BOOL: "bool", T_STRING: "string", T_ARRAY: "array",
+              T_UINT64: "uint64", T_INT64: "int64", T_FLOAT64: "float64"}
+
+# llama.cpp's token types (llama_token_type) and the SentencePiece types they are
+TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_UNUSED, TOKEN_BYTE = 1, 2, 3, 4, 5, 6
+
+ROLES = ("bos", "eos", "eot", "eom", "unknown", "padding", "seperator", "cls", "mask")
+
+# ---------------------------------------------------------------- the pre-tokenizers
+
+# llama.cpp's regex lists (llm_tokenizer_bpe), each as written there
+_GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"
+_CONTRACTIONS = r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])"
+_LLAMA3 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+_QWEN2 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+_QWEN35 = (_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+"
+           r"|\s+(?!\S)|\s+")
+# llama.cpp's "a letter but not a-z" is a lookahead and a class; here one class, so that no backtracking is needed
+_NOT_LOWER, _NOT_UPPER = r"[^\P{L}a-z]", r"[^\P{L}A-Z]"
+_LETTERS_UL = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "*" + _NOT_UPPER + "+"
+_LETTERS_LU = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "+" + _NOT_UPPER + "*"
+_DEEPSEEK3 = (r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
+              r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+_DEEPSEEK_LLM_LETTERS = (  # as llama.cpp writes it, escaped so that no editor normalizes a character
+    "\\s?[A-Za-z\xb5\xc0-\xd6\xd8-\xf6\xf8-\u01ba\u01bc-\u01bf\u01c4-\u0293\u0295-\u02af\u0370-\u0373"
+    "\u0376\u0377\u037b-\u037d\u037f\u0386\u0388-\u038a\u038c\u038e-\u03a1\u03a3-\u03f5\u03f7-\u0481"
+    "\u048a-\u052f\u0531-\u0556\u10a0-\u10c5\u13a0-\u13f5\u13f8-\u13fd\u1c90-\u1cba\u1cbd-\u1cbf\u1d00-"
+    "\u1d2b\u1d6b-\u1d77\u1d79-\u1d9a\u1e00-\u1f15\u1f18-\u1f1d\u1f20-\u1f45\u1f48-\u1f4d\u1f50-\u1f57"
+    "\u1f59\u1f5b\u1f5d\u1f5f-\u1f7d\u1f80-\u1fb4\u1fb6-\u1fbc\u1fbe\u1fc2-\u1fc4\u1fc6-\u1fcc\u1fd0-"
+    "\u1fd3\u1fd6-\u1fdb\u1fe0-\u1fec\u1ff2-\u1ff4\u1ff6-\u1ffc\u2102\u2107\u210a-\u2113\u2115\u2119-"
+    "\u211d\u2124\u2126\u2128\u212a-\u212d\u212f-\u2134\u2139\u213c-\u213f\u2145-\u2149\u214e\u2183\u2184"
+    "\u2c00-\u2c7b\u2c7e-\u2ce4\u2ceb-\u2cee\u2cf2\u2cf3\ua640-\ua66d\ua680-\ua69b\ua722-\ua76f\ua771-"
+    "\ua787\ua78b-\ua78e\uab70-\uabbf\ufb00-\ufb06\ufb13-\ufb17\uff21-\uff3a\uff41-\uff5a\U00010400-"
+    "\U0001044f\U000104b0-\U000104d3\U000104d8-\U000104fb\U00010c80-\U00010cb2\U00010cc0-\U00010cf2"
+    "\U000118a0-\U000118df\U0001e900-\U0001e943]+")
+
+_REGEXES: Dict[str, Tuple[str, ...]] = {
+    "default": (r"[\p{P}\$\+<=>\^~\|]+", _GPT2, r"\p{N}+", "[0-9][0-9][0-9]"),
+    "llama3": (_LLAMA3,),
+    "dbrx": (_LLAMA3,),
+    "chatglm4": (_LLAMA3,),
+    "deepseek-llm": ("[\r\n]", _DEEPSEEK_LLM_LETTERS, "\\s?[!-/:-~！-／：-～‘-‟　-。]+", "\\s+$", "[一-龥ࠀ-一가-퟿]+",
+                     r"\p{N}+"),
+    "deepseek-v3": (r"\p{N}{1,3}", "[一-龥぀-ゟ゠-ヿ]+", _DEEPSEEK3),
+    "deepseek-coder": ("[\r\n]", r"\s?\p{L}+", r"\s?\p{P}+", "[一-龥ࠀ-一가-퟿]+", r"\p{N}"),
+    "falcon": (r"[\p{P}\$\+<=>\^~\|`]+", _GPT2, "[0-9][0-9][0-9]"),
+    "starcoder": (r"\p{N}", _GPT2),
+    "gpt2": (_GPT2,),
+    "qwen2": (_QWEN2,),
+    "qwen35": (_QWEN35,),
+    "poro": (r" ?[^(\s|.,!?…。，、।۔،)]+",),
+    "viking": (r" ?[^(\s|.,!?…。，、।۔،)]+", r"\p{N}"),
+    "tekken": (_LETTERS_UL + "|" + _LETTERS_LU + r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",),
+    "chameleon": ("<sentinel:[0-9]+>", "(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z", "([\\t\\n]|    |  )", r"\p{N}",
+                  r"[\p{P}!-/:-@\[-`{-~]", _GPT2),
+    "gpt4o": (_LETTERS_UL + _CONTRACTIONS + "?|" + _LETTERS_LU + _CONTRACTIONS
+              + r"?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",),
+    "bailingmoe": (r"'(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
+                   r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+",),
+    "seed-coder": (_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1}| ?[^\s\p{L}\p{N}\r\n]+|\s*[\r\n]+|\s+(?!\S)|\s+",),
+    "ufakzeka": (r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",),
+    "laguna": ("[^\\n]+|[\\n]+", _QWEN2),
+    "exaone-moe": (_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?(?:\p{L}\p{M}*(?: \p{L}\p{M}*)*)+|\p{N}"
+                   r"| ?[^\s\p{L}\p{N}]+[\r\n/]?|\s*[\r\n]|\s+(?!\S)|\s+",),
+    "minicpm5": (r"\p{N}{1,3}", _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}+| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                 r"|\s*[\r\n]+|\s+(?!\S)|\s+"),
+    "jais2": (_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+              r"|\s{512}(?!\S)|\s{256}(?!\S)|\s{128}(?!\S)|\s{64}(?!\S)|\s{32}(?!\S)|\s{16}(?!\S)|\s{8}(?!\S)"
+              r"|\s{4}(?!\S)|\s{1,2}(?!\S)|\s{1}",),
+    "spark2_5": (r"\p{N}{1,3}", "[一-龥぀-ゟ゠-ヿ]+", r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+"
+                 r"|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+|[\r\n]|\s+(?!\S)|\s+", r"\p{N}"),
+    "granite-emb-multi": (
+        r"[^\r\n\p{L}\p{N}]?((?=[\p{L}\p{M}])([^a-z]))*((?=[\p{L}\p{M}])([^A-Z]))+" + _CONTRACTIONS
+        + r"?|[^\r\n\p{L}\p{N}]?((?=[\p{L}\p{M}])([^a-z]))+((?=[\p{L}\p{M}])([^A-Z]))*" + _CONTRACTIONS
+        + r"?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",),
+}
+# youtu's first regex mixes literal CJK with categories (llama.cpp runs it with std::regex on collapsed text)
+
+# tokenizer.ggml.pre -> (regex list, ignore_merges, add_bos default); the names and flags of llama_vocab::load
+PRE_TYPES: Dict[str, Tuple[str, bool, bool]] = {}
+
+
+def _pre(regexes: str, names: Sequence[str], ignore_merges: bool = False, add_bos: bool = False) -> None:
+    for name in names:
+        PRE_TYPES[name] = (regexes, ignore_merges, add_bos)
+
+
+_pre("default", ["default"])
+_pre("llama3", ["llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2",
+                "jina-v5-nano"], ignore_merges=True, add_bos=True)
+_pre("deepseek-llm", ["deepseek-llm"])
+_pre("deepseek-coder", ["deepseek-coder"])
+_pre("deepseek-v3", ["deepseek-v3", "hunyuan-dense", "hy_v4", "joyai-llm"])
+_pre("spark2_5", ["spark2_5"])
+_pre("falcon", ["falcon"])
+_pre("gpt2", ["mpt", "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0",
+              "mellum", "modern-bert", "olmo", "jais", "exaone4", "trillion", "granite-docling"])
+_pre("starcoder", ["starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2"])
+_pre("jais2", ["jais-2"])
+_pre("qwen2", ["qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "megrez", "stablelm2", "hunyuan", "solar-open"])
+_pre("qwen35", ["qwen35"])
+_pre("llama3", ["dbrx", "smaug-bpe"])
+_pre("poro", ["poro-chat", "bloom", "gpt3-finnish"])
+_pre("chatglm4", ["chatglm-bpe"])
+_pre("chatglm4", ["glm4", "glm5"], ignore_merges=True)
+_pre("viking", ["viking"])
+_pre("tekken", ["tekken"], ignore_merges=True, add_bos=True)
+_pre("chameleon", ["chameleon"], add_bos=True)
+_pre("gpt4o", ["gpt-4o", "llama4", "kanana2", "talkie", "minimax-m2"])
+_pre("granite-emb-multi", ["granite-embed-multi-97m"], ignore_merges=True)
+_pre("bailingmoe", ["bailingmoe", "bailingmoe2", "llada-moe"])
+_pre("seed-coder", ["seed-coder"])
+_pre("ufakzeka", ["ufakzeka"])
+_pre("qwen2", ["grok-2"])
+_pre("laguna", ["laguna"])
+_pre("exaone-moe", ["exaone-moe"])
+_pre("minicpm5", ["minicpm5"], ignore_merges=True)
+
+# pre types llama.cpp runs with code of its own that no regex list here reproduces exactly: refused by name
+UNSUPPORTED_PRE = {
+    "kimi-k2": "llama.cpp splits it with a hand-written routine (Han runs, then its regex), not its regex list",
+    "afmoe": "llama.cpp groups its digits with a hand-written routine",
+    "tiny_aya": "llama.cpp groups its digits with a hand-written routine",
+    "cohere2moe": "llama.cpp groups its digits with a hand-written routine",
+    "superbpe": "its lookahead splits at empty matches, which llama.cpp's split loop handles its own way",
+    "youtu": "its regex mixes literal CJK ranges with Unicode categories, which llama.cpp's std::regex "
+             "runs on a collapsed text",
+    "gemma4": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
+    "granite-embed-multi-311m": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
+    "sarvam-moe": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
+    "whitespace": "a whitespace-split model over raw UTF-8",
+    "jais-2": "bytepair's regex guard refuses its lookaheads after unbounded runs",
+    "exaone-moe": "bytepair's regex guard refuses its nested unbounded runs",
+    "granite-embed-multi-97m": "its letter-or-mark lookaheads are not translated",
+    "jina-v1-en": "it adds a separator token (add_sep)",
+    "jina-v2-code": "it adds a separator token (add_sep)",
+    "roberta-bpe": "it adds a separator token (add_sep)",
+}
+
+# the pre types whose detokenize skips llama.cpp's clean_spaces passes (every other BPE type runs them)
+NO_CLEAN_SPACES = {
+    "deepseek-llm", "deepseek-coder", "deepseek-v3", "spark2_5", "youtu", "command-r", "qwen2", "deepseek-r1-qwen",
+    "kormo", "f2llmv2", "qwen35", "poro-chat", "viking", "tekken", "smollm", "chameleon", "gpt-4o", "llama4",
+    "kanana2", "talkie", "granite-embed-multi-97m", "tiny_aya", "cohere2moe", "superbpe", "trillion",
+    "granite-docling", "bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "hunyuan", "hunyuan-dense", "hy_v4",
+    "joyai-llm", "kimi-k2", "ufakzeka", "grok-2", "afmoe", "laguna", "minimax-m2", "solar-open", "sarvam-moe"}
+
+UNSUPPORTED_PRE.update({
+    "jina-v2-de": "llama.cpp strips the whitespace before its <mask> token with its own rule",
+    "jina-v2-es": "llama.cpp strips the whitespace before its <mask> token with its own rule",
+})
+for _name in UNSUPPORTED_PRE:
+    PRE_TYPES.pop(_name, None)
+
+# the pre types of llama.cpp's test files that tests/test_gguf_llama_cpp.py compares with llama.cpp itself
+# ("default": the files without a pre type); a name llama.cpp runs exactly as one of them (same regex list
+# and flags) counts as checked, every other is refused by name
+CHECKED_PRE = ("default", "llama-bpe", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt",
+               "starcoder", "refact", "command-r", "falcon")
+
+
+def _behaviour(name: str) -> Tuple[Any, ...]:
+    return (*PRE_TYPES[name], name not in NO_CLEAN_SPACES, name in ("chatglm-bpe", "glm4", "glm5"))
+
+
+VERIFIED_PRE = sorted(n for n in PRE_TYPES if _behaviour(n) in {_behaviour(c) for c in CHECKED_PRE})
+UNVERIFIED_PRE = sorted(n for n in PRE_TYPES if n not in VERIFIED_PRE)
+
+# regexes that llama.cpp runs with its own hand-written splitters (unicode_regex_split_custom) on its own
+# category flags; its GPT-2 splitter also takes a lone whitespace as `\s+` does
+_CUSTOM = {_GPT2: _GPT2 + r"|\s+", _LLAMA3: _LLAMA3, _QWEN2: _QWEN2, _QWEN35: _QWEN35}
+_CATEGORIES = {r"\p{N}": "N", r"\p{L}": "L", r"\p{P}": "P", r"\p{M}": "M", r"\p{S}": "S", r"\p{Lu}": "L",
+               r"\p{Ll}": "L", r"\p{Lt}": "L", r"\p{Lm}": "L", r"\p{Lo}": "L"}
+# what std::regex sees of an ASCII character in llama.cpp's collapsed text (unicode_regex_split's k_ucat_map)
+_ASCII_CATEGORY = {"N": [(0x30, 0x39)], "L": [(0x41, 0x5A), (0x61, 0x7A)],
+                   "P": [(0x21, 0x23), (0x25, 0x2A), (0x2C, 0x2F), (0x3A, 0x3B), (0x3F, 0x40), (0x5B, 0x5D), (0x5F, 0x5F),
+                         (0x7B, 0x7B), (0x7D, 0x7D)],
+                   "S": [(0x24, 0x24), (0x2B, 0x2B), (0x3C, 0x3E), (0x5E, 0x5E), (0x60, 0x60), (0x7C, 0x7C), (0x7E, 0x7E)],
+                   "M": []}
+_ASCII_SPACE = [(0x09, 0x0D), (0x20, 0x20)]  # std::regex's \s in the C locale
+
+
+def _class_items(rs: Sequence[Tuple[int, int]]) -> str:
+    return "".join(f"\\x{{{lo:X}}}" if lo == hi else f"\\x{{{lo:X}}}-\\x{{{hi:X}}}" for lo, hi in rs)
+
+
+def _without(rs: Sequence[Tuple[int, int]], cut: Sequence[int]) -> List[Tuple[int, int]]:
+    """The ranges ``rs`` less the code points ``cut``."""
+    out: List[Tuple[int, int]] = []
+    cut_sorted = sorted(cut)
+    for lo, hi in rs:
+        start = lo
+        for c in cut_sorted:
+            if start <= c <= hi:
+                if start <= c - 1:
+                    out.append((start, c - 1))
+                start = c + 1
+        if start <= hi:
+            out.append((start, hi))
+    return out
+
+
+def _tables(mode: str) -> Tuple[Dict[str, str], str]:
+    """The class items of each category, and of ``\\s``, as llama.cpp matches them in ``mode``: ``custom``
+    (its hand-written splitters: its flags of every code point), ``collapsed`` (std::regex over the collapsed
+    text: ASCII by k_ucat_map, above ASCII by its flags, whitespace only as ``\\s``) or ``wide`` (std::wregex,
+    no categories: whitespace above ASCII only as ``\\s``)."""
+    from bytepair.formats.llama_unicode import CATEGORIES, WHITESPACE
+    high_space = [c for c in WHITESPACE if c >= 0x80]
+    space = _class_items([(c, c) for c in WHITESPACE]) if mode == "custom" else \
+        _class_items(_ASCII_SPACE + [(c, c) for c in high_space])
+    cats: Dict[str, str] = {}
+    for k, rs in CATEGORIES.items():
+        if mode == "custom":
+            cats[k] = _class_items(rs)
+        else:
+            high = _without([(max(lo, 0x80), hi) for lo, hi in rs if hi >= 0x80], high_space)
+            cats[k] = _class_items(_ASCII_CATEGORY[k] + high)
+    return cats, space
+
+
+def llama_regex(regex: str) -> str:
+    """One of llama.cpp's pre-tokenizer regexes written in Oniguruma's syntax
+    (a ``Split`` pattern) with the meaning llama.cpp gives it: every ``\\p{..}``
+    and ``\\s`` a class of the code points llama.cpp's own Unicode tables put
+    there (formats/llama_unicode.py), as its hand-written splitters (GPT-2,
+    Llama 3, Qwen2, Qwen3.5) or its std::regex fallback over a collapsed text
+    see them (``\\p{Lu}``... any letter; ``\\d``, ``\\w`` ASCII; whitespace
+    above ASCII only ``\\s``, never a literal; ``$`` the end of the piece).
+
+    >>> llama_regex(r"[0-9]+\\d$")
+    '[0-9]+[0-9]\\\\z'
+    """
+    custom = regex in _CUSTOM
+    if custom:
+        regex = _CUSTOM[regex]
+    mode = "custom" if custom else ("collapsed" if any(c in regex for c in _CATEGORIES) else "wide")
+    if mode == "collapsed" and any(ord(c) >= 0x80 for c in regex):
+        raise FormatError(f"the regex {regex!r} mixes Unicode categories and non-ASCII characters, which llama.cpp "
+                          "refuses")
+    cats, space = _tables(mode)
+    from bytepair.formats.llama_unicode import WHITESPACE
+    high_space = {c for c in WHITESPACE if c >= 0x80}
+    out: List[str] = []
+    i, inside = 0, False
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            esc = regex[i:i + 2]
+            if esc == "\\p":
+                end = regex.index("}", i) + 1
+                name = regex[i:end]
+                if name not in _CATEGORIES:
+                    raise FormatError(f"the regex {regex!r} uses {name}, which llama.cpp does not run as a category")
+                items = cats[_CATEGORIES[name]]
+                out.append(items if inside else f"[{items}]")
+                i = end
+                continue
+            if esc in ("\\s", "\\S"):
+                if inside and esc == "\\S":
+                    raise FormatError(f"the regex {regex!r} uses \\S in a class, which bytepair does not translate")
+                out.append(space if inside else (f"[{space}]" if esc == "\\s" else f"[^{space}]"))
+            elif esc == "\\d":
+                out.append("0-9" if inside else "[0-9]")
+            elif esc == "\\w":
+                out.append("0-9A-Za-z_" if inside else "[0-9A-Za-z_]")
+            elif esc in ("\\D", "\\W", "\\b", "\\B"):
+                raise FormatError(f"the regex {regex!r} uses {esc}, which bytepair does not run as llama.cpp does")
+            else:
+                out.append(esc)
+            i += 2
+            continue
+        if c == "[" and not inside:
+            inside = True
+        elif c == "]" and inside:
+            inside = False
+        elif inside and (ord(c) >= 0x80 or regex[i + 1:i + 2] == "-" and ord(regex[i + 2:i + 3] or "a") >= 0x80):
+            if i + 2 < len(regex) and regex[i + 1] == "-" and regex[i + 2] != "]":
+                out.append(_class_items(_without([(ord(c), ord(regex[i + 2]))], sorted(high_space))))
+                i += 3
+                continue
+            if ord(c) in high_space:  # llama.cpp hides it from std::wregex: it never matches
+                i += 1
+                continue
+        elif not inside and ord(c) in high_space:
+            raise FormatError(f"the regex {regex!r} has the whitespace {c!r} outside a class, which never matches "
+                              "in llama.cpp")
+        elif not inside and c == "$":
+            out.append(r"\z")
+            i += 1
+            continue
+        elif not inside and c == ".":
+            out.append(r"[^\n\r]")
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- reading the metadata
+
+
+class _Reader:
+    """Bounded reads over the file's bytes (an mmap): every length is checked
+    against what is left before it is used."""
+
+    def __init__(self, data: Any, path: str) -> None:
+        self.data, self.path, self.pos, self.size = data, path, 0, len(data)
+        self.key = "the header"
+
+    def fail(self, what: str, at: Optional[int] = None) -> FormatError:
+        return FormatError(f"{self.path}: not a valid GGUF file: {what} (key {self.key!r}, "
+                           f"byte offset {self.pos if at is None else at})")
+
+    def need(self, n: int, what: str) -> None:
+        if n < 0 or n > self.size - self.pos:
+            raise self.fail(f"{what} needs {n} bytes but only {self.size - self.pos} are left (truncated file?)")
+
+    def scalar(self, code: str, what: str) -> Any:
+        n = struct.calcsize("<" + code)
+        self.need(n, what)
+        (v,) = struct.unpack_from("<" + code, self.data, self.pos)
+        self.pos += n
+        return v
+
+    def count(self, what: str, item_bytes: int) -> int:
+        at = self.pos
+        n = self.scalar("Q", what)
+        if n * item_bytes > self.size - self.pos:
+            raise self.fail(f"{what} is {n}, more than the {self.size - self.pos} bytes left can hold", at)
+        return n
+
+    def string(self, what: str) -> str:
+        at = self.pos
+        n = self.count(f"the length of {what}", 1)
+        raw = bytes(self.data[self.pos:self.pos + n])
+        self.pos += n
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise self.fail(f"{what} is not UTF-8 (byte {e.start} of the string)", at) from None
+
+    def skip_string(self) -> None:
+        n = self.count("a string length", 1)
+        self.pos += n
+
+    def value(self, vtype: int, keep: bool) -> Any:
+        if vtype in _SCALARS:
+            return self.scalar(_SCALARS[vtype], f"a {TYPE_NAMES[vtype]} value")
+        if vtype == T_STRING:
+            if keep:
+                return self.string("the string value")
+            self.skip_string()
+            return None
+        if vtype == T_ARRAY:
+            at = self.pos
+            etype = self.scalar("I", "the array's element type")
+            if etype not in TYPE_NAMES or etype == T_ARRAY:
+                raise self.fail(f"array element type {etype} is not a GGUF type" if etype not in TYPE_NAMES
+                                else "arrays of arrays are not read", at)
+            if etype == T_STRING:
+                n = self.count("the array's length", 8)
+                if not keep:
+                    for _ in range(n):
+                        self.skip_string()
+                    return None
+                return [self.string(f"element {k}") for k in range(n)]
+            code = _SCALARS[etype]
+            width = struct.calcsize("<" + code)
+            n = self.count("the array's length", width)
+            start = self.pos
+            self.pos += n * width
+            if not keep:
+                return None
+            return list(struct.unpack_from(f"<{n}{code}", self.data, start))
+        raise self.fail(f"value type {vtype} is not a GGUF type", self.pos - 4)
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """The keys of a GGUF file's metadata that bytepair reads (``tokenizer.*``
+    and ``general.*``), each with its GGUF type, value and byte offset."""
+
+    path: str
+    values: Mapping[str, Any]
+    types: Mapping[str, Tuple[int, Optional[int]]]  # key -> (type, element type of an array)
+    offsets: Mapping[str, int]
+    version: int = 3
+
+    def get(self, key: str, vtype: int, default: Any = None, element: Optional[int] = None,
+            required: bool = False) -> Any:
+        """The value of ``key`` when it has type ``vtype`` (an array's element
+        type ``element``); ``default`` when absent (unless ``required``)."""
+        if key not in self.values:
+            if required:
+                raise FormatError(f"{self.path}: the GGUF metadata has no key {key!r}")
+            return default
+        have = self.types[key]
+        if have[0] != vtype or (element is not None and have[1] != element):
+            def name(t: Tuple[int, Optional[int]]) -> str:
+                return TYPE_NAMES.get(t[0], str(t[0])) + (f" of {TYPE_NAMES.get(t[1], t[1])}" if t[1] is not None else "")
+            raise FormatError(f"{self.path}: GGUF key {key!r} (byte offset {self.offsets[key]}) is "
+                              f"{name(have)}, not {name((vtype, element))}")
+        return self.values[key]
+
+    def integer(self, key: str) -> Optional[int]:
+        """An integer key of any integer type, or None."""
+        if key not in self.values:
+            return None
+        if self.types[key][0] not in (T_UINT8, T_INT8, T_UINT16, T_INT16, T_UINT32, T_INT32, T_UINT64, T_INT64):
+            raise FormatError(f"{self.path}: GGUF key {key!r} (byte offset {self.offsets[key]}) is "
+                              f"{TYPE_NAMES.get(self.types[key][0])}, not an integer")
+        return int(self.values[key])
+
+
+def read_metadata(path: str) -> Metadata:
+    """The tokenizer and general keys of a GGUF file, read from its header
+    only (the tensors are never touched).
+
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "cut.gguf")
+    >>> _ = open(p, "wb").write(b"GGUF\\x03\\x00\\x00\\x00" + b"\\x00" * 8 + b"\\xff" * 8)
+    >>> read_metadata(p)
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.FormatError: ...cut.gguf: not a valid GGUF file: the number of keys is 18446744073709551615, more than the 0 bytes left can hold (key 'the header', byte offset 16)
+    """
+    path = os.fspath(path)
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise FormatError(f"{path}: cannot read: {e.strerror}") from None
+    with f:
+        size = os.fstat(f.fileno()).st_size
+        if size < 24:
+            raise FormatError(f"{path}: not a valid GGUF file: {size} bytes is shorter than its header")
+        data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            with memoryview(data) as view:  # released on the way out, so that the map can close
+                return _parse(view, path)
+        finally:
+            data.close()
+
+
+def _parse(data: Any, path: str) -> Metadata:
+    r = _Reader(data, path)
+    if bytes(data[:4]) != MAGIC:
+        raise FormatError(f"{path}: not a GGUF file (it starts {bytes(data[:4]).hex(' ')}, not 'GGUF')")
+    r.pos = 4
+    version = r.scalar("I", "the version")
+    if version not in (2, 3):
+        raise FormatError(f"{path}: GGUF version {version}; bytepair reads versions 2 and 3")
+    r.scalar("Q", "the number of tensors")
+    n_kv = r.count("the number of keys", 12)  # a key is at least its length, a type and a value
+    if n_kv > MAX_KEYS:
+        raise r.fail(f"{n_kv} keys is more than bytepair reads (at most {MAX_KEYS})", r.pos - 8)
+    values: Dict[str, Any] = {}
+    types: Dict[str, Tuple[int, Optional[int]]] = {}
+    offsets: Dict[str, int] = {}
+    for k in range(n_kv):
+        at = r.pos
+        r.key = f"key {k}"
+        key = r.string(f"the name of key {k}")
+        r.key = key
+        vtype = r.scalar("I", "the value type")
+        keep = key.startswith(("tokenizer.", "general."))
+        etype = None
+        if vtype == T_ARRAY:
+            r.need(4, "the array's element type")
+            (etype,) = struct.unpack_from("<I", data, r.pos)
+        value = r.value(vtype, keep)
+        if keep:
+            if key in values:
+                raise r.fail(f"key {key!r} is given twice", at)
+            values[key], types[key], offsets[key] = value, (vtype, etype), at
+    return Metadata(path, values, types, offsets, version)
+
+
+# ---------------------------------------------------------------- the description
+
+
+def _vocab(meta: Metadata) -> Tuple[List[str], List[int], Optional[List[float]]]:
+    tokens = meta.get("tokenizer.ggml.tokens", T_ARRAY, element=T_STRING, required=True)
+    if len(tokens) > MAX_TOKENS:
+        raise FormatError(f"{meta.path}: {len(tokens)} tokens is more than bytepair reads (at most {MAX_TOKENS})")
+    tokens = [t or f"[EMPTY_{i}]" for i, t in enumerate(tokens)]  # llama.cpp's name for an empty token
+    types = meta.get("tokenizer.ggml.token_type", T_ARRAY, element=T_INT32)
+    if types is None:
+        types = [TOKEN_NORMAL] * len(tokens)
+    elif len(types) < len(tokens):
+        raise FormatError(f"{meta.path}: tokenizer.ggml.token_type has {len(types)} entries for {len(tokens)} tokens")
+    scores = None
+    if "tokenizer.ggml.scores" in meta.values:
+        etype = meta.types["tokenizer.ggml.scores"][1]
+        scores = meta.get("tokenizer.ggml.scores", T_ARRAY, element=T_INT32 if etype == T_INT32 else T_FLOAT32)
+        if len(scores) < len(tokens):
+            raise FormatError(f"{meta.path}: tokenizer.ggml.scores has {len(scores)} entries for {len(tokens)} tokens")
+        scores = [float(s) for s in scores[:len(tokens)]]
+    seen: Dict[str, int] = {}
+    for i, t in enumerate(tokens):
+        if t in seen:
+            raise FormatError(f"{meta.path}: token {i} {t[:40]!r} is also token {seen[t]} (llama.cpp refuses the file)")
+        seen[t] = i
+    return tokens, list(types[:len(tokens)]), scores
+
+
+def _role_ids(meta: Metadata, n: int, defaults: Mapping[str, int]) -> Dict[str, int]:
+    """The special roles' ids: llama.cpp's defaults for the model (dropped when out of range), then the file's."""
+    roles = {role: i for role, i in defaults.items() if 0 <= i < n}
+    for role in ROLES:
+        v = meta.integer(f"tokenizer.ggml.{role}_token_id")
+        if v is not None and 0 <= v < n:  # llama.cpp ignores an id out of range
+            roles[role] = v
+    return roles
+
+
+def _flag(meta: Metadata, key: str, default: bool) -> bool:
+    v = meta.get(key, T_BOOL)
+    return default if v is None else bool(v)
+
+
+# llama.cpp's load() retypes tokens by their text (llama_vocab::impl::load): the first found of each FIM role
+# without an id key, every end-of-generation text, become control tokens; a few Harmony texts become user-defined
+_FIM_TEXTS = {
+    "fim_pre": ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>", "<|code_prefix|>",
+                "<|prefix|>"),
+    "fim_suf": ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>", "<|code_suffix|>",
+                "<|suffix|>"),
+    "fim_mid": ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>", "<|code_middle|>",
+                "<|middle|>"),
+    "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
+    "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
+    "fim_sep": ("<|file_sep|>",),
+}
+_FIM_OLD_KEYS = {"fim_pre": "prefix", "fim_suf": "suffix", "fim_mid": "middle"}
+_EOG_TEXTS = ("<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+              "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+              "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~[")
+_EOT_TEXTS = ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+              "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>")
+_HARMONY_USER = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
+
+
+def llama_cpp_types(meta: Metadata, tokens: Sequence[str], types: Sequence[int], roles: Mapping[str, int]) -> List[int]:
+    """The token types llama.cpp tokenizes with: the file's, with the retyping of its load() (control-looking
+    texts made control, Harmony's markers user-defined). A FIM role llama.cpp would take from one of several
+    candidate texts present, in an order of its hash map, is refused.
+
+    >>> meta = Metadata("m.gguf", {}, {}, {})
+    >>> llama_cpp_types(meta, ["a", "</s>", "<|channel|>"], [1, 4, 3], {})
+    [1, 3, 4]
+    """
+    out = list(types)
+    ids = {t: i for i, t in enumerate(tokens)}
+    control = {ids[t] for t in _EOG_TEXTS if t in ids}
+    eog = set(control)
+    for role, texts in _FIM_TEXTS.items():
+        key = meta.integer(f"tokenizer.ggml.{role}_token_id")
+        if key is None and role in _FIM_OLD_KEYS:
+            key = meta.integer(f"tokenizer.ggml.{_FIM_OLD_KEYS[role]}_token_id")
+        if key is not None and 0 <= key < len(tokens):
+            if role in ("fim_pad", "fim_rep", "fim_sep"):
+                eog.add(key)
+            continue
+        found = [t for t in texts if t in ids]
+        if len(found) > 1:
+            raise FormatError(f"{meta.path}: the vocabulary has {found[0]!r} and {found[1]!r}, and no "
+                              f"tokenizer.ggml.{role}_token_id: llama.cpp takes one of them as its {role} token in "
+                              "an order of its own, and only that one is parsed as a control token")
+        if found:
+            control.add(ids[found[0]])
+            if role in ("fim_pad", "fim_rep", "fim_sep"):
+                eog.add(ids[found[0]])
+    for i in control:
+        if out[i] != TOKEN_CONTROL:
+            out[i] = TOKEN_CONTROL
+    for t in _HARMONY_USER:
+        if t in ids:
+            out[ids[t]] = TOKEN_USER_DEFINED
+    eot = roles.get("eot")
+    if eot is None:
+        eot = next((ids[t] for t in _EOT_TEXTS if t in ids), None)
+    eog.update(i for i in (roles.get("eos"), eot, roles.get("eom"), ids.get("<|eom_id|>")) if i is not None)
+    texts = {tokens[i] for i in eog}
+    has_call = "<|call|>" in texts or "<|calls|>" in texts
+    if "<|end|>" in texts and has_call and ("<|return|>" in texts or "<|flush|>" in texts):
+        out[ids["<|end|>"]] = TOKEN_USER_DEFINED
+    if "</s>" in texts and ("<|tool_response>" in texts or "<|plamo:eos|>" in texts):
+        out[ids["</s>"]] = TOKEN_NORMAL
+    return out
+
+
+def _added(tokens: Sequence[str], types: Sequence[int]) -> List[Dict[str, Any]]:
+    """Control and unknown tokens as special added tokens, user-defined ones as plain (always matched)."""
+    return [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": False,
+             "normalized": False, "special": t != TOKEN_USER_DEFINED}
+            for i, t in enumerate(types) if t in (TOKEN_CONTROL, TOKEN_UNKNOWN, TOKEN_USER_DEFINED)]
+
+
+def _post(tokens: Sequence[str], add_bos: Optional[int], add_eos: Optional[int]) -> Optional[Dict[str, Any]]:
+    """The template adding BOS/EOS (``add_special_tokens=True``)."""
+    if add_bos is None and add_eos is None:
+        return None
+    single: List[Dict[str, Any]] = []
+    pair: List[Dict[str, Any]] = []
+    specials: Dict[str, Any] = {}
+    for where, id_ in (("start", add_bos), ("end", add_eos)):
+        if id_ is None:
+            continue
+        specials[tokens[id_]] = {"id": tokens[id_], "ids": [id_], "tokens": [tokens[id_]]}
+    seq = [{"Sequence": {"id": "A", "type_id": 0}}]
+    bos = [{"SpecialToken": {"id": tokens[add_bos], "type_id": 0}}] if add_bos is not None else []
+    eos = [{"SpecialToken": {"id": tokens[add_eos], "type_id": 0}}] if add_eos is not None else []
+    single = bos + seq + eos
+    pair = single + [dict(x) for x in bos] + [{"Sequence": {"id": "B", "type_id": 1}}] + [dict(x) for x in eos]
+    return {"type": "TemplateProcessing", "single": single, "pair": pair, "special_tokens": specials}
+
+
+def _bos_eos(meta: Metadata, tokens: Sequence[str], roles: Mapping[str, int], add_bos: bool,
+             add_eos: bool) -> Tuple[Optional[int], Optional[int]]:
+    add_bos = _flag(meta, "tokenizer.ggml.add_bos_token", add_bos)
+    add_eos = _flag(meta, "tokenizer.ggml.add_eos_token", add_eos)
+    for flag, role in ((add_bos, "bos"), (add_eos, "eos")):
+        if flag and role not in roles:
+            raise FormatError(f"{meta.path}: tokenizer.ggml.add_{role}_token is set but the file has no "
+                              f"{role} token id (llama.cpp stops on it)")
+    return (roles["bos"] if add_bos else None), (roles["eos"] if add_eos else None)
+
+
+def _strip_rules(meta: Metadata) -> None:
+    """llama.cpp's load() makes the special tokens of models named Phi-3 strip the whitespace after them (and
+    ``[MASK]`` of models named modern-bert the whitespace before it) with C's ``isspace``, ASCII only; bytepair's
+    added tokens strip Unicode whitespace, so such files are refused."""
+    name = (meta.get("general.name", T_STRING) or "").lower()
+    for marks, what in ((("phi-3", "phi3"), "makes its special tokens strip the whitespace after them"),
+                        (("modern-bert",), "makes its [MASK] token strip the whitespace before it")):
+        if any(m in name for m in marks):
+            raise FormatError(f"{meta.path}: in a model named {name!r}, llama.cpp {what} (ASCII whitespace only), "
+                              "which bytepair does not run: its ids would differ from llama.cpp's")
+
+
+def _overlapping_specials(meta: Metadata, tokens: Sequence[str], types: Sequence[int]) -> None:
+    """llama.cpp cuts special tokens out of the text longest first, bytepair leftmost-longest: the same cuts
+    unless the end of one special token is the start of another (runs of one character, such as MPT's runs of
+    spaces, cut the same both ways); such a vocabulary is refused."""
+    texts = [tokens[i] for i, t in enumerate(types) if t in (TOKEN_CONTROL, TOKEN_UNKNOWN, TOKEN_USER_DEFINED)]
+    starts: Dict[Tuple[str, bool], str] = {}  # (a proper prefix, of a run of one character?) -> a token
+    for t in texts:
+        for k in range(1, len(t)):
+            starts.setdefault((t[:k], len(set(t)) == 1), t)
+    for t in texts:
+        run = len(set(t)) == 1
+        for k in range(1, len(t)):
+            for other in (starts.get((t[k:], False)), None if run else starts.get((t[k:], True))):
+                if other is not None and other != t:
+                    raise FormatError(f"{meta.path}: the special tokens {t!r} and {other!r} overlap (one ends with "
+                                      "what the other starts with): llama.cpp cuts the longer one out first, "
+                                      "bytepair the leftmost, and their ids would differ")
+
+
+def _byte_gaps(meta: Metadata, tokens: Sequence[str], merges: Sequence[Sequence[str]]) -> List[Dict[str, Any]]:
+    """Splits standing for the bytes the vocabulary lacks. llama.cpp keeps such a byte as a symbol that no
+    merge joins and drops it at the end, so nothing merges across it; bytepair's BPE drops it first. A missing
+    ASCII byte is cut out as a piece of its own, a missing lead byte cuts the text before its characters."""
+    have = set(tokens)
+    missing = [b for b in range(256) if bytes_to_unicode(bytes([b])) not in have]
+    if not missing:
+        return []
+    gone = {bytes_to_unicode(bytes([b])) for b in missing}
+    for pair in merges:
+        if any(c in gone for c in "".join(pair)):
+            raise FormatError(f"{meta.path}: the merge {' '.join(pair)!r} uses a byte that is not a token")
+    ascii_ = [(b, b) for b in missing if b < 0x80]
+    leads: List[Tuple[int, int]] = []
+    for b in missing:
+        if 0x80 <= b <= 0xBF:
+            raise FormatError(f"{meta.path}: the byte 0x{b:02X} is not a token; llama.cpp then drops it inside a "
+                              "character, which bytepair does not reproduce")
+        if 0xC2 <= b <= 0xDF:
+            leads.append(((b - 0xC0) << 6, ((b - 0xC0) << 6) + 0x3F))
+        elif 0xE0 <= b <= 0xEF:
+            lo = max((b - 0xE0) << 12, 0x800)
+            leads += _without([(lo, ((b - 0xE0) << 12) + 0xFFF)], range(0xD800, 0xE000)) if b == 0xED else [(lo, ((b - 0xE0) << 12) + 0xFFF)]
+        elif 0xF0 <= b <= 0xF4:
+            lo = max((b - 0xF0) << 18, 0x10000)
+            leads.append((lo, min(((b - 0xF0) << 18) + 0x3FFFF, 0x10FFFF)))
+    out = []
+    if ascii_:
+        out.append({"type": "Split", "pattern": {"Regex": f"[{_class_items(ascii_)}]"}, "behavior": "Isolated",
+                    "invert": False})
+    if leads:
+        out.append({"type": "Split", "pattern": {"Regex": f"[{_class_items(leads)}]"}, "behavior": "MergedWithNext",
+                    "invert": False})
+    return out
+
+
+def _gpt2(meta: Metadata) -> Dict[str, Any]:
+    pre = meta.get("tokenizer.ggml.pre", T_STRING)
+    pre = "default" if pre is None else pre
+    if pre in UNSUPPORTED_PRE:
+        raise FormatError(f"{meta.path}: bytepair does not run llama.cpp's pre-tokenizer type {pre!r} "
+                          f"(its ids would differ from llama.cpp's): {UNSUPPORTED_PRE[pre]}")
+    if pre not in PRE_TYPES:
+        raise FormatError(f"{meta.path}: unknown pre-tokenizer type {pre!r} (tokenizer.ggml.pre); llama.cpp "
+                          "refuses it too")
+    if pre in UNVERIFIED_PRE:
+        raise FormatError(f"{meta.path}: bytepair has not checked llama.cpp's pre-tokenizer type {pre!r} against "
+                          "llama.cpp itself, and its ids could differ from llama.cpp's; it is refused")
+    regexes, ignore_merges, add_bos = PRE_TYPES[pre]
+    tokens, types, _ = _vocab(meta)
+    merges = meta.get("tokenizer.ggml.merges", T_ARRAY, element=T_STRING, required=True)
+    pairs = []
+    for k, m in enumerate(merges):
+        cut = m.find(" ", 1)  # llama.cpp's split: the first space after the first character
+        pairs.append([m[:cut], m[cut + 1:]] if cut >= 0 else ["", ""])
+    roles = _role_ids(meta, len(tokens), {} if pre == "chatglm-bpe" else {"bos": 11, "eos": 11})
+    types = llama_cpp_types(meta, tokens, types, roles)
+    for i, t in enumerate(types):
+        if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED):
+            raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}; llama.cpp's byte-level "
+                              "BPE decodes such a token its own way, which bytepair does not run")
+    bos, eos = _bos_eos(meta, tokens, roles, add_bos, False)
+    _overlapping_specials(meta, tokens, types)
+    _strip_rules(meta)
+    have = set(tokens)
+    for pair in pairs:
+        if pair[0] + pair[1] not in have:
+            raise FormatError(f"{meta.path}: the merge {' '.join(pair)!r} makes {pair[0] + pair[1]!r}, which is not a "
+                              "token (llama.cpp then falls back to single bytes)")
+    splits = [{"type": "Split", "pattern": {"Regex": llama_regex(r)}, "behavior": "Isolated", "invert": False}
+              for r in _REGEXES[regexes]]
+    splits += _byte_gaps(meta, tokens, pairs)
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+    return {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": _added(tokens, types),
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [*splits, byte_level]},
+        "post_processor": _post(tokens, bos, eos),
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                  "ignore_merges": ignore_merges, "vocab": {t: i for i, t in enumerate(tokens)}, "merges": pairs},
+    }
+
+
+def _llama(meta: Metadata) -> Dict[str, Any]:
+    tokens, types, scores = _vocab(meta)
+    roles = _role_ids(meta, len(tokens), {"bos": 1, "eos": 2, "unknown": 0})
+    types = llama_cpp_types(meta, tokens, types, roles)
+    sp_types = []
+    for i, t in enumerate(types):
+        if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_UNUSED, TOKEN_BYTE):
+            raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}, which llama.cpp's "
+                              "SentencePiece tokenizer does not run")
+        sp_types.append(t)  # llama.cpp's numbers are SentencePiece's
+    unks = [i for i, t in enumerate(types) if t == TOKEN_UNKNOWN]
+    if len(unks) > 1:  # llama.cpp treats every unknown-type token as a control one; the unknown id is its role's
+        unk = roles["unknown"] if types[roles.get("unknown", unks[0])] == TOKEN_UNKNOWN else unks[0]
+        sp_types = [SP_CONTROL if t == TOKEN_UNKNOWN and i != unk else t for i, t in enumerate(sp_types)]
+        unks = [unk]
+    byte_pieces = {tokens[i] for i, t in enumerate(types) if t == TOKEN_BYTE}
+    if byte_pieces and byte_pieces != {f"<0x{b:02X}>" for b in range(256)}:
+        raise FormatError(f"{meta.path}: the byte tokens are not the 256 tokens <0x00>..<0xFF>")
+    if not byte_pieces and not unks:
+        raise FormatError(f"{meta.path}: a llama (SentencePiece) vocabulary with neither byte tokens nor an "
+                          "unknown token: characters outside it have no id")
+    sp = SentencePieceModel(pieces=list(tokens), scores=list(scores or [0.0] * len(tokens)), types=sp_types,
+                            byte_fallback=bool(byte_pieces), unk_id=unks[0] if unks else 0,
+                            add_dummy_prefix=_flag(meta, "tokenizer.ggml.add_space_prefix", True),
+                            remove_extra_whitespaces=False, escape_whitespaces=True)
+    bos, eos = _bos_eos(meta, tokens, roles, True, False)
+    _overlapping_specials(meta, tokens, types)
+    _strip_rules(meta)
+    # user-defined tokens are added tokens here, cut out of the raw text first, as llama.cpp does
+    why = [w for w in hf_compatible(sp) if not w.startswith("user-defined")]
+    if why:
+        raise FormatError(f"{meta.path}: bytepair cannot run this SentencePiece vocabulary as llama.cpp does: "
+                          + "; ".join(why))
+    # Hugging Face's components (BPE ranked by the merged piece's score, byte fallback): unlike sentencepiece's
+    # own encoder, they match special tokens in text and put the space prefix before every stretch of text
+    # between them, as llama.cpp does
+    desc = to_hf_json(replace(sp, types=[SP_CONTROL if t == SP_USER_DEFINED else t for t in sp.types]))
+    # llama.cpp's detokenize keeps the space the prefix put there
+    steps = desc["decoder"]["decoders"]
+    desc["decoder"]["decoders"] = [d for d in steps if d["type"] != "Strip"]
+    desc["added_tokens"] = _added(tokens, types)
+    desc["post_processor"] = _post(tokens, bos, eos)
+    return desc
+
+
+def llama_detokenize(raw: bytes, first: bytes, strip_first_space: bool, clean_spaces: bool) -> bytes:
+    """llama.cpp's ``llama_detokenize`` after the pieces are joined (``raw``; ``first``: the first token's
+    piece): one leading space of the first piece dropped when the vocabulary adds a space prefix, then its
+    ``clean_spaces`` passes (no space before ``?!.,``, `` ' `` made ``'``, no space before ``'s 'm 're 've``).
+
+    >>> llama_detokenize(b" Hello , it ' s", b" Hello", True, True)
+    b"Hello, it's"
+    """
+    if strip_first_space and first.startswith(b" "):
+        raw = raw[1:]
+    if not clean_spaces or not raw:
+        return raw
+    text = bytearray(raw[:1])
+    for i in range(1, len(raw)):
+        if raw[i - 1] == 0x20 and raw[i] in b"?!.,":
+            text.pop()
+        text.append(raw[i])
+    src, text = bytes(text), bytearray(text[:1])
+    i, prev = 1, src[:1]
+    while i < len(src):
+        x = src[i]
+        if x == 0x27 and i + 1 < len(src) and prev == b" " and src[i + 1] == 0x20:  # " ' " -> "'"
+            text.pop()
+            text.append(x)
+            i += 2
+            prev = b"\0"
+            continue
+        text.append(x)
+        prev = src[i:i + 1]
+        i += 1
+    src, text = bytes(text), bytearray(text[:1])
+    for i in range(1, len(src)):
+        if src[i - 1] == 0x20 and src[i] == 0x27 and i + 1 < len(src):
+            nxt = src[i + 1:i + 3]
+            if nxt[:1] in (b"s", b"m") or (len(nxt) == 2 and nxt in (b"re", b"ve")):
+                text.pop()
+        text.append(src[i])
+    return bytes(text)
+
+
+def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any] = None) -> Any:
+    """``Tokenizer.load`` of a ``.gguf`` file: its tokenizer as llama.cpp
+    runs it (a pipeline tokenizer). ``encode(text)`` parses special tokens
+    (llama.cpp's ``parse_special=True``), ``encode_ordinary(text)`` does not;
+    ``add_special_tokens=True`` adds BOS/EOS as llama.cpp's ``add_special``.
+    """
+    path = os.fspath(path)
+    if pattern is not None or special_tokens:
+        raise FormatError(f"{path}: a GGUF file gives its own pre-tokenizer and special tokens; "
+                          "pattern= and special_tokens= do not apply")
+    meta = read_metadata(path)
+    model = meta.get("tokenizer.ggml.model", T_STRING, required=True)
+    if model == "gpt2":
+        desc = _gpt2(meta)
+    elif model == "llama":
+        desc = _llama(meta)
+    else:
+        raise FormatError(f"{path}: tokenizer model {model!r} (tokenizer.ggml.model); bytepair reads the "
+                          "byte-level BPE ('gpt2') and SentencePiece BPE ('llama') models")
+    template = meta.get("tokenizer.chat_template", T_STRING)
+    if model == "gpt2":
+        pre = meta.get("tokenizer.ggml.pre", T_STRING) or "default"
+        llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", False), pre not in NO_CLEAN_SPACES)
+    else:
+        llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", True), False)
+    return checked(PipelineSpec(desc, path, chat_template=template, llama_decode=llama_decode))
+
+
+def looks_like_gguf(head: bytes) -> bool:
+    """Whether a file starts with GGUF's magic.
+
+    >>> looks_like_gguf(b"GGUF\\x03\\x00\\x00\\x00"), looks_like_gguf(b"{}")
+    (True, False)
+    """
+    return head[:4] == MAGIC
+
+
+# ---------------------------------------------------------------- writing
+
+
+def encode_value(vtype: int, value: Any, element: Optional[int] = None) -> bytes:
+    """One GGUF value's bytes (an array's elements of type ``element``).
+
+    >>> encode_value(T_STRING, "ab")
+    b'\\x02\\x00\\x00\\x00\\x00\\x00\\x00\\x00ab'
+    """
+    if vtype == T_STRING:
+        raw = value.encode("utf-8")
+        return struct.pack("<Q", len(raw)) + raw
+    if vtype == T_ARRAY:
+        assert element is not None
+        if element == T_STRING:
+            body = b"".join(encode_value(T_STRING, v) for v in value)
+        else:
+            body = struct.pack(f"<{len(value)}{_SCALARS[element]}", *value)
+        return struct.pack("<IQ", element, len(value)) + body
+    return struct.pack("<" + _SCALARS[vtype], value)
+
+
+def gguf_bytes(items: Sequence[Tuple[str, int, Any, Optional[int]]]) -> bytes:
+    """A GGUF (version 3) file without tensors: ``(key, type, value, array
+    element type)`` in order.
+
+    >>> gguf_bytes([("general.architecture", T_STRING, "gpt2", None)])[:8]
+    b'GGUF\\x03\\x00\\x00\\x00'
+    """
+    parts = [MAGIC, struct.pack("<IQQ", 3, 0, len(items))]
+    for key, vtype, value, element in items:
+        parts += [encode_value(T_STRING, key), struct.pack("<I", vtype), encode_value(vtype, value, element)]
+    return b"".join(parts)
+
+
+def pre_type_of(pattern: str) -> str:
+    """The ``tokenizer.ggml.pre`` type whose regexes split text as the
+    fancy-regex ``pattern`` does (its canonical name); :class:`FormatError`
+    naming the pattern when none does.
+
+    >>> from bytepair.patterns import resolve_pattern
+    >>> pre_type_of(resolve_pattern("gpt2"))
+    'gpt-2'
+    """
+    from bytepair.regex_dialects import from_onig
+    if preset_name(pattern) == "gpt2":  # tiktoken's GPT-2 regex splits as GPT-2's own (`\s++$`, `\s` for `\s+`)
+        return "gpt-2"
+    for name, (key, _, _) in PRE_TYPES.items():
+        if name not in VERIFIED_PRE:
+            continue
+        regexes = _REGEXES[key]
+        if len(regexes) == 1 and from_onig(llama_regex(regexes[0])) == pattern:
+            return name
+    raise FormatError(f"no llama.cpp pre-tokenizer type splits text as the pattern {pattern!r} does; a GGUF "
+                      "file cannot hold this tokenizer exactly")
+
+
+def save(tok: Any, path: str) -> None:
+    """Write a vocabulary-only GGUF of a byte-level tokenizer (trained, or a
+    loaded byte-level ``tokenizer.json``) that llama.cpp loads with the same
+    ids: tokens in GPT-2's byte-to-unicode form, the merges bytepair's rule
+    derives (so llama.cpp's merge order gives bytepair's ids), special tokens
+    as control tokens, and the ``pre`` type whose regexes are its pattern
+    (refused, naming the pattern, when there is none).
+
+    >>> import os, tempfile
+    >>> from bytepair import Tokenizer
+    >>> tok = Tokenizer.train("hello world " * 10, num_merges=5, pattern="gpt2", special_tokens=["<|endoftext|>"])
+    >>> path = os.path.join(tempfile.mkdtemp(), "tok.gguf")
+    >>> tok.save(path, format="gguf")
+    >>> Tokenizer.load(path).encode("hello world") == tok.encode("hello world")
+    True
+    """
+    from bytepair._io import atomic_open
+    byte_spec = getattr(tok, "_byte_spec", None) if tok.model == "pipeline" else tok.spec
+    if byte_spec is None or byte_spec.model != "byte":
+        raise FormatError("a GGUF file holds byte-level BPE tokenizers; this one is not one "
+                          f"(model {tok.model!r})")
+    if byte_spec.add_prefix_space:
+        raise FormatError("a tokenizer that puts a space before the text (add_prefix_space) has no llama.cpp "
+                          "pre-tokenizer type")
+    core = byte_spec.built if byte_spec.built is not None else None
+    if core is None:
+        from bytepair.spec import build_core
+        core = build_core(byte_spec)
+    pre = pre_type_of(byte_spec.pattern)
+    specials = dict(byte_spec.special_tokens)
+    n = int(core.n_vocab)
+    tokens: List[str] = []
+    types: List[int] = []
+    by_id = {i: t for t, i in specials.items()}
+    for i in range(n):
+        if i in by_id:
+            tokens.append(by_id[i])
+            types.append(TOKEN_CONTROL)
+            continue
+        raw = core.token_bytes(i)
+        if raw is None:
+            raise FormatError(f"id {i} has no token; llama.cpp's ids run from 0 without gaps")
+        tokens.append(bytes_to_unicode(raw))
+        types.append(TOKEN_NORMAL)
+    triples = sorted(core.merge_triples(), key=lambda t: t[2])
+    merges = [f"{tokens[l]} {tokens[r]}" for l, r, _ in triples]
+    items: List[Tuple[str, int, Any, Optional[int]]] = [
+        ("general.architecture", T_STRING, "gpt2", None),
+        ("general.name", T_STRING, "bytepair", None),
+        ("gpt2.block_count", T_UINT32, 1, None),
+        ("gpt2.context_length", T_UINT32, 1024, None),
+        ("gpt2.embedding_length", T_UINT32, 8, None),
+        ("gpt2.feed_forward_length", T_UINT32, 8, None),
+        ("gpt2.attention.head_count", T_UINT32, 1, None),
+        ("gpt2.attention.layer_norm_epsilon", T_FLOAT32, 1e-5, None),
+        ("general.file_type", T_UINT32, 1, None),
+        ("tokenizer.ggml.model", T_STRING, "gpt2", None),
+        ("tokenizer.ggml.pre", T_STRING, pre, None),
+        ("tokenizer.ggml.tokens", T_ARRAY, tokens, T_STRING),
+        ("tokenizer.ggml.token_type", T_ARRAY, types, T_INT32),
+        ("tokenizer.ggml.merges", T_ARRAY, merges, T_STRING),
+        ("tokenizer.ggml.add_bos_token", T_BOOL, False, None),
+        ("tokenizer.ggml.add_eos_token", T_BOOL, False, None),
+    ]
+    with atomic_open(path) as f:
+        f.write(gguf_bytes(items))

@@ -1,0 +1,221 @@
+"""GGUF tokenizers (bytepair.formats.gguf) without llama.cpp: llama.cpp's own expected ids (the
+.inp/.out files shipped with its ggml-vocab-*.gguf), untrusted headers, detection, writing.
+The comparison with llama.cpp itself is tests/test_gguf_llama_cpp.py."""
+
+import os
+import struct
+
+import pytest
+
+from bytepair import Tokenizer
+from bytepair.errors import FormatError
+from bytepair.formats import detect, gguf
+
+# every byte-level and SentencePiece BPE file llama.cpp ships with expected ids (WordPiece ones are out of scope)
+# (falcon and phi-3 are refused: tests/test_gguf_llama_cpp.py)
+ORACLE_FILES = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt",
+                "starcoder", "refact", "command-r"]
+NO_ORACLE = ["aquila", "baichuan", "gpt-neox"]
+
+
+def cases(base):
+    """llama.cpp's test texts and the ids its test-tokenizer-0 expects (parse_special=False, no BOS)."""
+    with open(base + ".inp", encoding="utf-8") as f:
+        texts = f.read().split("\n__ggml_vocab_test__\n")
+    if texts and texts[-1] == "":
+        texts.pop()
+    with open(base + ".out", encoding="utf-8") as f:
+        ids = [[int(x) for x in line.split()] for line in f.read().split("\n")]
+    return list(zip(texts, ids))
+
+
+@pytest.mark.parametrize("name", ORACLE_FILES)
+def test_inp_out_cases(gguf_paths, gguf_tokenizer, name):
+    path = gguf_paths[f"ggml-vocab-{name}.gguf"]
+    tok = gguf_tokenizer(name)
+    pairs = cases(path)
+    assert len(pairs) >= 40
+    for text, want in pairs:
+        assert tok.encode_ordinary(text) == want, text
+
+
+@pytest.mark.parametrize("name", NO_ORACLE)
+def test_files_without_oracle_load(gguf_tokenizer, name):
+    tok = gguf_tokenizer(name)
+    assert tok.n_vocab > 1000
+
+
+def test_detected_and_chat_template(gguf_paths, gguf_tokenizer):
+    path = gguf_paths["ggml-vocab-llama-bpe.gguf"]
+    assert detect(path) == "gguf"
+    meta = gguf.read_metadata(path)
+    tok = gguf_tokenizer("llama-bpe")
+    assert tok.chat_template == meta.values.get("tokenizer.chat_template")
+    back = Tokenizer.from_dict(tok.to_dict())
+    assert back.chat_template == tok.chat_template
+    ids = tok.encode_ordinary("Hello , it ' s")  # llama.cpp's decode cleans these spaces (clean_spaces)
+    assert back.decode(ids) == tok.decode(ids) != tok.decode(ids[:1]) + "".join(tok.decode([i]) for i in ids[1:])
+
+
+@pytest.mark.parametrize("name", ["bert-bge", "nomic-bert-moe"])
+def test_other_models_refused_by_name(gguf_paths, name):
+    model = gguf.read_metadata(gguf_paths[f"ggml-vocab-{name}.gguf"]).values["tokenizer.ggml.model"]
+    with pytest.raises(FormatError, match=repr(model)):
+        Tokenizer.load(gguf_paths[f"ggml-vocab-{name}.gguf"])
+
+
+# ---------------------------------------------------------------- untrusted headers
+
+def small_gguf(**changes):
+    """A tiny valid gpt2-model GGUF's items; ``changes`` replace or (None) drop keys."""
+    tokens = [gguf.bytes_to_unicode(bytes([b])) for b in range(256)] + ["ab"]
+    items = {
+        "general.architecture": (gguf.T_STRING, "gpt2", None),
+        "tokenizer.ggml.model": (gguf.T_STRING, "gpt2", None),
+        "tokenizer.ggml.pre": (gguf.T_STRING, "gpt-2", None),
+        "tokenizer.ggml.tokens": (gguf.T_ARRAY, tokens, gguf.T_STRING),
+        "tokenizer.ggml.token_type": (gguf.T_ARRAY, [1] * len(tokens), gguf.T_INT32),
+        "tokenizer.ggml.merges": (gguf.T_ARRAY, ["a b"], gguf.T_STRING),
+    }
+    for k, v in changes.items():
+        k = k.replace("__", ".")
+        if v is None:
+            items.pop(k)
+        else:
+            items[k] = v
+    return gguf.gguf_bytes([(k, *v) for k, v in items.items()])
+
+
+def write(tmp_path, data, name="t.gguf"):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+def test_small_file_loads(tmp_path):
+    tok = Tokenizer.load(write(tmp_path, small_gguf()))
+    assert tok.encode("abab") == [256, 256]
+
+
+def test_every_truncation_is_a_format_error(tmp_path):
+    data = small_gguf()
+    for cut in list(range(0, 200)) + list(range(200, len(data), 97)):
+        with pytest.raises(FormatError):
+            Tokenizer.load(write(tmp_path, data[:cut]), format="gguf")
+
+
+def test_huge_counts_refused_before_allocating(tmp_path):
+    data = bytearray(small_gguf())
+    # the number of keys
+    bad = bytearray(data)
+    bad[16:24] = struct.pack("<Q", 1 << 60)
+    with pytest.raises(FormatError, match=r"byte offset 16"):
+        Tokenizer.load(write(tmp_path, bytes(bad)))
+    # the tokens array's length, and a string length
+    at = data.index(b"tokenizer.ggml.tokens") + len("tokenizer.ggml.tokens") + 4 + 4
+    for where in (at, at + 8):
+        bad = bytearray(data)
+        bad[where:where + 8] = struct.pack("<Q", 1 << 60)
+        with pytest.raises(FormatError, match=r"tokenizer\.ggml\.tokens.*byte offset"):
+            Tokenizer.load(write(tmp_path, bytes(bad)))
+
+
+def test_wrong_types_and_missing_keys_named(tmp_path):
+    with pytest.raises(FormatError, match=r"'tokenizer\.ggml\.merges'"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__merges=None)))
+    with pytest.raises(FormatError, match=r"'tokenizer\.ggml\.tokens' \(byte offset \d+\) is array of int32"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__tokens=(gguf.T_ARRAY, [1, 2], gguf.T_INT32))))
+    with pytest.raises(FormatError, match=r"'tokenizer\.ggml\.model'.*is uint32"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__model=(gguf.T_UINT32, 7, None))))
+    data = bytearray(small_gguf())
+    at = data.index(b"tokenizer.ggml.pre") + len("tokenizer.ggml.pre")
+    data[at:at + 4] = struct.pack("<I", 99)
+    with pytest.raises(FormatError, match=r"value type 99.*tokenizer\.ggml\.pre"):
+        Tokenizer.load(write(tmp_path, bytes(data)))
+
+
+def test_unknown_pre_type_and_unsupported_ones_named(tmp_path):
+    with pytest.raises(FormatError, match="'no-such-pre'"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, "no-such-pre", None))))
+    for name in gguf.UNSUPPORTED_PRE:
+        with pytest.raises(FormatError, match=repr(name) + ".*differ from llama.cpp's"):
+            Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
+
+
+def test_every_checked_pre_type_builds(tmp_path):
+    assert set(gguf.CHECKED_PRE) <= set(gguf.VERIFIED_PRE)
+    for name in gguf.VERIFIED_PRE:
+        tok = Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
+        assert tok.decode(tok.encode("ab 12 cd")) == "ab 12 cd", name
+
+
+def test_unchecked_pre_types_refused_by_name(tmp_path):
+    """Every pre type llama.cpp defines that no file of tests/test_gguf_llama_cpp.py checks is refused,
+    naming it and saying that its ids could differ from llama.cpp's."""
+    assert gguf.UNVERIFIED_PRE and not set(gguf.UNVERIFIED_PRE) & set(gguf.VERIFIED_PRE)
+    for name in gguf.UNVERIFIED_PRE:
+        with pytest.raises(FormatError, match=repr(name) + ".*differ from llama.cpp's"):
+            Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
+
+
+def test_not_gguf_magic_and_versions(tmp_path):
+    with pytest.raises(FormatError, match="GGUF version 1"):
+        Tokenizer.load(write(tmp_path, b"GGUF" + struct.pack("<I", 1) + bytes(40)))
+
+
+def test_tensors_never_read(tmp_path):
+    # a huge tail after the metadata (standing in for tensors) is never read: the file is mapped, not loaded
+    data = small_gguf()
+    path = tmp_path / "big.gguf"
+    with open(path, "wb") as f:
+        f.write(data)
+        f.truncate(len(data) + (8 << 30))  # sparse: 8 GiB of "tensors"
+    tok = Tokenizer.load(str(path))
+    assert tok.encode("ab") == [256]
+
+
+# ---------------------------------------------------------------- writing
+
+def test_save_roundtrip_and_refusal(tmp_path):
+    tok = Tokenizer.train("hello world, hello there " * 20, num_merges=30, pattern="gpt2",
+                          special_tokens=["<|endoftext|>"])
+    path = str(tmp_path / "tok.gguf")
+    tok.save(path, format="gguf")
+    back = Tokenizer.load(path)
+    text = "hello there, world<|endoftext|>hello"
+    assert back.encode(text, add_special_tokens=False) == tok.encode(text, allowed_special="all")
+    other = Tokenizer.train("hello world " * 10, num_merges=5, pattern="cl100k")
+    with pytest.raises(FormatError, match="pattern"):
+        other.save(str(tmp_path / "x.gguf"), format="gguf")
+    assert not os.path.exists(tmp_path / "x.gguf")
+
+
+def test_overlapping_special_tokens_refused_runs_kept(tmp_path):
+    """llama.cpp cuts the longest special token first, bytepair the leftmost-longest: where one token ends
+    with what another starts with the two differ, so the file is refused; runs of one character cut alike."""
+    base = [gguf.bytes_to_unicode(bytes([b])) for b in range(256)]
+
+    def with_added(added, kind):
+        tokens = base + ["ab"] + added
+        types = [1] * 257 + [kind] * len(added)
+        return small_gguf(tokenizer__ggml__tokens=(gguf.T_ARRAY, tokens, gguf.T_STRING),
+                          tokenizer__ggml__token_type=(gguf.T_ARRAY, types, gguf.T_INT32))
+
+    with pytest.raises(FormatError, match=r"'<x>' and '>y>' overlap"):
+        Tokenizer.load(write(tmp_path, with_added(["<x>", ">y>"], gguf.TOKEN_CONTROL)))
+    # runs load (their ids against llama.cpp: MPT's runs of spaces in tests/test_gguf_llama_cpp.py)
+    Tokenizer.load(write(tmp_path, with_added(["  ", "   ", "    "], gguf.TOKEN_USER_DEFINED)))
+
+
+def test_llama_cpp_retypes_control_looking_tokens():
+    meta = gguf.Metadata("m.gguf", {}, {}, {})
+    tokens = ["a", "<|im_end|>", "<|fim_prefix|>", "<|channel|>", "b"]
+    assert gguf.llama_cpp_types(meta, tokens, [1, 1, 4, 3, 1], {}) == [1, 3, 3, 4, 1]
+    with pytest.raises(FormatError, match="fim_pre"):
+        gguf.llama_cpp_types(meta, tokens + ["<PRE>"], [1] * 6, {})
+
+
+def test_byte_level_token_types_llama_cpp_decodes_its_own_way_refused(tmp_path):
+    types = [1] * 256 + [5]  # "ab" unused: llama.cpp's decode gives it no text
+    with pytest.raises(FormatError, match=r"token 256 'ab' has token type 5"):
+        Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__token_type=(gguf.T_ARRAY, types, gguf.T_INT32))))
