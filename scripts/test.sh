@@ -11,7 +11,8 @@
 # tests on one worker (`--dist loadfile`: module fixtures, such as test_wheel.py's build, run once);
 # BYTEPAIR_TEST_WORKERS sets the number of workers (0: no xdist, one process).
 # Installs the headless browser of the serve test first when it is missing
-# (scripts/ci-browser.sh: Debian's chromium, as root or with sudo).
+# (scripts/ci-browser.sh: Debian's chromium, as root or with sudo), and llama-cpp-python, the GGUF tests'
+# oracle (scripts/ci-llama-cpp.sh: built from its sdist with only its tokenizer).
 # Runs the same in the foreground or in the background (nohup, `&`, setsid):
 # the tests that interrupt a child restore its default SIGINT handling.
 set -euo pipefail
@@ -28,5 +29,6 @@ fi
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     bash scripts/ci-browser.sh </dev/null
 fi
+bash scripts/ci-llama-cpp.sh </dev/null
 cargo test --no-default-features --quiet
 python3 -m pytest -q -n "$workers" --dist loadfile "$@"

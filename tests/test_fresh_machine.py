@@ -2,7 +2,8 @@
 
 - CI (`.ci/run`) runs exactly the README's command;
 - `scripts/test.sh` installs the headless browser when chromium is missing
-  (checked with stub `apt-get`/`cargo`/`python3` on a PATH without chromium);
+  (checked with stub `apt-get`/`cargo`/`python3` on a PATH without chromium),
+  and llama-cpp-python with its cheap build settings when it is missing;
 - the tests that interrupt a child pass when the suite itself runs with
   SIGINT ignored, as `cmd &`, `nohup` and `setsid` start it.
 """
@@ -40,12 +41,13 @@ def _stub(path: pathlib.Path, body: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",)) -> list:
-    """Runs a copy of scripts/test.sh (and ci-browser.sh) with a PATH of
-    stubs: returns the commands they ran, in order."""
+def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_llama_cpp: bool = True) -> list:
+    """Runs a copy of scripts/test.sh (and its install scripts) with a PATH
+    of stubs: returns the commands they ran, in order (python3's pip with
+    the CMAKE_ARGS it saw)."""
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
-    for name in ("test.sh", "ci-browser.sh"):
+    for name in ("test.sh", "ci-browser.sh", "ci-llama-cpp.sh"):
         shutil.copy(ROOT / "scripts" / name, repo / "scripts" / name)
     bin_ = tmp_path / "bin"
     bin_.mkdir()
@@ -60,7 +62,9 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",)) -> li
     _stub(bin_ / "apt-get", record + f'if [[ " $* " == *" install "* ]]; then\n{install}fi\n')
     _stub(bin_ / "sudo", 'exec "$@"\n')
     _stub(bin_ / "cargo", record)
-    _stub(bin_ / "python3", record)
+    # python3 -c "import llama_cpp" fails when it is missing; pip's line records CMAKE_ARGS
+    probe = "" if with_llama_cpp else 'if [ "$1" = "-c" ]; then exit 1; fi\n'
+    _stub(bin_ / "python3", f'{record}{probe}if [ "$2" = "pip" ]; then echo "CMAKE_ARGS=$CMAKE_ARGS" >> {log}; fi\n')
     if with_browser:
         for b in ("chromium", "chromedriver"):
             _stub(bin_ / b, browser)
@@ -76,13 +80,25 @@ def test_test_sh_installs_the_browser_when_chromium_is_missing(tmp_path):
     assert names[:2] == ["apt-get", "apt-get"]
     assert " update" in calls[0]
     assert " install " in calls[1] and "chromium" in calls[1].split() and "chromium-driver" in calls[1].split()
-    assert names[2:] == ["chromium", "chromedriver", "cargo", "python3"]
+    assert names[2:] == ["chromium", "chromedriver", "python3", "cargo", "python3"]
     assert calls[-1] == "python3 -m pytest -q -n auto --dist loadfile -x"
 
 
-def test_test_sh_leaves_an_installed_browser_alone(tmp_path):
+def test_test_sh_leaves_an_installed_browser_and_llama_cpp_alone(tmp_path):
     calls = _run_test_sh(tmp_path, with_browser=True)
-    assert [c.split()[0] for c in calls] == ["cargo", "python3"]
+    assert calls[0] == "python3 -c import llama_cpp"
+    assert [c.split()[0] for c in calls[1:]] == ["cargo", "python3"]
+
+
+def test_test_sh_builds_llama_cpp_with_its_tokenizer_alone_when_missing(tmp_path):
+    calls = _run_test_sh(tmp_path, with_browser=True, with_llama_cpp=False)
+    assert calls[:2] == ["python3 -c import llama_cpp", "python3 -m pip install llama-cpp-python==0.3.36"]
+    cmake_args = calls[2].removeprefix("CMAKE_ARGS=").split()
+    include = next(a for a in cmake_args if a.startswith("-DCMAKE_PROJECT_llama.cpp_INCLUDE="))
+    assert include.endswith("/scripts/llama-cpp-vocab-only.cmake")
+    assert (ROOT / "scripts" / "llama-cpp-vocab-only.cmake").is_file()
+    assert "-DLLAMA_BUILD_EXAMPLES=OFF" in cmake_args and "-DGGML_NATIVE=OFF" in cmake_args
+    assert [c.split()[0] for c in calls[3:]] == ["cargo", "python3"]
 
 
 def test_the_quick_tier_runs_pytest_alone_without_the_slow_tests(tmp_path):
