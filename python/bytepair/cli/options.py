@@ -41,6 +41,7 @@ API_TO_OPTION = {
     "byte_fallback": "--byte-fallback", "end_of_word": "--end-of-word", "transition": "--transition",
     "superword": "--superword", "errors": "--errors", "pattern": "--pattern", "shard_format": "--to",
     "field": "--field", "column": "--column", "client": "--dask", "special_tokens": "--special",
+    "required_tokens": "--required-token",
 }
 # names that are words too, or options of only some commands: only as ``name=value`` / ``name=``
 _ONLY_WITH_VALUE = {"errors", "pattern", "field", "column", "client", "special_tokens", "transition", "superword"}

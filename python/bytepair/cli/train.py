@@ -47,6 +47,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if init is not None:
             raise CliError("--init continues training: say how far, with --vocab-size N (the new total) or --merges N")
         args.vocab_size = DEFAULT_VOCAB_SIZE
+    if args.required_token and (args.parity or args.superword):
+        raise CliError("--required-token applies to plain training, not to --parity or --superword")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrainingWarning)
         if args.parity:
@@ -77,6 +79,8 @@ def train_tokenizer(args: argparse.Namespace, init: Any = None) -> Tokenizer:
     options = dict(vocab_size=args.vocab_size, num_merges=args.merges, min_frequency=args.min_frequency,
                    tie_break=args.tie_break, max_token_length=args.max_token_length, progress=args.progress,
                    max_memory=args.max_memory)
+    if args.required_token:  # the API refuses them with init= (continued training keeps the ones it has)
+        options.update(required_tokens=args.required_token)
     if init is None:
         options.update(model=args.model, end_of_word=end_of_word(args), end_of_word_fused=args.fused,
                        byte_fallback=args.byte_fallback, unk_token=args.unk_token)
@@ -126,6 +130,9 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--tie-break", choices=["first", "alphabetical", "pair-id", "max-string"], default=None,
                    help="how equal counts are ordered (default first; with --parity max-string, HF's rule)")
     p.add_argument("--special", action="append", metavar="TOK", help="a special token (repeatable)")
+    p.add_argument("--required-token", action="append", metavar="TOK",
+                   help="a string made one token before training, which training may merge further (repeatable; "
+                        "cut as text, unlike --special; the pattern must keep it one piece)")
     p.add_argument("--byte-fallback", action="store_true", help="char model: add <0xNN> tokens for unseen characters")
     p.add_argument("--unk-token", default=None, metavar="TOK", help="char model: token for unseen characters")
     p.add_argument("--max-token-length", type=int, metavar="N",
