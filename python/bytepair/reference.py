@@ -427,29 +427,14 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
     usual up to vocabulary size `transition`, stage 2 continues it on the same
     corpus with the "superbpe" pattern (tokens may cross spaces) up to
     vocab_size.
-    required_tokens (byte model): first, for each string in turn, the merges of
-    its first two pieces (under the merges so far) until it is one token; then
-    training continues from them (continue_training); num_merges and
-    vocab_size count them too.
+    required_tokens: each string is read as one word (its initial symbols, the
+    char model's marker included) and, in turn, the merges of its first two
+    pieces (under the merges so far) are made until it is one token; its
+    characters join the char model's alphabet. then training continues from
+    them (continue_training); num_merges and vocab_size count them too.
     """
-    if required_tokens:
-        if model != "byte" or init is not None or superword:
-            raise TrainingError("required_tokens= is an option of the byte model trained from scratch")
-        seeded = train({"a": 1}, model, num_merges=0, pattern=pattern, special_tokens=special_tokens)
-        merges = []
-        for token in required_tokens:
-            if split_words(token, seeded.pattern) != [token]:
-                raise TrainingError(f"required token {token!r} is more than one piece under the pattern")
-            symbols = [bytes([b]) for b in token.encode("utf-8")]
-            for pair in merges:
-                symbols = merge(symbols, pair)
-            while len(symbols) > 1:
-                merges.append((symbols[0], symbols[1]))
-                symbols = merge(symbols, merges[-1])
-        seeded = Model(model, [bytes([b]) for b in range(256)], merges, special_tokens=special_tokens, pattern=seeded.pattern,
-                       error=TrainingError)
-        left = None if num_merges is None else max(0, num_merges - len(merges))
-        return continue_training(seeded, corpus, vocab_size, left, min_frequency, tie_break, max_token_length)
+    if required_tokens and (init is not None or superword):
+        raise TrainingError("required_tokens= is an option of training from scratch (without init= or superword=)")
     if superword:
         if init is not None or isinstance(corpus, Mapping) or model != "byte":
             raise TrainingError("superword=True trains a byte model from documents (not word counts), without init=")
@@ -501,16 +486,30 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
     if not counts:
         raise TrainingError("empty corpus: no words to train on")
     words = [(initial_symbols(w, model, end_of_word, end_of_word_fused), n) for w, n in counts.items()]
+    seeds = _required_symbols(required_tokens, specials, model, pattern, end_of_word, end_of_word_fused)
 
-    # 2. the base vocabulary and the id of every symbol (for tie_break="pair-id")
+    # 2. the base vocabulary (required tokens' characters too) and the id of every symbol (for tie_break="pair-id")
     if model == "byte":
         base = [bytes([b]) for b in range(256)]
     elif end_of_word is not None and end_of_word_fused:
-        base = sorted({s for symbols, _ in words for s in symbols})
+        base = sorted({s for symbols in [*(symbols for symbols, _ in words), *seeds] for s in symbols})
     else:
-        base = sorted({c for w in counts for c in w})
+        base = sorted({c for w in [*counts, *required_tokens] for c in w})
         if end_of_word is not None and end_of_word not in base:
             base.append(end_of_word)
+    if required_tokens:
+        merges = []
+        for symbols in seeds:
+            for pair in merges:
+                symbols = merge(symbols, pair)
+            while len(symbols) > 1:
+                merges.append((symbols[0], symbols[1]))
+                symbols = merge(symbols, merges[-1])
+        seeded = Model(model, base, merges, special_tokens=special_tokens, pattern=pattern, end_of_word=end_of_word,
+                       end_of_word_fused=end_of_word_fused, byte_fallback=byte_fallback, unk_token=unk_token,
+                       error=TrainingError)
+        left = None if num_merges is None else max(0, num_merges - len(merges))
+        return continue_training(seeded, counts, vocab_size, left, min_frequency, tie_break, max_token_length)
     ids = {s: i for i, s in enumerate(base)}
     next_id = len(base) + (256 if byte_fallback else 0)
     size_without_merges = next_id + len(specials)
@@ -536,6 +535,26 @@ def train(corpus, model="byte", vocab_size=None, num_merges=None, min_frequency=
                  special_tokens=special_tokens, pattern=pattern, end_of_word=end_of_word,
                  end_of_word_fused=end_of_word_fused, byte_fallback=byte_fallback,
                  unk_token=unk_token, error=TrainingError)
+
+
+def _required_symbols(required_tokens, specials, model, pattern, end_of_word, end_of_word_fused):
+    """
+    the initial symbols of each required token, read as one word, e.g.
+    _required_symbols(["ab"], [], "char", None, "_", False) -> [["a", "b", "_"]]
+    a token that the pattern cuts, or that is a special token, is refused.
+    """
+    if isinstance(required_tokens, str):
+        raise TrainingError("required_tokens must be a list of strings, not one str")
+    out = []
+    for token in required_tokens:
+        if not isinstance(token, str) or not token:
+            raise TrainingError(f"required_tokens must be non-empty strings, got {token!r}")
+        if token in specials:
+            raise TrainingError(f"required token {token!r} is also a special token")
+        if split_words(token, pattern) != [token]:
+            raise TrainingError(f"required token {token!r} is more than one piece under the pattern")
+        out.append(initial_symbols(token, model, end_of_word, end_of_word_fused))
+    return out
 
 
 def merge_loop(words, limit, min_frequency, tie_break, ids, next_id, max_token_length=None, known=None):

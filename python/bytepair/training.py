@@ -313,12 +313,14 @@ def train(
     ``"superbpe"`` pattern, whose pieces may hold several words, up to
     ``vocab_size`` (see docs/decisions.md).
 
-    ``required_tokens=["<|im_start|>", ...]`` (byte model): each string
-    becomes one token before training, by the first merges (in the
-    order given); training then goes on from them, and may merge them
-    further (see docs/decisions.md). ``num_merges`` and ``vocab_size``
-    count these merges too. A string the pattern would cut into several
-    pieces is refused: no encoding could ever give it as one token.
+    ``required_tokens=["<|im_start|>", ...]``: each string becomes one
+    token before training, by the first merges (in the order given);
+    training then goes on from them, and may merge them further (see
+    docs/decisions.md). In the char model a string is read as a word (its
+    token ends with the end-of-word marker) and its characters join the
+    alphabet. ``num_merges`` and ``vocab_size`` count these merges too. A
+    string the pattern would cut into several pieces is refused: no
+    encoding could ever give it as one token.
 
     >>> from bytepair import Tokenizer
     >>> tok = Tokenizer.train({"low": 5, "lower": 2, "newest": 6, "widest": 3},
@@ -329,10 +331,12 @@ def train(
     ['▁lower']
     >>> Tokenizer.train("a b c", num_merges=3, required_tokens=["xyz"]).tokenize("xyz")
     [b'xyz']
+    >>> Tokenizer.train("a b c", model="char", num_merges=3, required_tokens=["xy"]).tokenize("xy")
+    ['xy</w>']
     """
-    if required_tokens and (word_start is not None or superword or init is not None or model != "byte"):
-        raise TrainingError("required_tokens= is an option of the byte model (model='byte') trained from "
-                            "scratch, without init=, word_start= or superword=")
+    if required_tokens and (word_start is not None or superword or init is not None):
+        raise TrainingError("required_tokens= is an option of training from scratch, without init=, "
+                            "word_start= or superword=")
     if word_start is not None:
         if model != "char" or init is not None or unk_token is not None or pattern != "default" \
                 or end_of_word_fused:
@@ -355,11 +359,12 @@ def train(
     report = make_reporter(progress)
     if init is not None:
         return _continue(init, corpus, s, report)
-    if required_tokens:
-        seeded = _seed_spec(s, required_tokens)
-        left = lambda n: None if n is None else max(0, n - len(seeded.merge_ids))  # noqa: E731
-        return _continue(seeded, corpus, replace(s, num_merges=left(s.num_merges)), report)
+    seeds = _required_symbols(s, required_tokens)  # checked before counting
     counts = _count_words(corpus, s.regex, s.specials, report)
+    if required_tokens:
+        seeded = _seed_spec(s, seeds, required_tokens, counts)
+        left = lambda n: None if n is None else max(0, n - len(seeded.merge_ids))  # noqa: E731
+        return _continue(seeded, corpus, replace(s, num_merges=left(s.num_merges)), report, counts)
     check_training_memory(counts, s.model, s.end_of_word, s.end_of_word_fused, s.max_memory)
     base, n_symbols, merges, reason = _core.train(
         counts, s.model, end_of_word=s.end_of_word, end_of_word_fused=s.end_of_word_fused,
@@ -375,13 +380,13 @@ def train(
     return spec
 
 
-def _seed_spec(s: Settings, required_tokens: Sequence[str]) -> ModelSpec:
-    """A byte model with no merges but those that make each of
-    ``required_tokens`` one token: for each (in order), while the merges so
-    far leave it in several pieces, the merge of its first two pieces."""
+def _required_symbols(s: Settings, required_tokens: Sequence[str]) -> List[List[bytes]]:
+    """The initial symbols of each of ``required_tokens`` as a word (the
+    char model's marker as its settings say), as UTF-8; a token that the
+    pattern cuts, or that is a special token, is refused."""
     if isinstance(required_tokens, str):
         raise TrainingError("required_tokens must be a list of strings, not one str")
-    merges: List[Tuple[bytes, bytes]] = []
+    seeds: List[List[bytes]] = []
     for token in required_tokens:
         if not isinstance(token, str) or not token:
             raise TrainingError(f"required_tokens must be non-empty strings, got {token!r}")
@@ -393,16 +398,56 @@ def _seed_spec(s: Settings, required_tokens: Sequence[str]) -> ModelSpec:
             raise TrainingError(f"required token {token!r} is more than one piece under the pattern, so no "
                                 f"encoding could give it as one token (a text kept whole before pre-tokenizing is a special token: "
                                 f"special_tokens=)")
-        symbols = _apply_merges([bytes([b]) for b in token.encode("utf-8")], merges)
+        if s.model == "byte":
+            seeds.append([bytes([b]) for b in token.encode("utf-8")])
+            continue
+        symbols = list(token)
+        if s.end_of_word and s.end_of_word_fused:
+            symbols[-1] += s.end_of_word
+        elif s.end_of_word:
+            symbols.append(s.end_of_word)
+        seeds.append([t.encode("utf-8") for t in symbols])
+    return seeds
+
+
+def _seed_spec(s: Settings, seeds: List[List[bytes]], required_tokens: Sequence[str],
+               counts: "_core.WordCounts") -> ModelSpec:
+    """A model with no merges but those that make each required token one
+    token (``seeds``: their initial symbols): for each (in order), while the
+    merges so far leave it in several pieces, the merge of its first two
+    pieces. The char model's alphabet is that of ``counts`` and of the tokens."""
+    if s.model == "byte":
+        base = [bytes([b]) for b in range(256)]
+    else:
+        base = _char_alphabet([w for w, _ in counts.items()] + list(required_tokens), s)
+    n_symbols = len(base)
+    ids = {t: i for i, t in enumerate(base)}
+    base += [b""] * (256 if s.byte_fallback else 0)  # the fallback tokens' ids (never a symbol)
+    merges: List[Tuple[bytes, bytes]] = []
+    for symbols in seeds:
+        symbols = _apply_merges(symbols, merges)
         while len(symbols) > 1:
             merges.append((symbols[0], symbols[1]))
             symbols = _apply_merges(symbols, merges[-1:])
-    ids = {bytes([b]): b for b in range(256)}
     triples = []
     for k, (left, right) in enumerate(merges):
         triples.append((ids[left], ids[right], None))
-        ids.setdefault(left + right, 256 + k)  # merge k is id 256 + k; a token made twice is read by its first id
-    return _new_spec(s, [bytes([b]) for b in range(256)], 256, triples)
+        ids.setdefault(left + right, len(base) + k)  # a token made twice is read by its first id
+    return _new_spec(s, base, n_symbols, triples)
+
+
+def _char_alphabet(words: List[str], s: Settings) -> List[bytes]:
+    """The char model's base symbols of ``words``, in id order (as the
+    core's training orders them): the sorted characters, then the separate
+    marker unless it is one of them; with a fused marker, the sorted
+    distinct initial symbols."""
+    if s.end_of_word and s.end_of_word_fused:
+        symbols = sorted({c for w in words for c in w[:-1]} | {w[-1] + s.end_of_word for w in words})
+    else:
+        symbols = sorted({c for w in words for c in w})
+        if s.end_of_word and s.end_of_word not in symbols:
+            symbols.append(s.end_of_word)
+    return [t.encode("utf-8") for t in symbols]
 
 
 def _apply_merges(symbols: List[bytes], merges: Sequence[Tuple[bytes, bytes]]) -> List[bytes]:
@@ -421,9 +466,11 @@ def _apply_merges(symbols: List[bytes], merges: Sequence[Tuple[bytes, bytes]]) -
     return symbols
 
 
-def _continue(init: Any, corpus: Corpus, s: Settings, report: Optional[Reporter]) -> ModelSpec:
+def _continue(init: Any, corpus: Corpus, s: Settings, report: Optional[Reporter],
+              counts: Optional["_core.WordCounts"] = None) -> ModelSpec:
     """``train(corpus, init=tok)`` (a tokenizer or a description): every id
-    and merge of ``tok`` kept, new merges after its last id."""
+    and merge of ``tok`` kept, new merges after its last id. ``counts``:
+    the corpus already counted (used as it is, not copied)."""
     old: ModelSpec = init if isinstance(init, ModelSpec) else init._spec
     core = build_core(old) if isinstance(init, ModelSpec) else init._core
     specials = set(old.special_tokens.values())
@@ -431,7 +478,8 @@ def _continue(init: Any, corpus: Corpus, s: Settings, report: Optional[Reporter]
     n = int(core.n_vocab)
     tokens = [None if i in specials or i in fallback else core.token_bytes(i) for i in range(n)]
     triples = core.merge_triples()
-    counts = _count_words(corpus, s.regex, s.specials, report)
+    if counts is None:
+        counts = _count_words(corpus, s.regex, s.specials, report)
     check_training_memory(counts, s.model, s.end_of_word, s.end_of_word_fused, s.max_memory)
     _, _, merges, reason = _core.train(
         counts, s.model, end_of_word=s.end_of_word, end_of_word_fused=s.end_of_word_fused, byte_fallback=False,
