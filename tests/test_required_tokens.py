@@ -140,4 +140,9 @@ def test_cli_required_token_errors_name_the_option(tmp_path, capsys):
     status, _ = run("train", "-o", tmp_path / "t.json", "--merges", 2, "--required-token", "ab",
                     "--parity", f"en={corpus}", "--parity", f"de={corpus}")
     assert status == 1 and "--required-token" in capsys.readouterr().err
+    Tokenizer.train("a b c", num_merges=1).save(str(tmp_path / "init.json"))
+    status, _ = run("train", corpus, "-o", tmp_path / "t.json", "--merges", 2, "--required-token", "ab",
+                    "--init", tmp_path / "init.json")
+    err = capsys.readouterr().err
+    assert status == 1 and "--required-token" in err and "--init" in err and "init=" not in err
     assert not (tmp_path / "t.json").exists()

@@ -41,10 +41,11 @@ API_TO_OPTION = {
     "byte_fallback": "--byte-fallback", "end_of_word": "--end-of-word", "transition": "--transition",
     "superword": "--superword", "errors": "--errors", "pattern": "--pattern", "shard_format": "--to",
     "field": "--field", "column": "--column", "client": "--dask", "special_tokens": "--special",
-    "required_tokens": "--required-token",
+    "required_tokens": "--required-token", "init": "--init",
 }
 # names that are words too, or options of only some commands: only as ``name=value`` / ``name=``
-_ONLY_WITH_VALUE = {"errors", "pattern", "field", "column", "client", "special_tokens", "transition", "superword"}
+_ONLY_WITH_VALUE = {"errors", "pattern", "field", "column", "client", "special_tokens", "transition", "superword",
+                    "init"}
 _API_NAME = re.compile(
     r"\b(?:(" + "|".join(n for n in API_TO_OPTION if n not in _ONLY_WITH_VALUE) + r")\b|("
     + "|".join(API_TO_OPTION) + r")(?==))"
