@@ -83,6 +83,42 @@ impl Tokenizer {
         Self::assemble(Model::Byte(ranks), tokens, pattern, specials, None)
     }
 
+    /// A byte-model tokenizer from its merges alone: (left id, right id)
+    /// in rank order, the merged tokens at `merge_ids` (default: 256, 257,
+    /// ...). Every token's bytes are derived here in one pass (bytes 0-255,
+    /// then each merge's two tokens joined), so no caller builds the table.
+    pub fn byte_from_merges(
+        merges: &[(u32, u32)],
+        merge_ids: Option<&[u32]>,
+        pattern: Option<&str>,
+        specials: Vec<(String, u32)>,
+    ) -> Result<Self> {
+        if merge_ids.is_some_and(|ids| ids.len() != merges.len()) {
+            return Err(Error::Format("merge_ids must give one id per merge".into()));
+        }
+        // gaps between merge ids are bounded before the table is allocated
+        let largest = merge_ids.and_then(|ids| ids.iter().max()).map_or(0, |&id| id as usize + 1);
+        check_unused(largest.saturating_sub(256 + merges.len()))?;
+        let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+        tokens.reserve(merges.len().max(largest.saturating_sub(256)));
+        let mut triples = Vec::with_capacity(merges.len());
+        for (k, &(l, r)) in merges.iter().enumerate() {
+            let id = merge_ids.map_or(tokens.len(), |ids| ids[k] as usize);
+            let joined = match (tokens.get(l as usize), tokens.get(r as usize)) {
+                (Some(Some(a)), Some(Some(b))) => [a.as_slice(), b.as_slice()].concat(),
+                _ => return Err(Error::Format(format!("merge {} refers to an unknown id ({l}, {r})", k + 1))),
+            };
+            if id < tokens.len() || id >= u32::MAX as usize {
+                return Err(Error::Format(format!("merge {} has id {id}, which is already taken", k + 1)));
+            }
+            tokens.resize(id, None);
+            tokens.push(Some(joined));
+            triples.push((l, r, id as u32));
+        }
+        let ranks = ByteRanks::new(tokens.iter().enumerate().filter_map(|(id, t)| t.clone().map(|t| (t, id as u32))));
+        Self::assemble(Model::Byte(ranks), tokens, pattern, specials, Some(triples))
+    }
+
     /// Gives a byte model the merges it was built from: (left id, right
     /// id) in rank order, the merged tokens at `merge_ids` (default: 256,
     /// 257, ...). Each merged token must be its two tokens joined. Only

@@ -175,6 +175,43 @@ def test_byte_merges_are_checked():
         _core.CoreTokenizer.byte(tokens[:256], "cl100k", [("ab", 256)], merges=[(97, 98)])
 
 
+def test_byte_model_from_merges_alone_equals_the_table_route():
+    # the core's own byte table (byte_merges) against the table joined here from the merges
+    text = open(os.path.join(os.path.dirname(__file__), "data", "multilingual.txt"), encoding="utf-8").read()
+    tok = Tokenizer.train(text, num_merges=400, special_tokens=["<|x|>"])
+    first = Tokenizer.train(text[: len(text) // 2], num_merges=100, special_tokens=["<|y|>"])
+    more = Tokenizer.train(text, init=first, num_merges=50)  # merge ids above the specials' are not consecutive
+    for t in (tok, more):
+        merges, results = list(t.spec.merge_ids), t.spec.merge_results
+        table = [bytes([b]) for b in range(256)] + [None] * (max(results or [0]) + len(merges))
+        for k, (l, r) in enumerate(merges):
+            table[results[k] if results else 256 + k] = table[l] + table[r]
+        while table[-1] is None:
+            table.pop()
+        specials = sorted(t.special_tokens.items(), key=lambda kv: kv[1])
+        joined = _core.CoreTokenizer.byte(table, t.pattern, specials, merges=merges,
+                                          merge_ids=None if results is None else list(results))
+        core = _core.CoreTokenizer.byte_merges(merges, t.pattern, specials,
+                                               merge_ids=None if results is None else list(results))
+        assert core.n_vocab == joined.n_vocab
+        assert [core.token_bytes(i) for i in range(core.n_vocab)] == [joined.token_bytes(i) for i in range(joined.n_vocab)]
+        assert core.merge_triples() == joined.merge_triples()
+        assert core.encode_ordinary(text) == joined.encode_ordinary(text)
+
+
+def test_byte_merges_alone_are_checked():
+    with pytest.raises(FormatError, match="merge 2 refers to an unknown id"):
+        _core.CoreTokenizer.byte_merges([(97, 98), (256, 999)], "cl100k", [])
+    with pytest.raises(FormatError, match="merge 2 has id 256, which is already taken"):
+        _core.CoreTokenizer.byte_merges([(97, 98), (97, 99)], "cl100k", [], merge_ids=[256, 256])
+    with pytest.raises(FormatError, match="one id per merge"):
+        _core.CoreTokenizer.byte_merges([(97, 98)], "cl100k", [], merge_ids=[256, 257])
+    with pytest.raises(FormatError, match="unused"):  # refused before a table of 2**31 ids is allocated
+        _core.CoreTokenizer.byte_merges([(97, 98)], "cl100k", [], merge_ids=[2**31])
+    with pytest.raises(FormatError, match="reuses id 256"):
+        _core.CoreTokenizer.byte_merges([(97, 98)], "cl100k", [("<s>", 256)])
+
+
 def test_continued_char_training():
     text = open(os.path.join(os.path.dirname(__file__), "data", "multilingual.txt"), encoding="utf-8").read()
     half = len(text) // 2

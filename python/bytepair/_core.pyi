@@ -28,9 +28,11 @@ def train(
     n_special: int,
     max_token_length: Optional[int] = None,
     progress: Optional[Callable[[int, int], None]] = None,
-    init: Optional[Tuple[List[Optional[bytes]], List[Tuple[int, int, int]]]] = None,
+    init: Optional["CoreTokenizer"] = None,
+    init_fallback_start: Optional[int] = None,
     consume: bool = False,
 ) -> Tuple[List[bytes], int, List[Tuple[int, int, int]], str]: ...
+def char_base(counts: WordCounts, extra: List[str], end_of_word: Optional[str], end_of_word_fused: bool) -> List[str]: ...
 def train_parity(
     langs: List[WordCounts],
     dev: List[WordCounts],
@@ -70,6 +72,15 @@ class CoreTokenizer:
         *,
         add_prefix_space: bool = False,
         merges: Optional[Sequence[Tuple[int, int]]] = None,
+        merge_ids: Optional[Sequence[int]] = None,
+    ) -> "CoreTokenizer": ...
+    @staticmethod
+    def byte_merges(
+        merges: Sequence[Tuple[int, int]],
+        pattern: Optional[str],
+        special_tokens: Sequence[Tuple[str, int]],
+        *,
+        add_prefix_space: bool = False,
         merge_ids: Optional[Sequence[int]] = None,
     ) -> "CoreTokenizer": ...
     @staticmethod

@@ -257,9 +257,10 @@ def build_core(spec: Any) -> Any:
         if spec.merge_ids is None:  # ranks: the core derives the merges
             return _core.CoreTokenizer.byte(list(spec.tokens), spec.pattern, specials,
                                             add_prefix_space=spec.add_prefix_space)
-        return _core.CoreTokenizer.byte(_byte_table(spec), spec.pattern, specials, add_prefix_space=spec.add_prefix_space,
-                                        merges=list(spec.merge_ids), merge_ids=None if spec.merge_results is None
-                                        else list(spec.merge_results))
+        # the core derives every token's bytes from the merges, in one pass
+        return _core.CoreTokenizer.byte_merges(list(spec.merge_ids), spec.pattern, specials,
+                                               add_prefix_space=spec.add_prefix_space,
+                                               merge_ids=None if spec.merge_results is None else list(spec.merge_results))
     unk_id = spec.special_tokens.get(spec.unk_token) if spec.unk_token is not None else None
     return _core.CoreTokenizer.char(
         list(spec.base), list(spec.merge_ids or ()), end_of_word=spec.end_of_word,
@@ -302,24 +303,6 @@ def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
     elif isinstance(node, list):
         for i, v in enumerate(node):
             _regexes(v, out, f"{where}[{i}]")
-
-
-def _byte_table(spec: ModelSpec) -> List[Optional[bytes]]:
-    """The bytes of every id of a byte model given by its merges."""
-    table: List[Optional[bytes]] = [bytes([b]) for b in range(256)]
-    results = spec.merge_results
-    assert spec.merge_ids is not None
-    if results is not None and len(results) != len(spec.merge_ids):
-        raise BytepairError("merge_ids must give one id per merge")
-    for k, (l, r) in enumerate(spec.merge_ids):
-        if l >= len(table) or r >= len(table) or table[l] is None or table[r] is None:
-            raise BytepairError(f"merge {k + 1} refers to an unknown id ({l}, {r})")
-        id_ = len(table) if results is None else results[k]
-        if id_ < len(table) or id_ >= 2**32 - 1:
-            raise BytepairError(f"merge {k + 1} has id {id_}, which is already taken")
-        table.extend([None] * (id_ - len(table)))
-        table.append(table[l] + table[r])  # type: ignore[operator]
-    return table
 
 
 # ---------------------------------------------------------------- the native description

@@ -419,7 +419,8 @@ def _seed_spec(s: Settings, seeds: List[List[bytes]], required_tokens: Sequence[
     if s.model == "byte":
         base = [bytes([b]) for b in range(256)]
     else:
-        base = _char_alphabet([w for w, _ in counts.items()] + list(required_tokens), s)
+        base = [t.encode("utf-8") for t in _core.char_base(counts, list(required_tokens), s.end_of_word,
+                                                           s.end_of_word_fused)]
     n_symbols = len(base)
     ids = {t: i for i, t in enumerate(base)}
     base += [b""] * (256 if s.byte_fallback else 0)  # the fallback tokens' ids (never a symbol)
@@ -434,20 +435,6 @@ def _seed_spec(s: Settings, seeds: List[List[bytes]], required_tokens: Sequence[
         triples.append((ids[left], ids[right], None))
         ids.setdefault(left + right, len(base) + k)  # a token made twice is read by its first id
     return _new_spec(s, base, n_symbols, triples)
-
-
-def _char_alphabet(words: List[str], s: Settings) -> List[bytes]:
-    """The char model's base symbols of ``words``, in id order (as the
-    core's training orders them): the sorted characters, then the separate
-    marker unless it is one of them; with a fused marker, the sorted
-    distinct initial symbols."""
-    if s.end_of_word and s.end_of_word_fused:
-        symbols = sorted({c for w in words for c in w[:-1]} | {w[-1] + s.end_of_word for w in words})
-    else:
-        symbols = sorted({c for w in words for c in w})
-        if s.end_of_word and s.end_of_word not in symbols:
-            symbols.append(s.end_of_word)
-    return [t.encode("utf-8") for t in symbols]
 
 
 def _apply_merges(symbols: List[bytes], merges: Sequence[Tuple[bytes, bytes]]) -> List[bytes]:
@@ -473,10 +460,7 @@ def _continue(init: Any, corpus: Corpus, s: Settings, report: Optional[Reporter]
     the corpus already counted (used as it is, not copied)."""
     old: ModelSpec = init if isinstance(init, ModelSpec) else init._spec
     core = build_core(old) if isinstance(init, ModelSpec) else init._core
-    specials = set(old.special_tokens.values())
-    fallback = range(len(old.base), len(old.base) + 256) if old.byte_fallback else range(0)
     n = int(core.n_vocab)
-    tokens = [None if i in specials or i in fallback else core.token_bytes(i) for i in range(n)]
     triples = core.merge_triples()
     if counts is None:
         counts = _count_words(corpus, s.regex, s.specials, report)
@@ -484,7 +468,8 @@ def _continue(init: Any, corpus: Corpus, s: Settings, report: Optional[Reporter]
     _, _, merges, reason = _core.train(
         counts, s.model, end_of_word=s.end_of_word, end_of_word_fused=s.end_of_word_fused, byte_fallback=False,
         tie_break=s.tie_break, min_frequency=s.min_frequency, vocab_size=s.vocab_size, num_merges=s.num_merges,
-        n_special=0, max_token_length=s.max_token_length, progress=_on_merge(report), init=(tokens, triples),
+        n_special=0, max_token_length=s.max_token_length, progress=_on_merge(report),
+        init=core, init_fallback_start=len(old.base) if old.byte_fallback else None,  # the core reads its tokens
     )
     old_counts = list(old.merge_counts) + [None] * (len(triples) - len(old.merge_counts))
     spec = replace(

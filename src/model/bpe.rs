@@ -177,7 +177,7 @@ impl Bpe {
         let byte_of: FxHashMap<char, u8> = chars.iter().zip(0..=255u8).map(|(&c, b)| (c, b)).collect();
         // tokens whose characters are all byte-level ones (the others never
         // match a piece's mapped characters); the mapping is one-to-one
-        let tokens = self
+        let tokens: FxHashMap<Vec<u8>, u32> = self
             .vocab
             .iter()
             .filter_map(|(t, &id)| Some((t.chars().map(|c| byte_of.get(&c).copied()).collect::<Option<Vec<u8>>>()?, id)))
@@ -187,7 +187,7 @@ impl Bpe {
         for &(rank, id) in self.merges.values() {
             results[rank as usize] = id;
         }
-        Some(RawBytes { tokens: TokenTable::new(tokens), byte_ids, ranks: ConcatRanks::new(&triples), results: results.into() })
+        Some(RawBytes { tokens: TokenTable::new(&tokens), byte_ids, ranks: ConcatRanks::new(&triples), results: results.into() })
     }
 
     /// Appends the ids of the byte-level word whose raw bytes are `piece`

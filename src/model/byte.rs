@@ -77,18 +77,19 @@ pub(crate) struct TokenTable {
 }
 
 impl TokenTable {
-    pub(crate) fn new(ids: FxHashMap<Vec<u8>, u32>) -> Self {
+    pub(crate) fn new(ids: &FxHashMap<Vec<u8>, u32>) -> Self {
         let mut pair_ranks = vec![NONE; 1 << 16].into_boxed_slice();
-        let mut short = FxHashMap::default();
-        let mut long = FxHashMap::default();
-        for (t, r) in ids {
+        let n_long = ids.keys().filter(|t| t.len() > PACKED).count();
+        let mut short = FxHashMap::with_capacity_and_hasher(ids.len() - n_long, Default::default());
+        let mut long = FxHashMap::with_capacity_and_hasher(n_long, Default::default());
+        for (t, &r) in ids {
             if t.len() == 2 {
                 pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
             }
             if t.len() <= PACKED {
-                short.insert(pack(&t), r);
+                short.insert(pack(t), r);
             } else {
-                long.insert(t, r);
+                long.insert(t.clone(), r);
             }
         }
         TokenTable { short, long, pair_ranks }
@@ -139,17 +140,18 @@ const FILTER_BITS: u32 = 21;
 
 impl ConcatRanks {
     /// Every split of every token of up to `PAIR_MAX_LEN` bytes into two
-    /// tokens; `None` (merge by bytes) if a vocabulary has implausibly many
-    /// such splits (real ones have about two per token).
-    fn of_tokens(ranks: &FxHashMap<Vec<u8>, u32>) -> Option<Self> {
+    /// tokens (looked up in `table`, whose packed keys need no key bytes
+    /// read from the heap); `None` (merge by bytes) if a vocabulary has
+    /// implausibly many such splits (real ones have about two per token).
+    fn of_tokens(ranks: &FxHashMap<Vec<u8>, u32>, table: &TokenTable) -> Option<Self> {
         let most = ranks.len() * 8 + (1 << 16);
-        let mut pairs = Vec::new();
+        let mut pairs = Vec::with_capacity(ranks.len() * 2);
         for (t, &r) in ranks {
             if t.len() > PAIR_MAX_LEN {
                 continue;
             }
             for i in 1..t.len() {
-                if let (Some(&a), Some(&b)) = (ranks.get(&t[..i]), ranks.get(&t[i..])) {
+                if let (Some(a), Some(b)) = (table.get(&t[..i]), table.get(&t[i..])) {
                     pairs.push((a, b, r));
                 }
             }
@@ -219,7 +221,8 @@ const SHORT_PIECE: usize = 128;
 impl ByteRanks {
     /// From (token bytes, id) pairs; bytes given twice keep the smaller id.
     pub(crate) fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
-        let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
+        let tokens = tokens.into_iter();
+        let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::with_capacity_and_hasher(tokens.size_hint().0, Default::default());
         for (bytes, id) in tokens {
             ranks.entry(bytes).and_modify(|r| *r = (*r).min(id)).or_insert(id);
         }
@@ -227,11 +230,12 @@ impl ByteRanks {
         for (b, slot) in byte_ids.iter_mut().enumerate() {
             *slot = ranks.get(&[b as u8][..]).copied();
         }
-        let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&ranks) } else { None };
         let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
         let max_len = ranks.keys().map(Vec::len).max().unwrap_or(0);
+        let table = TokenTable::new(&ranks);
+        let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&ranks, &table) } else { None };
         let owner = cache::new_owner();
-        ByteRanks { table: TokenTable::new(ranks), byte_ids, pairs, owner, rank_bound, max_len }
+        ByteRanks { table, byte_ids, pairs, owner, rank_bound, max_len }
     }
 
     /// The id (rank) of these bytes, if they are a token.

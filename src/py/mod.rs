@@ -140,7 +140,7 @@ impl WordCounts {
 /// Trains a model from word counts. Returns (base tokens, number of real
 /// base symbols, merges as (left, right, count), stop reason).
 #[pyfunction]
-#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None, progress=None, init=None, consume=false))]
+#[pyo3(signature = (counts, model, *, end_of_word, end_of_word_fused, byte_fallback, tie_break, min_frequency, vocab_size, num_merges, n_special, max_token_length=None, progress=None, init=None, init_fallback_start=None, consume=false))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn train<'py>(
     py: Python<'py>,
@@ -156,7 +156,8 @@ fn train<'py>(
     n_special: u64,
     max_token_length: Option<u32>,
     progress: Option<Py<PyAny>>,
-    init: Option<(Vec<Option<Vec<u8>>>, Vec<(u32, u32, u32)>)>,
+    init: Option<PyRef<'py, CoreTokenizer>>,
+    init_fallback_start: Option<u32>,
     consume: bool,
 ) -> PyResult<Trained<'py>> {
     let request = TrainRequest {
@@ -168,7 +169,7 @@ fn train<'py>(
         num_merges,
         n_special,
         max_token_length,
-        init: init.map(|(tokens, merges)| Init { tokens, merges }),
+        init: init.map(|core| continued_from(&core.inner, init_fallback_start)),
     };
     // consume: the caller is done with the table, which is freed as soon as
     // the trainer has its words (it leaves the Python object empty)
@@ -210,6 +211,29 @@ fn train<'py>(
         return Err(e);
     }
     trained(py, &out, &progress)
+}
+
+/// The char model's base symbols of the words of `counts` and of `extra`,
+/// in id order (`vocab::char_base`, as training orders them).
+#[pyfunction]
+#[pyo3(signature = (counts, extra, end_of_word, end_of_word_fused))]
+fn char_base(py: Python<'_>, counts: PyRef<'_, WordCounts>, extra: Vec<String>, end_of_word: Option<String>, end_of_word_fused: bool) -> Vec<String> {
+    let spec = CharSpec { end_of_word, fused: end_of_word_fused, byte_fallback: false };
+    let table = &counts.counts;
+    py.detach(|| crate::vocab::char_base(table.iter().map(|(w, _)| w).chain(extra.iter().map(String::as_str)), &spec))
+}
+
+/// What continued training starts from, read from a ready tokenizer (no
+/// token's bytes go through Python): every id's text but the special
+/// tokens' and the 256 byte-fallback tokens' from `fallback_start` (they
+/// never take part in merges), and its merges.
+fn continued_from(tok: &Tokenizer, fallback_start: Option<u32>) -> Init {
+    let specials: std::collections::HashSet<u32> = tok.specials().iter().map(|&(_, id)| id).collect();
+    let fallback = fallback_start.map_or(0..0, |start| start..start.saturating_add(256));
+    let tokens = (0..tok.n_vocab() as u32)
+        .map(|id| if specials.contains(&id) || fallback.contains(&id) { None } else { tok.token_bytes(id).map(<[u8]>::to_vec) })
+        .collect();
+    Init { tokens, merges: tok.merge_triples() }
 }
 
 /// What training hands Python: base symbol texts, the number of real
@@ -344,6 +368,26 @@ impl CoreTokenizer {
         } else if merge_ids.is_some() {
             return Err(to_py(Error::Format("merge_ids is given without merges".into())));
         }
+        Ok(CoreTokenizer { inner, ints: Default::default() })
+    }
+
+    /// Byte model from its merges alone (pairs of ids, with their results
+    /// at `merge_ids`, default 256, 257, ...): the core derives every
+    /// token's bytes (see `Tokenizer::byte_from_merges`).
+    #[staticmethod]
+    #[pyo3(signature = (merges, pattern, special_tokens, *, add_prefix_space=false, merge_ids=None))]
+    fn byte_merges(
+        py: Python<'_>,
+        merges: Vec<(u32, u32)>,
+        pattern: Option<&str>,
+        special_tokens: Vec<(String, u32)>,
+        add_prefix_space: bool,
+        merge_ids: Option<Vec<u32>>,
+    ) -> PyResult<Self> {
+        let mut inner = py
+            .detach(|| Tokenizer::byte_from_merges(&merges, merge_ids.as_deref(), pattern, special_tokens))
+            .py()?;
+        inner.set_add_prefix_space(add_prefix_space).py()?;
         Ok(CoreTokenizer { inner, ints: Default::default() })
     }
 
@@ -847,6 +891,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clear_pipeline_caches, m)?)?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(train_parity, m)?)?;
+    m.add_function(wrap_pyfunction!(char_base, m)?)?;
     m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
     m.add_function(wrap_pyfunction!(_set_parallel_merge, m)?)?;
     m.add_function(wrap_pyfunction!(set_cache_bytes, m)?)?;
