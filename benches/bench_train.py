@@ -162,6 +162,8 @@ def main(argv=None):
                 "out": model_path(corpus, size, th, vocab, tool), "pattern": common.CL100K}
         r = run_job(spec, th, a.python, a.timeout)
         results[(corpus, size, th, vocab, tool)].append(r)
+        if r.get("version"):
+            RAN_VERSION[tool] = r["version"]
         status = r.get("error") or "%.2f s, %.0f MB" % (r["wall"], r["rss_mb"])
         print("  rep %d  %-6s %5g MB %dt v%-6d %-15s %s" % (rep + 1, corpus, size, th, vocab, tool, status),
               flush=True)
@@ -368,9 +370,16 @@ def main(argv=None):
     return 0
 
 
+# a tool's version as its job reported it (sentencepiece: the module the job imported, which a re-run compares
+# with the release that carries its development head's faster BPE trainer)
+RAN_VERSION = {}
+
+
 def version(tool):
     if tool.startswith("bytepair"):
         return common.bytepair_version(PYTHON[0])
+    if tool in RAN_VERSION:
+        return "%s (as run)" % RAN_VERSION[tool]
     return common.dist_version({"hf": "tokenizers"}.get(tool, tool))
 
 

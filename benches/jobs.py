@@ -126,6 +126,7 @@ def train(spec):
         import sentencepiece
 
         info["vocab"] = sentencepiece.SentencePieceProcessor(model_file=out + ".model").get_piece_size()
+        info["version"] = sentencepiece.__version__  # the one this job ran (the tables name it)
     elif tool == "youtokentome":
         import youtokentome as yttm
 
