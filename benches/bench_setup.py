@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import common  # noqa: E402
-from common import fmt_s, fmt_x, median, table  # noqa: E402
+from common import fmt_x, median, table  # noqa: E402
 
 # what one fresh process does: train (mode "train") or time the set-up (mode "setup")
 CHILD = r"""
@@ -42,9 +42,9 @@ if job["mode"] == "train":
 else:
     with open(job["model"], encoding="utf-8") as fh:
         description = specs.from_dict(json.load(fh))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     tok = Tokenizer.from_spec(description)
-    result = {"setup": time.perf_counter() - t0}
+    result = {"setup": time.perf_counter() - t0, "cpu": time.process_time() - c0}
 result["ids"] = hashlib.sha256(json.dumps(tok.encode_ordinary(sample)).encode()).hexdigest()
 print("RESULT " + json.dumps(result))
 """
@@ -87,6 +87,7 @@ def main(argv=None):
             if digests.setdefault(n, got) != got:
                 raise SystemExit("%s gives other merges or ids at %d merges than %s" % (label, n, pythons[0][0]))
     times = {(label, n): [] for label, _ in pythons for n in args.merges}
+    cpu = {(label, n): [] for label, _ in pythons for n in args.merges}
     for rep in range(args.repeat):
         for n in args.merges:
             for label, py in pythons:
@@ -96,15 +97,19 @@ def main(argv=None):
                 if got["ids"] != digests[n]["ids"]:
                     raise SystemExit("%s encodes the held-out text otherwise after set-up" % label)
                 times[(label, n)].append(got["setup"])
+                cpu[(label, n)].append(got["cpu"])
         print("repetition %d/%d done" % (rep + 1, args.repeat), flush=True)
     base = pythons[0][0]
-    head = ["merges"] + ["%s (median of %d)" % (label, args.repeat) for label, _ in pythons] + \
+    # wall time is what a user waits; CPU time (the set-up runs on one thread) is the steadier figure on a
+    # loaded machine, where waiting for a core inflates the wall time of whichever process is unlucky
+    head = ["merges", "measure"] + ["%s (median of %d)" % (label, args.repeat) for label, _ in pythons] + \
         ["%s / %s" % (base, label) for label, _ in pythons[1:]]
     rows = []
     for n in args.merges:
-        row = [n] + [fmt_s(median(times[(label, n)])) for label, _ in pythons]
-        row += [fmt_x(median(times[(base, n)]) / median(times[(label, n)])) for label, _ in pythons[1:]]
-        rows.append(row)
+        for what, figures in (("wall", times), ("CPU", cpu)):
+            row = [n, what] + ["%.0f ms" % (1000 * median(figures[(label, n)])) for label, _ in pythons]
+            row += [fmt_x(median(figures[(base, n)]) / median(figures[(label, n)])) for label, _ in pythons[1:]]
+            rows.append(row)
     lines = ["## Post-training set-up (merges -> ready tokenizer)", ""]
     lines += common.header(sys.argv, pythons[-1][1])
     lines += ["- interpreters: " + "; ".join("%s = `%s`" % p for p in pythons),
