@@ -217,6 +217,24 @@ def test_convert_writes_hugging_faces_format_for_names_ending_in_tokenizer_json(
     assert detect(str(tmp_path / "tok.json")) == "bytepair"
 
 
+@pytest.mark.parametrize("name, fmt", [("tokenizer.json", "hf"), ("x-tokenizer.json", "hf"), ("tok.json", "bytepair"),
+                                       ("tok.tiktoken", "tiktoken")])
+def test_train_writes_the_format_of_outs_name_as_convert_does(name, fmt, corpus, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")  # in the test extra: never skipped in CI
+    out = tmp_path / name
+    assert run("train", corpus, "--vocab-size", "280", "--special", "<|endoftext|>", "-o", out)[0] == 0
+    assert detect(str(out)) == fmt
+    ours = Tokenizer.train([TEXT], vocab_size=280, special_tokens=["<|endoftext|>"])
+    text = "the cat sat on the log, naïve 🙂"
+    if fmt == "hf":
+        assert tokenizers.Tokenizer.from_file(str(out)).encode(text).ids == ours.encode(text)
+    else:
+        assert Tokenizer.load(str(out), pattern=ours.pattern).encode(text) == ours.encode(text)
+    # --to still wins over the name
+    assert run("train", corpus, "--vocab-size", "280", "--to", "bytepair", "-o", tmp_path / "y-tokenizer.json")[0] == 0
+    assert detect(str(tmp_path / "y-tokenizer.json")) == "bytepair"
+
+
 def _sha1(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
 

@@ -25,33 +25,10 @@ import os
 import sys
 from typing import Dict, List, Optional, TextIO
 
-from bytepair.cli.common import FOLDER_FORMATS, check_output
+from bytepair.cli.common import FOLDER_FORMATS, check_output, guess_format
 from bytepair.cli.options import CliError
 from bytepair.formats import FORMATS, detect
 from bytepair.tokenizer import Tokenizer
-
-
-def guess_format(path: str) -> Optional[str]:
-    """The format an output name suggests, or None: ``*.tiktoken``;
-    ``*tokenizer.json`` (``tokenizer.json``, ``gpt2-tokenizer.json``: Hugging
-    Face's name, with any prefix); ``*tekken.json``; ``*.model``
-    (SentencePiece); another ``*.json`` is native; ``*.codes`` is subword-nmt.
-
-    >>> guess_format("x/cl100k.tiktoken"), guess_format("tokenizer.json"), guess_format("tok.json")
-    ('tiktoken', 'hf', 'bytepair')
-    >>> guess_format("y-tokenizer.json"), guess_format("tekken.json"), guess_format("m.model")
-    ('hf', 'tekken', 'sentencepiece')
-    """
-    name = os.path.basename(os.path.normpath(path)).lower()
-    for ending, fmt in NAME_ENDINGS:
-        if name.endswith(ending):
-            return fmt
-    return None
-
-
-# an output name's ending -> its format, the first that matches
-NAME_ENDINGS = [(".tiktoken", "tiktoken"), ("tokenizer.json", "hf"), ("tekken.json", "tekken"),
-                (".model", "sentencepiece"), (".json", "bytepair"), (".codes", "subword-nmt")]
 
 
 def _specials(items: Optional[List[str]]) -> Optional[Dict[str, int]]:
