@@ -354,6 +354,42 @@ def test_messages_name_the_cli_options_on_the_cli_and_the_parameters_in_python(c
     assert "--vocab-size 10" in err and "vocab_size" not in err
 
 
+def test_library_messages_name_parameters_and_the_cli_names_options(corpus, tmp_path, capsys):
+    from bytepair.counts import count_words, save_counts
+    from bytepair.dataset import encode_dataset
+    from bytepair.distributed import connect
+    from bytepair.errors import BytepairError
+
+    split_counts = tmp_path / "split.counts"
+    save_counts(split_counts, count_words([corpus]), None)  # counted with str.split(): no regex for the byte model
+    no_eot = tmp_path / "no-eot.json"
+    Tokenizer.train(TEXT, num_merges=5).save(str(no_eot))
+    out = tmp_path / "out"
+    cases = [  # (the call, its command, what Python says, what the CLI says)
+        (lambda: Tokenizer.train_from_files([str(corpus)], num_merges=5, max_memory=1000),
+         ["train", corpus, "--merges", "5", "--max-memory", "1000", "-o", out],
+         ["max_bytes=", "client=", "Tokenizer.train_from_counts", "max_memory='none'"],
+         ["--max-bytes", "--dask", "bytepair count-words", "count-words --merge", "train --from-counts",
+          "--max-memory none"]),
+        (lambda: Tokenizer.train_from_counts(str(split_counts), num_merges=5),
+         ["train", "--from-counts", split_counts, "-o", out], ["pattern=", "model='char'"], ["--pattern", "--model char"]),
+        (lambda: encode_dataset(Tokenizer.load(str(no_eot)), [corpus], out, append_eot=True),
+         ["encode-dataset", "-t", no_eot, corpus, "-o", out, "--append-eot"], ["append_eot='TOK'"], ["--eot-token TOK"]),
+        (lambda: connect("local:0").__enter__(), ["count-words", corpus, "--dask", "local:0", "-o", out],
+         ["address='local:0'"], ["--dask local:0"]),
+    ]
+    for call, argv, api_names, cli_names in cases:
+        with pytest.raises(BytepairError) as e:
+            call()
+        message = str(e.value)
+        assert all(name in message for name in api_names) and " --" not in message and "(--" not in message, message
+        capsys.readouterr()
+        assert run(*argv)[0] == 1
+        err = capsys.readouterr().err
+        assert all(name in err for name in cli_names) and not any(name in err for name in api_names), err
+        assert not out.exists()
+
+
 # ---------------------------------------------------------------- serve
 
 
