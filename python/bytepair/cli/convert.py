@@ -16,6 +16,15 @@ Examples::
     $ bytepair convert tokenizer.json gpt2-files --to gpt2
     $ bytepair convert ranks.tiktoken tok.json --pattern gpt2 --special '<|endoftext|>=50256'
     $ bytepair convert tok.json my-model --to transformers --eos '<|endoftext|>'
+
+Without ``--to``, OUT's name gives the format (:func:`bytepair.cli.common.guess_format`):
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> add_parser(sub)
+>>> args = sub.choices["convert"].parse_args(["tok.json", "y-tokenizer.json"])
+>>> args.target, guess_format(args.output)
+(None, 'hf')
 """
 
 from __future__ import annotations
