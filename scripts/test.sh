@@ -29,5 +29,6 @@ fi
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     bash scripts/ci-browser.sh </dev/null
 fi
-cargo test --no-default-features --quiet
+# the dev-fast profile of `pip install .`: the dependencies it compiled are reused, only the tests are built
+cargo test --no-default-features --profile dev-fast --quiet
 python3 -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
