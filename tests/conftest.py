@@ -116,9 +116,11 @@ SLOW = {
 # below, the costliest in CPU seconds (BYTEPAIR_EXAMPLES=1000, `-p no:xdist`), most first, are collected first,
 # so that no long file starts late and keeps one worker busy while the other has finished; the rest follow in
 # their usual order. A file missing here only runs later.
-FIRST = [
-    "test_wheel.py", "test_core_vs_reference.py", "test_lexer_presets_pipeline.py", "test_cli_pipelines.py",
-    "test_bad_input.py",
+FIRST = [  # test_wheel.py first: its build and pip downloads wait more than they compute
+    "test_wheel.py", "test_hostile_files.py", "test_core_vs_reference.py", "test_presets_published.py",
+    "test_conformance_published.py", "test_lexer_presets_pipeline.py", "test_bad_input.py", "test_cli_pipelines.py",
+    "test_parity.py", "test_lexer.py", "test_conformance_hf.py", "test_superword.py", "test_core_merges.py",
+    "test_concurrency_pipelines.py", "test_parallel_merge.py", "test_as_pipeline.py", "test_chunking.py",
 ]
 
 
