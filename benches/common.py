@@ -351,7 +351,8 @@ def bytepair_build(python: str) -> str:
     except (subprocess.CalledProcessError, ValueError) as e:
         return "unknown (%s)" % e
     kind = "editable install (scripts/dev-install.sh: profile dev-fast, no LTO)" if info["editable"] else \
-        "wheel install (release profile: fat LTO, codegen-units=1)"
+        "wheel install (release profile if built by scripts/build-wheels.sh or maturin build --profile release; " \
+        "pip install . builds dev-fast, no LTO)"
     where = os.path.dirname(info["file"])
     commit = tree_commit() if info["editable"] else ""  # a wheel may come from any tree: say so with --label
     return "bytepair %s from %s%s; %s" % (info["version"], where, " (tree at %s)" % commit if commit else "", kind)

@@ -8,8 +8,9 @@
 #                                   marked slow (tests/conftest.py), no Rust tests, no browser
 #
 # Other arguments go to pytest. pytest runs on every core (pytest-xdist, `-n auto`), a test file's
-# tests on one worker (`--dist loadfile`: module fixtures, such as test_wheel.py's build, run once);
-# BYTEPAIR_TEST_WORKERS sets the number of workers (0: no xdist, one process).
+# tests on one worker (`--dist loadfile`: module fixtures, such as test_wheel.py's build, run once), the
+# files handed out in collection order (`--no-loadscope-reorder`), which puts the costliest first
+# (tests/conftest.py, FIRST); BYTEPAIR_TEST_WORKERS sets the number of workers (0: no xdist, one process).
 # Installs the headless browser of the serve test first when it is missing
 # (scripts/ci-browser.sh: Debian's chromium, as root or with sudo), and llama-cpp-python, the GGUF tests'
 # oracle (scripts/ci-llama-cpp.sh: built from its sdist with only its tokenizer).
@@ -24,11 +25,12 @@ if [ "${1:-}" = "--quick" ]; then
 fi
 workers="${BYTEPAIR_TEST_WORKERS:-auto}"
 if [ "$quick" = 1 ]; then
-    exec python3 -m pytest -q -n "$workers" --dist loadfile -m "not slow" "$@"
+    exec python3 -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder -m "not slow" "$@"
 fi
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     bash scripts/ci-browser.sh </dev/null
 fi
 bash scripts/ci-llama-cpp.sh </dev/null
-cargo test --no-default-features --quiet
-python3 -m pytest -q -n "$workers" --dist loadfile "$@"
+# the dev-fast profile of `pip install .`: the dependencies it compiled are reused, only the tests are built
+cargo test --no-default-features --profile dev-fast --quiet
+python3 -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"

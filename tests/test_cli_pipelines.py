@@ -6,6 +6,7 @@ file."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 
@@ -30,8 +31,14 @@ def run(*argv: str) -> str:
     return out.getvalue()
 
 
+@functools.lru_cache(maxsize=None)
+def hf_tokenizer(path: str) -> tokenizers.Tokenizer:
+    """HF's tokenizer of ``path``, loaded once per file (Llama 3's takes half a second)."""
+    return tokenizers.Tokenizer.from_file(path)
+
+
 def hf_ids(path: str, text: str, add_special_tokens: bool = False):
-    return tokenizers.Tokenizer.from_file(path).encode(text, add_special_tokens=add_special_tokens).ids
+    return hf_tokenizer(path).encode(text, add_special_tokens=add_special_tokens).ids
 
 
 @pytest.mark.parametrize("name", ["llama3", "tortoise", "claude"])
@@ -44,7 +51,7 @@ def test_encode_decode_count_equal_hf(published, name, tmp_path):
     run("encode", "-t", path, "--input", str(tmp_path / "in.txt"), "-o", str(tmp_path / "ids.npy"))
     assert np.load(tmp_path / "ids.npy").tolist() == expected
     assert run("count", "-t", path, str(tmp_path / "in.txt")).split("\t")[0] == str(len(expected))
-    decoded = tokenizers.Tokenizer.from_file(path).decode(expected, skip_special_tokens=False)
+    decoded = hf_tokenizer(path).decode(expected, skip_special_tokens=False)
     assert run("decode", "-t", path, *map(str, expected)) == decoded + "\n"
     tokens = json.loads(run("tokenize", "-t", path, "--json", "--", TEXT))
     assert len(tokens) == len(expected)

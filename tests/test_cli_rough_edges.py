@@ -217,6 +217,24 @@ def test_convert_writes_hugging_faces_format_for_names_ending_in_tokenizer_json(
     assert detect(str(tmp_path / "tok.json")) == "bytepair"
 
 
+@pytest.mark.parametrize("name, fmt", [("tokenizer.json", "hf"), ("x-tokenizer.json", "hf"), ("tok.json", "bytepair"),
+                                       ("tok.tiktoken", "tiktoken")])
+def test_train_writes_the_format_of_outs_name_as_convert_does(name, fmt, corpus, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")  # in the test extra: never skipped in CI
+    out = tmp_path / name
+    assert run("train", corpus, "--vocab-size", "280", "--special", "<|endoftext|>", "-o", out)[0] == 0
+    assert detect(str(out)) == fmt
+    ours = Tokenizer.train([TEXT], vocab_size=280, special_tokens=["<|endoftext|>"])
+    text = "the cat sat on the log, naïve 🙂"
+    if fmt == "hf":
+        assert tokenizers.Tokenizer.from_file(str(out)).encode(text).ids == ours.encode(text)
+    else:
+        assert Tokenizer.load(str(out), pattern=ours.pattern).encode(text) == ours.encode(text)
+    # --to still wins over the name
+    assert run("train", corpus, "--vocab-size", "280", "--to", "bytepair", "-o", tmp_path / "y-tokenizer.json")[0] == 0
+    assert detect(str(tmp_path / "y-tokenizer.json")) == "bytepair"
+
+
 def _sha1(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()
 
@@ -334,6 +352,42 @@ def test_messages_name_the_cli_options_on_the_cli_and_the_parameters_in_python(c
     assert run("train", corpus, "--vocab-size", "10", "-o", tmp_path / "t.json")[0] == 1
     err = capsys.readouterr().err
     assert "--vocab-size 10" in err and "vocab_size" not in err
+
+
+def test_library_messages_name_parameters_and_the_cli_names_options(corpus, tmp_path, capsys):
+    from bytepair.counts import count_words, save_counts
+    from bytepair.dataset import encode_dataset
+    from bytepair.distributed import connect
+    from bytepair.errors import BytepairError
+
+    split_counts = tmp_path / "split.counts"
+    save_counts(split_counts, count_words([corpus]), None)  # counted with str.split(): no regex for the byte model
+    no_eot = tmp_path / "no-eot.json"
+    Tokenizer.train(TEXT, num_merges=5).save(str(no_eot))
+    out = tmp_path / "out"
+    cases = [  # (the call, its command, what Python says, what the CLI says)
+        (lambda: Tokenizer.train_from_files([str(corpus)], num_merges=5, max_memory=1000),
+         ["train", corpus, "--merges", "5", "--max-memory", "1000", "-o", out],
+         ["max_bytes=", "client=", "Tokenizer.train_from_counts", "max_memory='none'"],
+         ["--max-bytes", "--dask", "bytepair count-words", "count-words --merge", "train --from-counts",
+          "--max-memory none"]),
+        (lambda: Tokenizer.train_from_counts(str(split_counts), num_merges=5),
+         ["train", "--from-counts", split_counts, "-o", out], ["pattern=", "model='char'"], ["--pattern", "--model char"]),
+        (lambda: encode_dataset(Tokenizer.load(str(no_eot)), [corpus], out, append_eot=True),
+         ["encode-dataset", "-t", no_eot, corpus, "-o", out, "--append-eot"], ["append_eot='TOK'"], ["--eot-token TOK"]),
+        (lambda: connect("local:0").__enter__(), ["count-words", corpus, "--dask", "local:0", "-o", out],
+         ["address='local:0'"], ["--dask local:0"]),
+    ]
+    for call, argv, api_names, cli_names in cases:
+        with pytest.raises(BytepairError) as e:
+            call()
+        message = str(e.value)
+        assert all(name in message for name in api_names) and " --" not in message and "(--" not in message, message
+        capsys.readouterr()
+        assert run(*argv)[0] == 1
+        err = capsys.readouterr().err
+        assert all(name in err for name in cli_names) and not any(name in err for name in api_names), err
+        assert not out.exists()
 
 
 # ---------------------------------------------------------------- serve

@@ -81,7 +81,7 @@ def test_test_sh_installs_the_browser_when_chromium_is_missing(tmp_path):
     assert " update" in calls[0]
     assert " install " in calls[1] and "chromium" in calls[1].split() and "chromium-driver" in calls[1].split()
     assert names[2:] == ["chromium", "chromedriver", "python3", "cargo", "python3"]
-    assert calls[-1] == "python3 -m pytest -q -n auto --dist loadfile -x"
+    assert calls[-1] == "python3 -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -x"
 
 
 def test_test_sh_leaves_an_installed_browser_and_llama_cpp_alone(tmp_path):
@@ -104,7 +104,7 @@ def test_test_sh_builds_llama_cpp_with_its_tokenizer_alone_when_missing(tmp_path
 def test_the_quick_tier_runs_pytest_alone_without_the_slow_tests(tmp_path):
     """`--quick`: no browser install, no Rust tests; pytest without the tests marked slow."""
     calls = _run_test_sh(tmp_path, with_browser=False, args=("--quick", "-x"))
-    assert calls == ["python3 -m pytest -q -n auto --dist loadfile -m not slow -x"]
+    assert calls == ["python3 -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -m not slow -x"]
 
 
 def test_readme_names_the_quick_tier_next_to_the_test_command():

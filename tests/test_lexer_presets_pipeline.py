@@ -66,8 +66,10 @@ def _regex_of(d: dict) -> str:
 
 
 def _variant(d: dict, regex: bool, normalizer: bool) -> dict:
-    d = json.loads(json.dumps(d))
+    # a shallow copy: the vocabulary and merges are shared, only the pre-tokenizer and normalizer are replaced
+    d = dict(d)
     if regex:
+        d["pre_tokenizer"] = json.loads(json.dumps(d["pre_tokenizer"]))
         (split,) = [p for p in d["pre_tokenizer"]["pretokenizers"] if p["type"] == "Split"]
         split["pattern"]["Regex"] = "(?:" + split["pattern"]["Regex"] + ")"
     if not normalizer:

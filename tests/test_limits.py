@@ -298,8 +298,8 @@ def test_tiny_max_memory_is_a_resource_error(model):
     with pytest.raises(ResourceError) as e:
         Tokenizer.train(CORPUS, model=model, num_merges=50, max_memory=10_000)
     message = str(e.value)
-    assert "needs about" in message and "max_memory is 10.0 KB" in message and "--max-bytes" in message
-    assert "from-counts" in message and "\n" not in message
+    assert "needs about" in message and "max_memory is 10.0 KB" in message and "max_bytes=" in message
+    assert "train_from_counts" in message and "\n" not in message and "--" not in message
 
 
 @pytest.mark.parametrize("model", ["byte", "char"])
@@ -362,6 +362,7 @@ def test_cli_max_memory(tmp_path, capsys):
     assert main(["train", str(corpus), "--merges", "20", "--max-memory", "10K", "-o", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("bytepair train: error: training needs about") and len(err.strip().splitlines()) == 1
+    assert "--max-memory is 10.0 KB" in err and "--max-bytes" in err and "train --from-counts" in err
     assert out.read_bytes() == b"previous" and sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "tok.json"]
     assert main(["train", str(corpus), "--merges", "20", "--max-memory", "nonsense", "-o", str(out)]) == 1
     assert "not a size" in capsys.readouterr().err

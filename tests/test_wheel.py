@@ -5,11 +5,11 @@ and its command line trains a tokenizer and encodes with it: the ids must be
 those of the bytepair under test.
 
 The wheel is built with the ``dev-fast`` profile and without zig (this
-machine's glibc), so the test reuses the build of ``scripts/dev-install.sh``
-when there is one (the wheel in 4 s, the whole file in 86 s, most of it
-creating the venv and installing ``regex``/``tqdm``); from a cold
-``target/`` it compiles the crate once in that profile (measured 2026-12-01:
-96 s of CPU, 7 min 52 s of wall time on the 2 cores shared by six agents).
+machine's glibc): the profile of ``pip install .`` (pyproject.toml) and of
+``scripts/dev-install.sh``, so the test reuses the build that installed the
+package under test (the README's test command builds it just before) and
+only packs the wheel; from a cold ``target/`` it compiles the crate once in
+that profile (measured 2026-12-01: 96 s of CPU).
 The release build (fat LTO, manylinux2014 through zig) is the script's
 default, not tested here for time.
 """
@@ -67,7 +67,8 @@ def test_sdist_holds_what_a_build_needs(artifacts):
 def test_wheel_installs_and_runs_without_rust(artifacts, tmp_path):
     wheel, _ = artifacts
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    # without pip of its own (ensurepip costs seconds): this interpreter's pip installs into it (--python)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     bin_dir = venv / "bin"
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
     env.update(PATH=f"{bin_dir}:/usr/bin:/bin", CARGO_HOME=str(tmp_path / "no-cargo"),
@@ -75,7 +76,8 @@ def test_wheel_installs_and_runs_without_rust(artifacts, tmp_path):
     for tool in ("cargo", "rustc"):
         assert shutil.which(tool, path=env["PATH"]) is None, tool
     # binary wheels only: nothing may be compiled (the dependencies are pure Python or have wheels)
-    r = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--only-binary=:all:", str(wheel)],
+    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
+                        "--only-binary=:all:", str(wheel)],
                        env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     r = subprocess.run([str(bin_dir / "python"), "-c", "import bytepair._core as c; print(c.__file__)"],

@@ -546,7 +546,7 @@ def _eot_id(tok: Any, append_eot: Union[bool, str, int, None]) -> Optional[int]:
     if append_eot is True:
         if tok.eot_token is None:
             raise BytepairError(
-                "the tokenizer has no <|endoftext|> special token: name the token to append (--eot-token TOK)"
+                "the tokenizer has no <|endoftext|> special token: name the token to append (append_eot='TOK')"
             )
         return int(tok.eot_token)
     if isinstance(append_eot, str):

@@ -67,7 +67,7 @@ def connect(address: str) -> Iterator[Any]:
             except ValueError:
                 n = 0
             if n < 1:
-                raise BytepairError(f"--dask {address}: the number of local workers must be a positive integer")
+                raise BytepairError(f"address={address!r}: the number of local workers must be a positive integer")
         cluster = distributed.LocalCluster(
             n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=40
         )

@@ -192,10 +192,10 @@ def check_training_memory(counts: Any, model: str, end_of_word: Optional[str], f
     unit = "bytes" if model == "byte" else "characters"
     raise ResourceError(
         f"{during} needs about {_fmt(extra)} more memory ({words:,} distinct words, {syms:,} {unit} in them; "
-        f"this process already holds {_fmt(held)}), but {have}: train on less text (--max-bytes / max_bytes=), "
-        "or count the words anywhere (bytepair count-words, on Dask with --dask, merging counts files with "
-        "--merge) and train --from-counts on a machine with more memory; --max-memory none skips this check "
-        "(the estimate is within about 1.3x of what training uses)"
+        f"this process already holds {_fmt(held)}), but {have}: train on less text (max_bytes=), or count the "
+        "words anywhere (bytepair.counts.count_words, on Dask with client=, adding counts files up with "
+        "bytepair.counts.merge_counts) and Tokenizer.train_from_counts on a machine with more memory; "
+        "max_memory='none' skips this check (the estimate is within about 1.3x of what training uses)"
     )
 
 

@@ -714,7 +714,7 @@ def train_from_counts(paths: Any, model: str = "byte", *, pattern: Optional[str]
         regex = header.get("pattern")
         if regex is None and model == "byte":
             raise TrainingError(f"{name} was counted with str.split(): the byte model needs a regex pattern "
-                                "(count again with --pattern, or train --model char)")
+                                "(count again with pattern=, or train with model='char')")
     else:
         regex = default_pattern(pattern, model)
     if special_tokens is _UNSET:

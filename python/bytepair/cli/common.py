@@ -32,6 +32,30 @@ GLOB_CHARS = "*?["
 FOLDER_FORMATS = ("gpt2", "transformers")  # output formats written as a folder
 
 
+def guess_format(path: str) -> Optional[str]:
+    """The format an output name suggests, or None (the one rule of every
+    command that writes a tokenizer: ``convert``, ``train -o``): ``*.tiktoken``;
+    ``*tokenizer.json`` (``tokenizer.json``, ``gpt2-tokenizer.json``: Hugging
+    Face's name, with any prefix); ``*tekken.json``; ``*.model``
+    (SentencePiece); another ``*.json`` is native; ``*.codes`` is subword-nmt.
+
+    >>> guess_format("x/cl100k.tiktoken"), guess_format("tokenizer.json"), guess_format("tok.json")
+    ('tiktoken', 'hf', 'bytepair')
+    >>> guess_format("y-tokenizer.json"), guess_format("tekken.json"), guess_format("m.model")
+    ('hf', 'tekken', 'sentencepiece')
+    """
+    name = os.path.basename(os.path.normpath(path)).lower()
+    for ending, fmt in NAME_ENDINGS:
+        if name.endswith(ending):
+            return fmt
+    return None
+
+
+# an output name's ending -> its format, the first that matches
+NAME_ENDINGS = [(".tiktoken", "tiktoken"), (".gguf", "gguf"), ("tokenizer.json", "hf"), ("tekken.json", "tekken"),
+                (".model", "sentencepiece"), (".json", "bytepair"), (".codes", "subword-nmt")]
+
+
 def load(path: str, args: argparse.Namespace) -> Tokenizer:
     """The tokenizer file ``path`` (any supported format), with the
     ``--format`` and ``--pattern`` of ``args``; a name of tiktoken's

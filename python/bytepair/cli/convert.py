@@ -16,6 +16,15 @@ Examples::
     $ bytepair convert tokenizer.json gpt2-files --to gpt2
     $ bytepair convert ranks.tiktoken tok.json --pattern gpt2 --special '<|endoftext|>=50256'
     $ bytepair convert tok.json my-model --to transformers --eos '<|endoftext|>'
+
+Without ``--to``, OUT's name gives the format (:func:`bytepair.cli.common.guess_format`):
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> add_parser(sub)
+>>> args = sub.choices["convert"].parse_args(["tok.json", "y-tokenizer.json"])
+>>> args.target, guess_format(args.output)
+(None, 'hf')
 """
 
 from __future__ import annotations
@@ -25,33 +34,10 @@ import os
 import sys
 from typing import Dict, List, Optional, TextIO
 
-from bytepair.cli.common import FOLDER_FORMATS, check_output
+from bytepair.cli.common import FOLDER_FORMATS, check_output, guess_format
 from bytepair.cli.options import CliError
 from bytepair.formats import FORMATS, detect
 from bytepair.tokenizer import Tokenizer
-
-
-def guess_format(path: str) -> Optional[str]:
-    """The format an output name suggests, or None: ``*.tiktoken``;
-    ``*tokenizer.json`` (``tokenizer.json``, ``gpt2-tokenizer.json``: Hugging
-    Face's name, with any prefix); ``*tekken.json``; ``*.model``
-    (SentencePiece); another ``*.json`` is native; ``*.codes`` is subword-nmt.
-
-    >>> guess_format("x/cl100k.tiktoken"), guess_format("tokenizer.json"), guess_format("tok.json")
-    ('tiktoken', 'hf', 'bytepair')
-    >>> guess_format("y-tokenizer.json"), guess_format("tekken.json"), guess_format("m.model")
-    ('hf', 'tekken', 'sentencepiece')
-    """
-    name = os.path.basename(os.path.normpath(path)).lower()
-    for ending, fmt in NAME_ENDINGS:
-        if name.endswith(ending):
-            return fmt
-    return None
-
-
-# an output name's ending -> its format, the first that matches
-NAME_ENDINGS = [(".tiktoken", "tiktoken"), (".gguf", "gguf"), ("tokenizer.json", "hf"), ("tekken.json", "tekken"),
-                (".model", "sentencepiece"), (".json", "bytepair"), (".codes", "subword-nmt")]
 
 
 def _specials(items: Optional[List[str]]) -> Optional[Dict[str, int]]:

@@ -42,10 +42,16 @@ API_TO_OPTION = {
     "superword": "--superword", "errors": "--errors", "pattern": "--pattern", "shard_format": "--to",
     "field": "--field", "column": "--column", "client": "--dask", "special_tokens": "--special",
     "required_tokens": "--required-token", "init": "--init",
+    "model": "--model", "append_eot": "--eot-token", "address": "--dask",
+}
+# the API's functions in messages and the commands (or options) that do the same
+API_TO_COMMAND = {
+    "bytepair.counts.count_words": "bytepair count-words", "bytepair.counts.merge_counts": "count-words --merge",
+    "Tokenizer.train_from_counts": "train --from-counts",
 }
 # names that are words too, or options of only some commands: only as ``name=value`` / ``name=``
 _ONLY_WITH_VALUE = {"errors", "pattern", "field", "column", "client", "special_tokens", "transition", "superword",
-                    "init"}
+                    "init", "model", "address", "append_eot"}
 _API_NAME = re.compile(
     r"\b(?:(" + "|".join(n for n in API_TO_OPTION if n not in _ONLY_WITH_VALUE) + r")\b|("
     + "|".join(API_TO_OPTION) + r")(?==))"
@@ -62,12 +68,16 @@ def cli_spelling(message: str) -> str:
     '--vocab-size 10 is smaller than 256 (use --errors replace to replace invalid bytes)'
     >>> cli_spelling("superword=True needs transition= and vocab_size=, not num_merges=")
     '--superword needs --transition and --vocab-size, not --merges'
+    >>> cli_spelling("count with bytepair.counts.count_words, then Tokenizer.train_from_counts")
+    'count with bytepair count-words, then train --from-counts'
     """
     def option(m: "re.Match[str]") -> str:
         flag = API_TO_OPTION[m.group(1) or m.group(2)]
         value = next((v for v in m.groups()[2:] if v is not None), "")
         return flag if value in ("", "True") else f"{flag} {value}"
 
+    for function, command in API_TO_COMMAND.items():
+        message = message.replace(function, command)
     return _API_NAME.sub(option, message)
 
 

@@ -20,7 +20,8 @@ import sys
 import warnings
 from typing import Any, TextIO
 
-from bytepair.cli.common import FOLDER_FORMATS, check_output, dask_client, end_of_word, expand_paths, training_pattern
+from bytepair.cli.common import (FOLDER_FORMATS, check_output, dask_client, end_of_word, expand_paths, guess_format,
+                                 training_pattern)
 from bytepair.cli.options import CliError, cli_spelling, errors_option, progress_option, reading_options
 from bytepair.cli.parity import add_parity_options, train_parity_from_args
 from bytepair.cli.superword import add_superword_options, train_superword_from_args
@@ -34,7 +35,9 @@ DEFAULT_VOCAB_SIZE = 30000
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    # the output and its format fail before training, not after
+    # the output and its format fail before training, not after; OUT's name gives the format as for convert
+    # (a name ending in tokenizer.json is Hugging Face's), native JSON when the name says nothing
+    args.to = args.to or guess_format(args.output) or "bytepair"
     if args.to not in FORMATS:
         raise CliError(f"unknown format {args.to!r} for --to: use one of {', '.join(sorted(FORMATS))}")
     check_output(args.output, folder=args.to in FOLDER_FORMATS)
@@ -114,7 +117,9 @@ def add_parser(sub: "argparse._SubParsersAction") -> None:
                    help="UTF-8 text files (one document each; JSONL with --field, Parquet with --column, "
                         ".gz/.zst compressed); - reads standard input")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="where to write the tokenizer")
-    p.add_argument("--to", default="bytepair", metavar="FMT", help="output format (default: bytepair JSON)")
+    p.add_argument("--to", default=None, metavar="FMT",
+                   help="output format (default: from OUT's name, as for convert: *tokenizer.json is Hugging "
+                        "Face's, *.tiktoken tiktoken's, ...; native bytepair JSON for other names)")
     p.add_argument("--model", choices=["byte", "char"], default="byte", help="byte-level (default) or character-level BPE")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--vocab-size", type=int, metavar="N",
