@@ -25,10 +25,10 @@
 //! and cached (no merge can cross such a cut, so the result is the same).
 
 use crate::text::charsmap::CharsMap;
+use super::spec::{BpeSpec, SpNormSpec, SpSpec};
 use crate::error::{Error, Result};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, StartKind};
 use rustc_hash::FxHashMap;
-use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -59,138 +59,6 @@ pub fn clear_caches() {
 
 fn fail(msg: impl Into<String>) -> Error {
     Error::Format(msg.into())
-}
-
-#[derive(Debug, Clone, Default)]
-pub(crate) struct NormSpec {
-    pub(crate) charsmap: Vec<u8>,
-    pub(crate) add_dummy_prefix: bool,
-    pub(crate) remove_extra_whitespaces: bool,
-    pub(crate) escape_whitespaces: bool,
-    pub(crate) treat_whitespace_as_suffix: bool,
-}
-
-#[derive(Debug, Clone)]
-pub struct SpSpec {
-    pub pieces: Vec<(String, f32, u8)>,
-    pub byte_fallback: bool,
-    pub(crate) unk_surface: String,
-    pub(crate) normalizer: NormSpec,
-    /// sentencepiece's `denormalizer_spec` (a normalizer run over the decoded text)
-    pub(crate) denormalizer: Option<NormSpec>,
-}
-
-fn flag(m: &Map<String, Value>, key: &str, default: bool, at: &str) -> Result<bool> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(fail(format!("{at}.{key}: expected true or false"))),
-    }
-}
-
-/// The SentencePiece description of a `tokenizer.json`-shaped document, or
-/// `None` when its model is not `SentencePieceBPE`.
-pub fn parse(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
-    let model = match root.get("model").and_then(Value::as_object) {
-        Some(m) if m.get("type").and_then(Value::as_str) == Some("SentencePieceBPE") => m,
-        _ => return Ok(None),
-    };
-    let items = model
-        .get("pieces")
-        .and_then(Value::as_array)
-        .ok_or_else(|| fail("model.pieces: expected a list"))?;
-    if items.len() > crate::pipeline::spec::MAX_VOCAB {
-        return Err(fail(format!(
-            "model.pieces: {} entries; at most {} are allowed",
-            items.len(),
-            crate::pipeline::spec::MAX_VOCAB
-        )));
-    }
-    let mut pieces = Vec::with_capacity(items.len());
-    for (i, x) in items.iter().enumerate() {
-        let bad = || fail(format!("model.pieces[{i}]: expected [text, score, type]"));
-        let a = x.as_array().filter(|a| a.len() == 3).ok_or_else(bad)?;
-        let text = a[0]
-            .as_str()
-            .filter(|s| !s.is_empty() && s.len() <= crate::pipeline::spec::MAX_TOKEN_BYTES)
-            .ok_or_else(bad)?;
-        let score = a[1].as_f64().ok_or_else(bad)? as f32;
-        let t = a[2]
-            .as_u64()
-            .filter(|t| (1..=6).contains(t))
-            .ok_or_else(bad)? as u8;
-        pieces.push((text.to_string(), score, t));
-    }
-    let unk_surface = match model.get("unk_surface") {
-        None | Some(Value::Null) => " \u{2047} ".to_string(),
-        Some(Value::String(s)) => s.clone(),
-        Some(_) => return Err(fail("model.unk_surface: expected a string")),
-    };
-    let normalizer = match root.get("normalizer") {
-        None | Some(Value::Null) => NormSpec::default(),
-        Some(Value::Object(n))
-            if n.get("type").and_then(Value::as_str) == Some("SentencePiece") =>
-        {
-            norm_spec(n, "normalizer", true)?
-        }
-        Some(_) => {
-            return Err(fail(
-                "normalizer: a SentencePieceBPE model needs the SentencePiece normalizer (or null)",
-            ))
-        }
-    };
-    if !root.get("pre_tokenizer").is_none_or(Value::is_null) {
-        return Err(fail(
-            "pre_tokenizer: a SentencePieceBPE model runs without a pre-tokenizer",
-        ));
-    }
-    let mut denormalizer = None;
-    match root.get("decoder") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(d))
-            if d.get("type").and_then(Value::as_str) == Some("SentencePiece") =>
-        {
-            match d.get("denormalizer") {
-                None | Some(Value::Null) => {}
-                Some(Value::Object(n)) => {
-                    denormalizer = Some(norm_spec(n, "decoder.denormalizer", false)?)
-                }
-                Some(_) => return Err(fail("decoder.denormalizer: expected an object")),
-            }
-        }
-        Some(_) => {
-            return Err(fail(
-                "decoder: a SentencePieceBPE model needs the SentencePiece decoder (or null)",
-            ))
-        }
-    }
-    Ok(Some(SpSpec {
-        pieces,
-        byte_fallback: flag(model, "byte_fallback", false, "model")?,
-        unk_surface,
-        normalizer,
-        denormalizer,
-    }))
-}
-
-/// A `NormalizerSpec`'s fields (`default` for the three flags sentencepiece
-/// defaults to true: the normalizer's; a denormalizer's are written out).
-fn norm_spec(n: &Map<String, Value>, at: &str, default: bool) -> Result<NormSpec> {
-    use base64::Engine;
-    let raw = match n.get("precompiled_charsmap") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(s)) => base64::engine::general_purpose::STANDARD
-            .decode(s)
-            .map_err(|e| fail(format!("{at}.precompiled_charsmap: invalid base64: {e}")))?,
-        Some(_) => return Err(fail(format!("{at}.precompiled_charsmap: expected base64 text"))),
-    };
-    Ok(NormSpec {
-        charsmap: raw,
-        add_dummy_prefix: flag(n, "add_dummy_prefix", default, at)?,
-        remove_extra_whitespaces: flag(n, "remove_extra_whitespaces", default, at)?,
-        escape_whitespaces: flag(n, "escape_whitespaces", default, at)?,
-        treat_whitespace_as_suffix: flag(n, "treat_whitespace_as_suffix", false, at)?,
-    })
 }
 
 // ---------------------------------------------------------------- normalizer
@@ -238,7 +106,7 @@ impl Matcher {
 #[derive(Debug)]
 struct SpNormalizer {
     map: Option<CharsMap>,
-    spec: NormSpec,
+    spec: SpNormSpec,
 }
 
 impl SpNormalizer {
@@ -941,7 +809,7 @@ impl SentencePiece {
 /// token, no byte token and no unk: its neighbours then merge across it and
 /// the offsets after it shift), and no option looks at word ends (prefix,
 /// suffix, ignore_merges, dropout).
-pub(crate) fn hf_cut_marker(spec: &crate::pipeline::spec::BpeSpec) -> Option<char> {
+pub(crate) fn hf_cut_marker(spec: &BpeSpec) -> Option<char> {
     const M: char = '\u{2581}';
     let tokens: std::collections::HashSet<&str> = spec.vocab.iter().map(|(t, _)| t.as_str()).collect();
     let every_byte = || (0..=255u8).all(|b| tokens.contains(format!("<0x{b:02X}>").as_str()));
@@ -1032,7 +900,7 @@ mod tests {
                 .collect(),
             byte_fallback,
             unk_surface: " \u{2047} ".into(),
-            normalizer: NormSpec {
+            normalizer: SpNormSpec {
                 add_dummy_prefix: true,
                 remove_extra_whitespaces: true,
                 escape_whitespaces: true,
@@ -1079,7 +947,7 @@ mod tests {
 
     #[test]
     fn cut_marker_only_when_no_merge_crosses() {
-        let spec = |merges: &[(&str, &str)], unk: Option<&str>| crate::pipeline::spec::BpeSpec {
+        let spec = |merges: &[(&str, &str)], unk: Option<&str>| BpeSpec {
             vocab: ["\u{2581}", "a", "\u{2581}a", "a\u{2581}", "<unk>"]
                 .iter()
                 .enumerate()
