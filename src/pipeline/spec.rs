@@ -92,7 +92,7 @@ pub(crate) struct Spec {
     pub(crate) post_processor: Option<PostSpec>,
     pub(crate) decoder: Option<DecoderSpec>,
     /// a SentencePiece `.model` run as sentencepiece runs it (model type
-    /// `SentencePieceBPE`; see `sentencepiece.rs`): normalizer, model and
+    /// `SentencePieceBPE`; see `model/sentencepiece/`): normalizer, model and
     /// decoder are then its own, the fields above only list its vocabulary
     pub(crate) sentencepiece: Option<SpSpec>,
 }
@@ -544,7 +544,7 @@ pub(crate) fn decoder(v: &Value, at: &str, depth: usize) -> Result<Option<Decode
 
 /// The SentencePiece description of a `tokenizer.json`-shaped document, or
 /// `None` when its model is not `SentencePieceBPE` (the schema's extension
-/// is described at the top of `model/sentencepiece.rs`).
+/// is described at the top of `model/sentencepiece/mod.rs`).
 fn sentencepiece(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
     let model = match root.get("model").and_then(Value::as_object) {
         Some(m) if m.get("type").and_then(Value::as_str) == Some("SentencePieceBPE") => m,
