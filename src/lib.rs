@@ -1,11 +1,12 @@
 //! bytepair's core: exact byte-pair-encoding training and encoding.
 //!
-//! Layers, lowest first: `text` (aligned strings, normalizers, charsmap),
-//! `pretok` (patterns, lexers, the guarded regex: text to words), `cache`
+//! Layers, lowest first (tests/test_crate_graph.py): `error` and `parallel`,
+//! `pretok` (patterns, lexers, the guarded regex: text to words), `text`
+//! (aligned strings, normalizers, charsmap), `cache`
 //! (the per-thread piece cache), `model` (one word to ids: byte ranks, char
 //! merges, pair ranks, SentencePiece), `pipeline` (a `tokenizer.json`
-//! pipeline's stages), then `special`, `vocab`, `tokenizer`, `stream` and
-//! `batch` (a ready tokenizer), `train` (training), and `py` (the Python
+//! pipeline's stages), then `special`, `vocab` and `batch`, `tokenizer`,
+//! `stream` (a ready tokenizer), `train` (training), and `py` (the Python
 //! bindings, only with the `python` feature).
 
 pub mod batch;

@@ -7,7 +7,7 @@
 //! string-free route (`tokenize_raw_in`): no byte-to-char mapping and no
 //! string hashing per piece.
 
-use crate::pipeline::spec::BpeSpec;
+use super::spec::BpeSpec;
 use crate::model::{ConcatRanks, TokenTable};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;

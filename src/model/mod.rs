@@ -14,6 +14,7 @@ mod char;
 mod dropout;
 mod queue;
 pub mod sentencepiece;
+pub mod spec;
 
 pub(crate) use byte::{derive_merges, ByteRanks, ConcatRanks, TokenTable};
 pub use scratch::clear_piece_caches;

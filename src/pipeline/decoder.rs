@@ -2,7 +2,7 @@
 //! `decode_chain`s (the results are then concatenated; without a decoder
 //! HF joins the tokens with spaces).
 
-use super::pre_tokenizer::CompiledPattern;
+use crate::pretok::split_pattern::CompiledPattern;
 use crate::text::byte_level::bytes_char;
 use super::spec::{DecoderSpec, PrependScheme};
 use crate::error::Result;

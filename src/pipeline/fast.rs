@@ -15,7 +15,8 @@
 
 use crate::model::bpe::Bpe;
 use crate::text::normalizer::Normalizer;
-use super::pre_tokenizer::{CompiledPattern, PreTokenizer};
+use super::pre_tokenizer::PreTokenizer;
+use crate::pretok::split_pattern::CompiledPattern;
 use super::spec::Behavior;
 use crate::error::Result;
 

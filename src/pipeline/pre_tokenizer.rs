@@ -3,9 +3,9 @@
 //! and metaspace rewrites.
 
 use crate::text::normalized::NStr;
-use super::spec::{Behavior, Pattern, PreTokenizerSpec, PrependScheme};
-use crate::error::{Error, Result};
-use crate::pretok::preset::Preset;
+use super::spec::{Behavior, PreTokenizerSpec, PrependScheme};
+use crate::error::Result;
+use crate::pretok::split_pattern::{compile, CompiledPattern};
 use crate::pretok::patterns::HF_BYTE_LEVEL_REGEX;
 use crate::pretok::regex_guard::GuardedRegex;
 use crate::text::byte_level::byte_level_transform;
@@ -15,119 +15,6 @@ use std::sync::OnceLock;
 /// with a `PatternError` (fancy-regex's limit; see docs/decisions.md), within
 /// a budget per text (`crate::pretok::regex_guard`).
 pub const BACKTRACK_LIMIT: usize = crate::pretok::regex_guard::BACKTRACK_LIMIT;
-
-#[derive(Debug, Clone)]
-pub enum CompiledPattern {
-    Literal(String),
-    Regex(GuardedRegex),
-    /// A regex whose exact text is a preset's whose lexer matches
-    /// everything (`lexer_for`): its matches, from the lexer.
-    Lexer(Preset),
-    Char(char),
-    Pred(fn(char) -> bool),
-}
-
-fn compile(p: &str, what: &str) -> Result<GuardedRegex> {
-    if p.len() > crate::pretok::pretokenize::MAX_PATTERN_BYTES {
-        return Err(Error::Pattern(format!("{what}: the regex is {} bytes long", p.len())));
-    }
-    GuardedRegex::new(p, what)
-}
-
-impl CompiledPattern {
-    pub fn new(p: &Pattern, regexes: &crate::pretok::patterns::RegexMap, what: &str) -> Result<CompiledPattern> {
-        Ok(match p {
-            Pattern::String(s) => CompiledPattern::Literal(s.clone()),
-            Pattern::Regex(r) => {
-                let translated = regexes.get(r).map(String::as_str).unwrap_or(r);
-                match lexer_for(translated) {
-                    Some(preset) => CompiledPattern::Lexer(preset),
-                    None => CompiledPattern::Regex(compile(translated, what)?),
-                }
-            }
-        })
-    }
-
-    /// Hugging Face's `Pattern::find_matches`: ranges covering `s`, each
-    /// flagged as a match or not.
-    pub(crate) fn find_matches(&self, s: &str) -> Result<Vec<((usize, usize), bool)>> {
-        if s.is_empty() {
-            return Ok(vec![((0, 0), false)]);
-        }
-        let mut out = Vec::new();
-        match self {
-            CompiledPattern::Literal(lit) => {
-                if lit.is_empty() {
-                    return Ok(vec![((0, s.chars().count()), false)]);
-                }
-                let mut prev = 0;
-                for (start, m) in s.match_indices(lit.as_str()) {
-                    if prev != start {
-                        out.push(((prev, start), false));
-                    }
-                    out.push(((start, start + m.len()), true));
-                    prev = start + m.len();
-                }
-                if prev != s.len() {
-                    out.push(((prev, s.len()), false));
-                }
-            }
-            CompiledPattern::Regex(re) => {
-                let mut prev = 0;
-                re.for_each_match(s, |start, end| {
-                    if prev != start {
-                        out.push(((prev, start), false));
-                    }
-                    out.push(((start, end), true));
-                    prev = end;
-                })?;
-                if prev != s.len() {
-                    out.push(((prev, s.len()), false));
-                }
-            }
-            CompiledPattern::Lexer(preset) => {
-                // the lexer's words are the regex's matches, and they cover the text
-                let mut start = 0;
-                preset.for_each_word(s, |w| {
-                    out.push(((start, start + w.len()), true));
-                    start += w.len();
-                });
-            }
-            CompiledPattern::Char(d) => return Ok(char_matches(s, |c| c == *d)),
-            CompiledPattern::Pred(f) => return Ok(char_matches(s, f)),
-        }
-        Ok(out)
-    }
-}
-
-/// The preset whose lexer gives exactly the matches of the regex `p` (the
-/// translated text that fancy-regex would run), where every character is
-/// in a match, so that the lexer's words are the matches and there is no
-/// text between them: the cl100k-like and gpt2 presets (not SuperBPE's,
-/// whose lexer's words include the stretches between matches).
-fn lexer_for(p: &str) -> Option<Preset> {
-    crate::pretok::pretokenize::preset_of(p).filter(|&preset| preset != Preset::SuperBpe)
-}
-
-fn char_matches(s: &str, f: impl Fn(char) -> bool) -> Vec<((usize, usize), bool)> {
-    let mut out = Vec::new();
-    let mut last_offset = 0;
-    let mut last_seen = 0;
-    for (b, c) in s.char_indices() {
-        last_seen = b + c.len_utf8();
-        if f(c) {
-            if last_offset < b {
-                out.push(((last_offset, b), false));
-            }
-            out.push(((b, b + c.len_utf8()), true));
-            last_offset = b + c.len_utf8();
-        }
-    }
-    if last_seen > last_offset {
-        out.push(((last_offset, last_seen), false));
-    }
-    out
-}
 
 /// Hugging Face's `NormalizedString::split`: the kept pieces, empty ones dropped.
 pub fn split(n: &NStr, pattern: &CompiledPattern, behavior: Behavior, invert: bool, out: &mut Vec<NStr>) -> Result<()> {
@@ -373,6 +260,8 @@ impl PreTokenizer {
 mod tests {
     use super::*;
     use crate::pretok::patterns::{CL100K, GPT2, LLAMA3, QWEN2, SUPERBPE};
+    use crate::pretok::preset::Preset;
+    use crate::pretok::split_pattern::Pattern;
 
     #[test]
     fn preset_patterns_use_the_lexer_with_the_regexes_matches() {

@@ -5,20 +5,14 @@
 //! with one line naming the component.
 
 use crate::error::{Error, Result};
+use crate::model::spec::{BpeSpec, SpNormSpec, SpSpec, MAX_MERGES, MAX_TOKEN_BYTES, MAX_VOCAB};
+use crate::pretok::split_pattern::Pattern;
+use crate::text::spec::NormalizerSpec;
 use serde_json::{Map, Value};
 
 pub(crate) const MAX_FILE_BYTES: usize = 1 << 30;
-pub(crate) const MAX_VOCAB: usize = 1 << 24;
-pub(crate) const MAX_MERGES: usize = 1 << 24;
-pub(crate) const MAX_TOKEN_BYTES: usize = 1 << 16;
 pub(crate) const MAX_DEPTH: usize = 16;
 pub(crate) const MAX_ADDED: usize = 1 << 20;
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Pattern {
-    String(String),
-    Regex(String),
-}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Behavior {
@@ -37,22 +31,6 @@ pub enum PrependScheme {
 }
 
 #[derive(Debug, Clone)]
-pub enum NormalizerSpec {
-    Nfc,
-    Nfd,
-    Nfkc,
-    Nfkd,
-    Lowercase,
-    Strip { left: bool, right: bool },
-    StripAccents,
-    Replace { pattern: Pattern, content: String },
-    Prepend(String),
-    Precompiled(Vec<u8>),
-    ByteLevel,
-    Sequence(Vec<NormalizerSpec>),
-}
-
-#[derive(Debug, Clone)]
 pub(crate) enum PreTokenizerSpec {
     ByteLevel { add_prefix_space: bool, use_regex: bool },
     Split { pattern: Pattern, behavior: Behavior, invert: bool },
@@ -64,19 +42,6 @@ pub(crate) enum PreTokenizerSpec {
     CharDelimiterSplit(char),
     BertPreTokenizer,
     Sequence(Vec<PreTokenizerSpec>),
-}
-
-#[derive(Debug, Clone)]
-pub struct BpeSpec {
-    pub vocab: Vec<(String, u32)>,
-    pub merges: Vec<(String, String)>,
-    pub dropout: Option<f32>,
-    pub(crate) unk_token: Option<String>,
-    pub(crate) continuing_subword_prefix: Option<String>,
-    pub(crate) end_of_word_suffix: Option<String>,
-    pub(crate) fuse_unk: bool,
-    pub byte_fallback: bool,
-    pub(crate) ignore_merges: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -127,9 +92,9 @@ pub(crate) struct Spec {
     pub(crate) post_processor: Option<PostSpec>,
     pub(crate) decoder: Option<DecoderSpec>,
     /// a SentencePiece `.model` run as sentencepiece runs it (model type
-    /// `SentencePieceBPE`; see `sentencepiece.rs`): normalizer, model and
+    /// `SentencePieceBPE`; see `model/sentencepiece/`): normalizer, model and
     /// decoder are then its own, the fields above only list its vocabulary
-    pub(crate) sentencepiece: Option<crate::model::sentencepiece::SpSpec>,
+    pub(crate) sentencepiece: Option<SpSpec>,
 }
 
 fn fail(msg: impl Into<String>) -> Error {
@@ -577,6 +542,112 @@ pub(crate) fn decoder(v: &Value, at: &str, depth: usize) -> Result<Option<Decode
     }))
 }
 
+/// The SentencePiece description of a `tokenizer.json`-shaped document, or
+/// `None` when its model is not `SentencePieceBPE` (the schema's extension
+/// is described at the top of `model/sentencepiece/mod.rs`).
+fn sentencepiece(root: &Map<String, Value>) -> Result<Option<SpSpec>> {
+    let model = match root.get("model").and_then(Value::as_object) {
+        Some(m) if m.get("type").and_then(Value::as_str) == Some("SentencePieceBPE") => m,
+        _ => return Ok(None),
+    };
+    let items = model
+        .get("pieces")
+        .and_then(Value::as_array)
+        .ok_or_else(|| fail("model.pieces: expected a list"))?;
+    if items.len() > MAX_VOCAB {
+        return Err(fail(format!(
+            "model.pieces: {} entries; at most {} are allowed",
+            items.len(),
+            MAX_VOCAB
+        )));
+    }
+    let mut pieces = Vec::with_capacity(items.len());
+    for (i, x) in items.iter().enumerate() {
+        let bad = || fail(format!("model.pieces[{i}]: expected [text, score, type]"));
+        let a = x.as_array().filter(|a| a.len() == 3).ok_or_else(bad)?;
+        let text = a[0]
+            .as_str()
+            .filter(|s| !s.is_empty() && s.len() <= MAX_TOKEN_BYTES)
+            .ok_or_else(bad)?;
+        let score = a[1].as_f64().ok_or_else(bad)? as f32;
+        let t = a[2]
+            .as_u64()
+            .filter(|t| (1..=6).contains(t))
+            .ok_or_else(bad)? as u8;
+        pieces.push((text.to_string(), score, t));
+    }
+    let unk_surface = match model.get("unk_surface") {
+        None | Some(Value::Null) => " \u{2047} ".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => return Err(fail("model.unk_surface: expected a string")),
+    };
+    let normalizer = match root.get("normalizer") {
+        None | Some(Value::Null) => SpNormSpec::default(),
+        Some(Value::Object(n))
+            if n.get("type").and_then(Value::as_str) == Some("SentencePiece") =>
+        {
+            norm_spec(n, "normalizer", true)?
+        }
+        Some(_) => {
+            return Err(fail(
+                "normalizer: a SentencePieceBPE model needs the SentencePiece normalizer (or null)",
+            ))
+        }
+    };
+    if !root.get("pre_tokenizer").is_none_or(Value::is_null) {
+        return Err(fail(
+            "pre_tokenizer: a SentencePieceBPE model runs without a pre-tokenizer",
+        ));
+    }
+    let mut denormalizer = None;
+    match root.get("decoder") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(d))
+            if d.get("type").and_then(Value::as_str) == Some("SentencePiece") =>
+        {
+            match d.get("denormalizer") {
+                None | Some(Value::Null) => {}
+                Some(Value::Object(n)) => {
+                    denormalizer = Some(norm_spec(n, "decoder.denormalizer", false)?)
+                }
+                Some(_) => return Err(fail("decoder.denormalizer: expected an object")),
+            }
+        }
+        Some(_) => {
+            return Err(fail(
+                "decoder: a SentencePieceBPE model needs the SentencePiece decoder (or null)",
+            ))
+        }
+    }
+    Ok(Some(SpSpec {
+        pieces,
+        byte_fallback: get_bool(model, "byte_fallback", false, "model")?,
+        unk_surface,
+        normalizer,
+        denormalizer,
+    }))
+}
+
+/// A `NormalizerSpec`'s fields (`default` for the three flags sentencepiece
+/// defaults to true: the normalizer's; a denormalizer's are written out).
+fn norm_spec(n: &Map<String, Value>, at: &str, default: bool) -> Result<SpNormSpec> {
+    use base64::Engine;
+    let raw = match n.get("precompiled_charsmap") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => base64::engine::general_purpose::STANDARD
+            .decode(s)
+            .map_err(|e| fail(format!("{at}.precompiled_charsmap: invalid base64: {e}")))?,
+        Some(_) => return Err(fail(format!("{at}.precompiled_charsmap: expected base64 text"))),
+    };
+    Ok(SpNormSpec {
+        charsmap: raw,
+        add_dummy_prefix: get_bool(n, "add_dummy_prefix", default, at)?,
+        remove_extra_whitespaces: get_bool(n, "remove_extra_whitespaces", default, at)?,
+        escape_whitespaces: get_bool(n, "escape_whitespaces", default, at)?,
+        treat_whitespace_as_suffix: get_bool(n, "treat_whitespace_as_suffix", false, at)?,
+    })
+}
+
 impl Spec {
     /// Parse and validate a `tokenizer.json` document.
     pub(crate) fn from_json(text: &str) -> Result<Spec> {
@@ -590,7 +661,7 @@ impl Spec {
 
     pub(crate) fn from_value(v: &Value) -> Result<Spec> {
         let m = obj(v, "tokenizer.json")?;
-        if let Some(sp) = crate::model::sentencepiece::parse(m)? {
+        if let Some(sp) = sentencepiece(m)? {
             let vocab = sp.pieces.iter().enumerate().map(|(i, (p, _, _))| (p.clone(), i as u32)).collect();
             return Ok(Spec {
                 normalizer: None,

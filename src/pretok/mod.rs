@@ -8,4 +8,5 @@ pub(crate) mod patterns;
 pub(crate) mod preset;
 pub mod pretokenize;
 pub(crate) mod regex_guard;
+pub(crate) mod split_pattern;
 pub mod superword;

@@ -6,3 +6,4 @@ pub mod byte_level;
 pub mod charsmap;
 pub mod normalized;
 pub mod normalizer;
+pub mod spec;

@@ -3,8 +3,8 @@
 use super::charsmap::CharsMap;
 use super::normalized::NStr;
 use super::byte_level::byte_level_transform;
-use crate::pipeline::pre_tokenizer::CompiledPattern;
-use crate::pipeline::spec::NormalizerSpec;
+use super::spec::NormalizerSpec;
+use crate::pretok::split_pattern::CompiledPattern;
 use crate::error::Result;
 use unicode_normalization_alignments::char::is_combining_mark;
 use unicode_normalization_alignments::UnicodeNormalization;

@@ -12,7 +12,7 @@ allocated for it, and protobuf itself refuses lengths that run past the end.
 :func:`to_pipeline` writes the description bytepair's engine runs
 (``Tokenizer.load``): sentencepiece's own normalizer, BPE and decoder as the
 ``SentencePiece`` / ``SentencePieceBPE`` components of
-``src/model/sentencepiece.rs``, equal to ``sentencepiece`` in ids,
+``src/model/sentencepiece/``, equal to ``sentencepiece`` in ids,
 decoding and offsets. :func:`to_hf_json` writes Hugging Face's components
 for the same model (normalizer, BPE model whose pair ranks follow the merged
 piece's score, byte fallback, decoder), for export; :func:`hf_compatible`
@@ -532,7 +532,7 @@ def looks_like_model(head: bytes) -> bool:
 def to_pipeline(sp: SentencePieceModel) -> Dict[str, Any]:
     """The description bytepair's engine runs for ``sp``: sentencepiece's own
     normalizer, BPE and decoder (``SentencePiece`` / ``SentencePieceBPE``
-    components, see ``src/model/sentencepiece.rs``); control and unknown
+    components, see ``src/model/sentencepiece/``); control and unknown
     pieces listed as special added tokens (never matched in text, as in
     sentencepiece); ``add_special_tokens=True`` puts the BOS piece first
     (sentencepiece's ``add_bos=True``).

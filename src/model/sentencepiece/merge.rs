@@ -1,0 +1,188 @@
+//! SentencePiece's BPE (`bpe_model.cc`): the adjacent pair whose
+//! concatenation is the piece of highest score merges first, leftmost on
+//! ties; user-defined pieces frozen; unused pieces merged through and split
+//! back (`resegment`). Text is cut where no merge can cross, and each part
+//! merged through the word map (`word_cache.rs`).
+
+use super::{word_cache, Cut, SentencePiece, NONE, TABLE_CHARS, UNUSED};
+use crate::model::bpe::merge_lowest_rank;
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// An agenda entry: (rank, left, right, size, piece).
+type Agenda = (u32, usize, usize, u32, u32);
+/// Unused piece -> the (left, right) symbol keys it was last pushed from.
+type RevMerge = FxHashMap<u32, (u32, u32)>;
+
+impl SentencePiece {
+    #[inline]
+    pub(super) fn char_key(&self, c: char) -> u32 {
+        if (c as usize) < TABLE_CHARS {
+            self.char_table[c as usize]
+        } else {
+            self.char_map.get(&c).copied().unwrap_or(NONE)
+        }
+    }
+
+    #[inline]
+    pub(super) fn pair(&self, a: u32, b: u32) -> Option<(u32, u32)> {
+        if a == NONE || b == NONE {
+            return None;
+        }
+        self.pairs.get(&(a, b)).copied()
+    }
+
+    /// Initial symbols of `s[start..end]` (no user-defined symbol inside).
+    #[inline]
+    pub(super) fn chars_of(&self, s: &str, out: &mut Vec<(u32, u32)>) {
+        for c in s.chars() {
+            out.push((self.char_key(c), c.len_utf8() as u32));
+        }
+    }
+
+    /// Cut the text where no merge can cross, merge each part (cached).
+    pub(super) fn merge_cut(&self, s: &str, syms: &mut Vec<(u32, u32)>) {
+        let bytes = s.as_bytes();
+        let mut start = 0usize;
+        let mut at = 0usize;
+        let mut prev_ws = true;
+        let ws = self.ws;
+        let mut word = Vec::new();
+        while at < bytes.len() {
+            if let Some(m) = &self.matcher {
+                if let Some(n) = m.len_at(s, at) {
+                    self.merge_part(&s[start..at], syms, &mut word);
+                    let id = self.piece_ids.get(&s[at..at + n]).copied().unwrap_or(NONE);
+                    syms.push((id, n as u32));
+                    at += n;
+                    start = at;
+                    prev_ws = true;
+                    continue;
+                }
+            }
+            let c = if bytes[at] < 0x80 {
+                bytes[at] as char
+            } else {
+                s[at..].chars().next().unwrap_or(' ')
+            };
+            let is_ws = c == ws;
+            let cut_here = match self.cut {
+                Cut::BeforeSpace => is_ws && !prev_ws,
+                Cut::AfterSpace => !is_ws && prev_ws && at > start,
+                Cut::None => false,
+            };
+            if cut_here && at > start {
+                self.merge_part(&s[start..at], syms, &mut word);
+                start = at;
+            }
+            prev_ws = is_ws;
+            at += c.len_utf8();
+        }
+        self.merge_part(&s[start..], syms, &mut word);
+    }
+
+    /// Best pair first (lowest rank, then leftmost), by scanning: short words.
+    pub(super) fn merge_small(&self, word: &mut Vec<(u32, u32)>) {
+        merge_lowest_rank(word, |a, b| self.pair(a, b));
+    }
+
+    /// SentencePiece's agenda, step for step (the same pushes in the same
+    /// order, so that `rev_merge` records what SentencePiece's does).
+    pub(super) fn merge_heap(&self, word: &mut Vec<(u32, u32)>, mut rev: Option<&mut RevMerge>) {
+        let n = word.len();
+        let mut prev: Vec<isize> = (0..n as isize).map(|i| i - 1).collect();
+        let mut next: Vec<isize> = (0..n as isize)
+            .map(|i| if i + 1 < n as isize { i + 1 } else { -1 })
+            .collect();
+        let mut heap: BinaryHeap<Reverse<Agenda>> = BinaryHeap::with_capacity(n);
+        let push = |heap: &mut BinaryHeap<_>,
+                    word: &[(u32, u32)],
+                    l: usize,
+                    r: usize,
+                    rev: &mut Option<&mut RevMerge>| {
+            if let Some((rank, id)) = self.pair(word[l].0, word[r].0) {
+                heap.push(Reverse((rank, l, r, word[l].1 + word[r].1, id)));
+                if let Some(m) = rev.as_deref_mut() {
+                    if self.types[id as usize] == UNUSED {
+                        m.insert(id, (word[l].0, word[r].0));
+                    }
+                }
+            }
+        };
+        for i in 1..n {
+            push(&mut heap, word, i - 1, i, &mut rev);
+        }
+        while let Some(Reverse((_, l, r, size, id))) = heap.pop() {
+            if word[l].1 == 0 || word[r].1 == 0 || word[l].1 + word[r].1 != size {
+                continue;
+            }
+            word[l] = (id, size);
+            word[r].1 = 0;
+            let nn = next[r];
+            next[l] = nn;
+            if nn >= 0 {
+                prev[nn as usize] = l as isize;
+            }
+            if prev[l] >= 0 {
+                push(&mut heap, word, prev[l] as usize, l, &mut rev);
+            }
+            if nn >= 0 {
+                push(&mut heap, word, l, nn as usize, &mut rev);
+            }
+        }
+        word.retain(|s| s.1 != 0);
+    }
+
+    /// The whole text at once, with `rev_merge` (models with unused pieces).
+    pub(super) fn merge_all(&self, s: &str, syms: &mut Vec<(u32, u32)>) {
+        let mut word = Vec::with_capacity(s.len());
+        let mut at = 0;
+        while at < s.len() {
+            if let Some(m) = &self.matcher {
+                if let Some(n) = m.len_at(s, at) {
+                    let id = self.piece_ids.get(&s[at..at + n]).copied().unwrap_or(NONE);
+                    word.push((id, n as u32));
+                    at += n;
+                    continue;
+                }
+            }
+            let c = s[at..].chars().next().unwrap_or(' ');
+            word.push((self.char_key(c), c.len_utf8() as u32));
+            at += c.len_utf8();
+        }
+        let mut rev = FxHashMap::default();
+        self.merge_heap(&mut word, Some(&mut rev));
+        for (k, len) in word {
+            self.resegment(k, len, &rev, syms, 0);
+        }
+    }
+
+    pub(super) fn resegment(&self, k: u32, len: u32, rev: &RevMerge, out: &mut Vec<(u32, u32)>, depth: usize) {
+        if (k as usize) < self.types.len() && self.types[k as usize] == UNUSED && depth < 1 << 16 {
+            if let Some(&(a, b)) = rev.get(&k) {
+                self.resegment(a, self.key_len[a as usize], rev, out, depth + 1);
+                self.resegment(b, self.key_len[b as usize], rev, out, depth + 1);
+                return;
+            }
+        }
+        out.push((k, len));
+    }
+
+    /// One part of a text (no merge crosses its ends), merged through the word map.
+    pub(super) fn merge_part(&self, w: &str, syms: &mut Vec<(u32, u32)>, word: &mut Vec<(u32, u32)>) {
+        if w.is_empty() {
+            return;
+        }
+        let run = |word: &mut Vec<(u32, u32)>| {
+            word.clear();
+            self.chars_of(w, word);
+            if word.len() <= 48 {
+                self.merge_small(word);
+            } else {
+                self.merge_heap(word, None);
+            }
+        };
+        word_cache::merged(self.cache_id, w, syms, word, run);
+    }
+}
