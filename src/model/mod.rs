@@ -14,6 +14,7 @@ mod char;
 mod dropout;
 mod queue;
 pub mod sentencepiece;
+pub(crate) mod vocab_files;
 
 pub(crate) use byte::{derive_merges, ByteRanks, ConcatRanks, TokenTable};
 pub use scratch::clear_piece_caches;
