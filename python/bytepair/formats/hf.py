@@ -757,9 +757,11 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     post = d.get("post_processor") if isinstance(d, dict) else None
     if isinstance(post, dict) and post.get("type") == "Sequence" and not isinstance(post.get("processors"), list):
         raise FormatError(f"{path}: post_processor.processors: expected a list")  # as the pipeline's loader says
-    if pattern is None and special_tokens is None and (_adds_tokens(post) or _trims_offsets(post)):
+    if pattern is None and special_tokens is None and (_adds_tokens(post) or _trims_offsets(post)
+                                                       or _merges_make_a_token_twice(d)):
         # encode(text, add_special_tokens=True) must add them, and offsets be trimmed as HF trims them:
-        # only the pipeline runs post-processors
+        # only the pipeline runs post-processors; and the byte model refuses two merges making one token
+        # (Llama 3's), so such a file goes to the pipeline at once (if it refuses, the byte model's reason is given)
         try:
             return checked_pipeline(d, path, text, decode_skips=_pipeline_holes(d))
         except FormatError:
@@ -774,6 +776,18 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     for w in caught:  # the byte or char model loaded it: its warnings stand
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return tok
+
+
+def _merges_make_a_token_twice(d: Any) -> bool:
+    """Whether ``d`` is byte-level and two of its merges make one token, which bytepair's rule (the byte model)
+    refuses; False for a merge list the core does not read as regular (the byte model then says what it finds)."""
+    model = d.get("model") if isinstance(d, dict) else None
+    merges = model.get("merges") if isinstance(model, dict) else None
+    pre = d.get("pre_tokenizer")
+    seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
+    pres = [pre] + (seq if isinstance(seq, list) else [])
+    return (isinstance(merges, list) and any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in pres)
+            and _core.merges_repeat_a_token(merges) is True)
 
 
 def _pipeline_holes(d: Any) -> FrozenSet[int]:
