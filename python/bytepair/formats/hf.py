@@ -781,7 +781,9 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
 def _merges_make_a_token_twice(d: Any) -> bool:
     """Whether ``d`` is byte-level and two of its merges make one token, which bytepair's rule (the byte model)
     refuses; False for a merge list the core does not read as regular (the byte model then says what it finds)."""
-    model = d.get("model") if isinstance(d, dict) else None
+    if not isinstance(d, dict):
+        return False
+    model = d.get("model")
     merges = model.get("merges") if isinstance(model, dict) else None
     pre = d.get("pre_tokenizer")
     seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
