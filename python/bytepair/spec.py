@@ -271,12 +271,31 @@ def build_core(spec: Any) -> Any:
     )
 
 
-def _pipeline_core(spec: PipelineSpec) -> Any:
+def checked_pipeline(description: Mapping[str, Any], path: str, source: str, **fields: Any) -> PipelineSpec:
+    """``checked(PipelineSpec(description, path, **fields))``, the core reading
+    ``source``: the JSON text that ``description`` was parsed from, as it
+    is (no second serialisation of a big vocabulary).
+
+    >>> checked_pipeline({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}, "f",
+    ...                  '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}').built.n_vocab
+    1
+    """
+    spec = PipelineSpec(description, path, **fields)
+    object.__setattr__(spec, "built", _pipeline_core(spec, source))
+    return spec
+
+
+def _pipeline_core(spec: PipelineSpec, source: Optional[str] = None) -> Any:
     desc = spec.description
     if not isinstance(desc, Mapping):
         raise FormatError(f"{spec.path}: a Hugging Face tokenizer.json must be a JSON object")
     regexes: Dict[str, str] = {}
     _regexes(desc, regexes)
+    if source is not None:
+        try:
+            return _core.CorePipeline(source, regexes)
+        except BytepairError:
+            pass  # the description's own JSON below names the fault as it always has
     try:
         # ASCII: a Python str holding one non-ASCII character takes 2 or 4 bytes for every character
         return _core.CorePipeline(json.dumps(desc), regexes)

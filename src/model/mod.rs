@@ -15,6 +15,7 @@ mod dropout;
 mod queue;
 pub mod sentencepiece;
 pub mod spec;
+pub(crate) mod vocab_files;
 
 pub(crate) use byte::{derive_merges, ByteRanks, ConcatRanks, TokenTable};
 pub use scratch::clear_piece_caches;

@@ -2,6 +2,7 @@
 //! every core error becomes the matching class of `bytepair.errors`.
 
 mod pylist;
+mod vocab_files;
 
 use crate::error::Error;
 use crate::pretok::pretokenize::Pretokenizer;
@@ -898,5 +899,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(split_words, m)?)?;
     m.add_function(wrap_pyfunction!(split_words_regex, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py::vocab_files::tiktoken_ranks, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_vocab_ok, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py::vocab_files::merges_repeat_a_token, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py::vocab_files::byte_vocab, m)?)?;
     Ok(())
 }

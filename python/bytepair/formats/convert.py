@@ -9,8 +9,9 @@ b' hello'
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from bytepair import _core
 from bytepair.errors import FormatError
 
 
@@ -105,10 +106,11 @@ def merges_as_ids(tok: Any) -> List[Tuple[int, int]]:
 def byte_ranks(
     vocab: Mapping[str, int],
     specials: Mapping[str, int],
-    merges: Sequence[Tuple[str, str]],
+    merges: Sequence[Any],
     vocab_where: str,
     merge_where: Callable[[int], str],
     ignore_merges: bool,
+    parse_merges: Optional[Callable[[], Sequence[Tuple[str, str]]]] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[int, int, int]]]:
     """The ``{id: bytes}`` of a byte-level vocabulary with merges (Hugging
     Face's ``model.vocab`` + ``model.merges``, GPT-2's ``vocab.json`` +
@@ -128,7 +130,37 @@ def byte_ranks(
     tokens that no merge makes can never come out of the merge rule: they
     are left out (or, with ``ignore_merges``, refused, as the whole-piece
     rule would give them). Errors are ``FormatError`` naming the place.
+
+    ``merges`` are pairs, or the file's own merge items (``"left right"`` or
+    a pair) when ``parse_merges`` parses them (naming a malformed one).
+    The core does the work in one pass; what it finds irregular is read
+    again here, by the same checks, to name the fault.
+
+    >>> ab = {bytes_to_unicode(bytes([b])): b for b in range(256)} | {"ab": 256}
+    >>> byte_ranks(ab, {}, ["a b"], "f: vocab", lambda k: f"f: merge {k}", False)[1]
+    [(97, 98, 256)]
+    >>> byte_ranks(ab, {}, ["a b", ["a", "b"]], "f: vocab", lambda k: f"f: merge {k}", False)
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.FormatError: f: merge 1: the merge ('a', 'b') makes 'ab', which f: merge 0 makes already; a merge list ranks pairs, bytepair (like tiktoken) ranks the tokens they make, and the two disagree on such lists
     """
+    fast = (_core.byte_vocab(vocab, specials, merges, ignore_merges)
+            if isinstance(vocab, dict) and isinstance(specials, dict) and isinstance(merges, list) else ("irregular",))
+    if fast[0] == "ok":
+        return fast[1], fast[2]
+    if fast[0] == "merge":
+        _, k, fault, detail = fast
+        m = merges[k]
+        l, r = m.split(" ") if isinstance(m, str) else m
+        raise _merge_error(k, l, r, fault, detail, merge_where)
+    return _checked_byte_ranks(vocab, specials, parse_merges() if parse_merges else merges, vocab_where, merge_where,
+                               ignore_merges)
+
+
+def _checked_byte_ranks(vocab: Mapping[str, int], specials: Mapping[str, int], merges: Sequence[Tuple[str, str]],
+                        vocab_where: str, merge_where: Callable[[int], str],
+                        ignore_merges: bool) -> Tuple[Dict[int, bytes], List[Tuple[int, int, int]]]:
+    """:func:`byte_ranks` one token at a time in Python: the path that names every fault."""
     ids: Dict[int, bytes] = {}
     for token, id_ in vocab.items():
         if token in specials and specials[token] == id_:
@@ -176,23 +208,44 @@ def byte_ranks(
 def _refuse_merge(k: int, l: str, r: str, rank: Mapping[str, int], made: Mapping[str, int], last: int,
                   merge_where: Callable[[int], str]) -> None:
     """The ``FormatError`` of merge ``k`` of :func:`byte_ranks`, which failed a check."""
-    where = merge_where(k)
-    file, _, place = where.partition(": ")
-    for part in (l, r):
-        unicode_to_bytes(part, file, place)  # a character outside GPT-2's map is named first
+    for side, part in enumerate((l, r)):
+        try:
+            unicode_to_bytes(part, "", "")
+        except FormatError:
+            raise _merge_error(k, l, r, "char", side, merge_where) from None
         if part not in rank:
-            raise FormatError(f"{where}: the merge ({l!r}, {r!r}) uses {part!r}, which is not in the vocabulary")
+            raise _merge_error(k, l, r, "unknown-part", side, merge_where)
     merged = l + r
     if merged not in rank:
-        raise FormatError(f"{where}: the merge ({l!r}, {r!r}) makes {merged!r}, which is not in the vocabulary")
+        raise _merge_error(k, l, r, "unknown-merged", -1, merge_where)
     if merged in made:
-        raise FormatError(
-            f"{where}: the merge ({l!r}, {r!r}) makes {merged!r}, which {merge_where(made[merged])} makes "
+        raise _merge_error(k, l, r, "made-by", made[merged], merge_where)
+    raise _merge_error(k, l, r, "id-order", rank[merged], merge_where)
+
+
+def _merge_error(k: int, l: str, r: str, fault: str, detail: int, merge_where: Callable[[int], str]) -> FormatError:
+    """The message of merge ``k`` (``l``, ``r``), which bytepair's rule cannot run: ``fault`` is what the
+    core's check found (``detail``: the side, the earlier merge or the id made)."""
+    where = merge_where(k)
+    merged = l + r
+    if fault == "char":
+        file, _, place = where.partition(": ")
+        try:
+            unicode_to_bytes((l, r)[detail], file, place)
+        except FormatError as e:
+            return e
+    if fault in ("char", "unknown-part"):
+        return FormatError(f"{where}: the merge ({l!r}, {r!r}) uses {(l, r)[detail]!r}, which is not in the vocabulary")
+    if fault == "unknown-merged":
+        return FormatError(f"{where}: the merge ({l!r}, {r!r}) makes {merged!r}, which is not in the vocabulary")
+    if fault == "made-by":
+        return FormatError(
+            f"{where}: the merge ({l!r}, {r!r}) makes {merged!r}, which {merge_where(detail)} makes "
             "already; a merge list ranks pairs, bytepair (like tiktoken) ranks the tokens they make, "
             "and the two disagree on such lists"
         )
-    raise FormatError(
-        f"{where}: the merge ({l!r}, {r!r}) makes {merged!r} (id {rank[merged]}), whose id is lower "
+    return FormatError(
+        f"{where}: the merge ({l!r}, {r!r}) makes {merged!r} (id {detail}), whose id is lower "
         "than that of the token an earlier merge makes; bytepair ranks merges by the id of the "
         "token they make, so the ids must grow with the merge order"
     )

@@ -51,7 +51,7 @@ from bytepair.formats.convert import (
 )
 from bytepair.regex_dialects import from_onig, to_onig
 from bytepair.patterns import PRESETS, preset_name
-from bytepair.spec import PipelineSpec, checked, from_byte_vocab, from_dict, vocabulary_holes
+from bytepair.spec import PipelineSpec, checked, checked_pipeline, from_byte_vocab, from_dict, vocabulary_holes
 from bytepair.formats.subword_nmt import reapplied_merges
 from bytepair import _core
 
@@ -343,12 +343,18 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 2**32 - 2
 
 
-def _merges(model: Dict[str, Any], fail: _Fail) -> List[Tuple[str, str]]:
+def _merge_list(model: Dict[str, Any], fail: _Fail) -> List[Any]:
+    """``model.merges`` as the file has it, after checking that it is a list."""
     if "merges" not in model:  # as Hugging Face ("Missing vocab/merges"): no merges would encode silently
         raise fail("field 'model.merges' is missing (a BPE model needs both vocab and merges)")
     raw = model["merges"]
     if not isinstance(raw, list):
         raise fail("field 'model.merges' must be a list")
+    return raw
+
+
+def _merges(model: Dict[str, Any], fail: _Fail) -> List[Tuple[str, str]]:
+    raw = _merge_list(model, fail)
     out = []
     for k, m in enumerate(raw):
         if isinstance(m, str):  # legacy form "left right"
@@ -367,6 +373,8 @@ def _vocab(model: Dict[str, Any], fail: _Fail) -> Dict[str, int]:
     vocab = model.get("vocab")
     if not isinstance(vocab, dict):
         raise fail("field 'model.vocab' must be an object mapping tokens to ids")
+    if _core.hf_vocab_ok(vocab):  # the core's one pass; the loop below names what is wrong
+        return vocab
     seen: Dict[int, str] = {}
     for token, id_ in vocab.items():
         if not _is_int(id_):
@@ -617,10 +625,11 @@ def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
             raise fail(f"model.{key} is {model[key]!r}; a byte-level model cannot have one")
     vocab = _vocab(model, fail)
     added = _added(d, vocab, fail)
-    merges = _merges(model, fail)
+    merges = _merge_list(model, fail)
     merge_where = lambda k: f"{fail.path}: model.merges[{k}]"  # noqa: E731
     ids, triples = byte_ranks(vocab, added, merges, vocab_where=f"{fail.path}: model.vocab", merge_where=merge_where,
-                              ignore_merges=bool(model.get("ignore_merges", False)))
+                              ignore_merges=bool(model.get("ignore_merges", False)),
+                              parse_merges=lambda: _merges(model, fail))
     if pattern is None:
         pattern, prefix = _byte_pre(d.get("pre_tokenizer"), fail)
     else:  # the caller's pattern replaces the pre-tokenizer's split; a lone ByteLevel's prefix space stays
@@ -745,15 +754,16 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     """The description (:mod:`bytepair.spec`) of a ``tokenizer.json``'s text,
     checked: a byte or char model when it runs the file exactly, else a pipeline."""
     d = parse_json(text, path)
-    del text  # the file's text goes before anything is built from it (a big vocabulary's peak)
     post = d.get("post_processor") if isinstance(d, dict) else None
     if isinstance(post, dict) and post.get("type") == "Sequence" and not isinstance(post.get("processors"), list):
         raise FormatError(f"{path}: post_processor.processors: expected a list")  # as the pipeline's loader says
-    if pattern is None and special_tokens is None and (_adds_tokens(post) or _trims_offsets(post)):
+    if pattern is None and special_tokens is None and (_adds_tokens(post) or _trims_offsets(post)
+                                                       or _merges_make_a_token_twice(d)):
         # encode(text, add_special_tokens=True) must add them, and offsets be trimmed as HF trims them:
-        # only the pipeline runs post-processors
+        # only the pipeline runs post-processors; and the byte model refuses two merges making one token
+        # (Llama 3's), so such a file goes to the pipeline at once (if it refuses, the byte model's reason is given)
         try:
-            return checked(PipelineSpec(d, path, decode_skips=_pipeline_holes(d)))
+            return checked_pipeline(d, path, text, decode_skips=_pipeline_holes(d))
         except FormatError:
             pass  # the byte or char model may still run it (without the post-processor, with a warning)
     caught: List[warnings.WarningMessage] = []
@@ -762,10 +772,24 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
             warnings.simplefilter("always")
             tok = _load_models(d, path, pattern, special_tokens)
     except FormatError as refused:
-        return _load_pipeline(d, path, pattern, special_tokens, refused)
+        return _load_pipeline(d, path, pattern, special_tokens, refused, text)
     for w in caught:  # the byte or char model loaded it: its warnings stand
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return tok
+
+
+def _merges_make_a_token_twice(d: Any) -> bool:
+    """Whether ``d`` is byte-level and two of its merges make one token, which bytepair's rule (the byte model)
+    refuses; False for a merge list the core does not read as regular (the byte model then says what it finds)."""
+    if not isinstance(d, dict):
+        return False
+    model = d.get("model")
+    merges = model.get("merges") if isinstance(model, dict) else None
+    pre = d.get("pre_tokenizer")
+    seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
+    pres = [pre] + (seq if isinstance(seq, list) else [])
+    return (isinstance(merges, list) and any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in pres)
+            and _core.merges_repeat_a_token(merges) is True)
 
 
 def _pipeline_holes(d: Any) -> FrozenSet[int]:
@@ -830,8 +854,11 @@ def byte_model_of(description: Any) -> Optional[Any]:
         return None
     merges = model.get("merges")
     if isinstance(merges, list):  # a cheap first look: two merges making one token (Llama 3) never route
-        made = {m.replace(" ", "", 1) if isinstance(m, str) else "".join(map(str, m)) for m in merges}
-        if len(made) != len(merges):
+        repeats = _core.merges_repeat_a_token(merges)
+        if repeats is None:  # not all "left right" or pairs of strings: the same look in Python
+            made = {m.replace(" ", "", 1) if isinstance(m, str) else "".join(map(str, m)) for m in merges}
+            repeats = len(made) != len(merges)
+        if repeats:
             return None
     bare = dict(description, post_processor=None, truncation=None, padding=None)
     try:
@@ -865,14 +892,14 @@ def _load_models(d: Any, path: str, pattern: Optional[str], special_tokens: Opti
 
 
 def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]],
-                   refused: FormatError) -> Any:
+                   refused: FormatError, source: str) -> Any:
     """What the byte and char models cannot run exactly runs as a pipeline
-    (:mod:`bytepair.pipeline`). When the pipeline engine refuses it too, the
-    error names the unsupported component, or else is the first refusal."""
+    (:mod:`bytepair.pipeline`), its core reading the file's text ``source``. When the pipeline engine
+    refuses it too, the error names the unsupported component, or else is the first refusal."""
     if pattern is not None or special_tokens is not None:
         raise refused
     try:
-        return checked(PipelineSpec(d, path, decode_skips=_pipeline_holes(d)))
+        return checked_pipeline(d, path, source, decode_skips=_pipeline_holes(d))
     except UnsupportedComponentError as e:  # name the part the engine lacks, not the byte model's refusal
         line = str(e).splitlines()[0]
         raise UnsupportedComponentError(line if line.startswith(path) else f"{path}: {line}") from None

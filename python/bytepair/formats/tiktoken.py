@@ -24,6 +24,7 @@ import json
 import os
 from typing import Any, Dict, Mapping, Optional
 
+from bytepair import _core
 from bytepair._io import atomic_write_bytes, atomic_write_text, read_model_bytes
 from bytepair.errors import BytepairError, FormatError
 from bytepair.formats.convert import require_byte_model, unique_vocab
@@ -55,7 +56,9 @@ def parse(data: bytes, path: str) -> Dict[int, bytes]:
     ...
     bytepair.errors.FormatError: f: line 2: not a valid .tiktoken file: expected 'base64 rank', got 'Yg=='
     """
-    ranks = _parse_fast(data)
+    ranks = _core.tiktoken_ranks(data)  # strictly regular lines, read in one pass; else the Python reading
+    if ranks is None:
+        ranks = _parse_fast(data)
     if ranks is None:
         ranks = _parse_checked(data, path)
     if not ranks:

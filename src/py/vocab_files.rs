@@ -1,0 +1,165 @@
+//! Bindings of `vocab_files` (the per-token work of the loaders): Python's
+//! dicts and lists read once, without a Python object made per token
+//! except the results. Anything irregular in them gives `None` or
+//! `("irregular",)`, and the Python loader's checked path runs instead.
+
+use crate::model::vocab_files::{self, Fault, MergeFault};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
+
+const MAX_ID: u64 = (1 << 32) - 2;
+
+/// `{rank: token bytes}` of a strictly regular `.tiktoken` file, else None.
+#[pyfunction]
+pub(crate) fn tiktoken_ranks<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let Some(ranks) = py.detach(|| vocab_files::tiktoken_ranks(data)) else {
+        return Ok(None);
+    };
+    let out = PyDict::new(py);
+    for (rank, token) in ranks {
+        out.set_item(rank, PyBytes::new(py, &token))?;
+    }
+    Ok(Some(out))
+}
+
+/// The `str -> id` items of a dict whose keys are non-empty strings and
+/// whose values are distinct ids (ints, not bools, 0 to 2**32 - 2); None
+/// otherwise.
+fn str_ids<'py>(d: &Bound<'py, PyDict>) -> PyResult<Option<(Vec<Bound<'py, PyString>>, Vec<u32>)>> {
+    let (mut keys, mut ids) = (Vec::with_capacity(d.len()), Vec::with_capacity(d.len()));
+    for (k, v) in d.iter() {
+        let Ok(k) = k.cast_into::<PyString>() else { return Ok(None) };
+        if v.is_instance_of::<PyBool>() || !v.is_instance_of::<PyInt>() {
+            return Ok(None);
+        }
+        match v.extract::<u64>() {
+            Ok(id) if id <= MAX_ID => ids.push(id as u32),
+            _ => return Ok(None),
+        }
+        keys.push(k);
+    }
+    Ok(Some((keys, ids)))
+}
+
+/// The strings (copied: the limited API has no borrowed UTF-8 view), or
+/// None if one is empty or holds a lone surrogate.
+fn strs(keys: &[Bound<'_, PyString>]) -> Option<Vec<String>> {
+    keys.iter().map(|k| k.to_cow().ok().filter(|s| !s.is_empty()).map(|s| s.into_owned())).collect()
+}
+
+/// Whether Hugging Face's `model.vocab` is regular: non-empty string tokens
+/// with distinct ids (the checked path names what is not).
+#[pyfunction]
+pub(crate) fn hf_vocab_ok(vocab: &Bound<'_, PyDict>) -> PyResult<bool> {
+    let Some((keys, ids)) = str_ids(vocab)? else { return Ok(false) };
+    if strs(&keys).is_none() {
+        return Ok(false);
+    }
+    let mut seen = rustc_hash::FxHashSet::default();
+    Ok(ids.iter().all(|id| seen.insert(*id)))
+}
+
+/// The strings of a merge list: each item `"left right"` (one space) or a
+/// list / tuple of two non-empty strings; None if any item is not.
+enum Item {
+    Legacy(usize),
+    Pair(usize, usize),
+}
+
+fn merge_strings<'py>(merges: &Bound<'py, PyList>) -> PyResult<Option<(Vec<Bound<'py, PyString>>, Vec<Item>)>> {
+    let (mut held, mut items) = (Vec::with_capacity(merges.len() * 2), Vec::with_capacity(merges.len()));
+    for m in merges.iter() {
+        if let Ok(s) = m.cast::<PyString>() {
+            items.push(Item::Legacy(held.len()));
+            held.push(s.clone());
+            continue;
+        }
+        let pair: Vec<Bound<'py, PyAny>> = if let Ok(l) = m.cast::<PyList>() {
+            l.iter().collect()
+        } else if let Ok(t) = m.cast::<PyTuple>() {
+            t.iter().collect()
+        } else {
+            return Ok(None);
+        };
+        if pair.len() != 2 {
+            return Ok(None);
+        }
+        let (Ok(a), Ok(b)) = (pair[0].cast::<PyString>(), pair[1].cast::<PyString>()) else { return Ok(None) };
+        items.push(Item::Pair(held.len(), held.len() + 1));
+        held.push(a.clone());
+        held.push(b.clone());
+    }
+    Ok(Some((held, items)))
+}
+
+fn merge_strs(held: &[Bound<'_, PyString>]) -> Option<Vec<String>> {
+    held.iter().map(|h| h.to_cow().ok().map(|s| s.into_owned())).collect()
+}
+
+fn merge_pairs<'a>(s: &'a [String], items: &[Item]) -> Option<Vec<(&'a str, &'a str)>> {
+    items
+        .iter()
+        .map(|item| match *item {
+            Item::Legacy(i) => vocab_files::split_legacy_merge(&s[i]),
+            Item::Pair(a, b) => (!s[a].is_empty() && !s[b].is_empty()).then_some((s[a].as_str(), s[b].as_str())),
+        })
+        .collect()
+}
+
+/// Whether two merges of a regular merge list make the same token; None
+/// for an irregular list.
+#[pyfunction]
+pub(crate) fn merges_repeat_a_token(merges: &Bound<'_, PyList>) -> PyResult<Option<bool>> {
+    let Some((held, items)) = merge_strings(merges)? else { return Ok(None) };
+    let Some(s) = merge_strs(&held) else { return Ok(None) };
+    Ok(merge_pairs(&s, &items).map(|pairs| vocab_files::merges_repeat_a_token(&pairs)))
+}
+
+/// A byte-level vocabulary with its merges, checked (`vocab_files::byte_vocab`):
+/// `("ok", {id: bytes}, [(left, right, merged)])`, `("merge", k, fault,
+/// detail)` for merge `k` that bytepair's rule cannot run (fault `"char"`,
+/// `"unknown-part"` with the side 0 or 1, `"unknown-merged"`, `"made-by"`
+/// with the earlier merge's index, `"id-order"` with the id made), or
+/// `("irregular",)`.
+#[pyfunction]
+pub(crate) fn byte_vocab<'py>(
+    py: Python<'py>,
+    vocab: &Bound<'py, PyDict>,
+    specials: &Bound<'py, PyDict>,
+    merges: &Bound<'py, PyList>,
+    ignore_merges: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let irregular = || PyTuple::new(py, ["irregular"]);
+    let (Some((vkeys, vids)), Some((skeys, sids)), Some((held, items))) =
+        (str_ids(vocab)?, str_ids(specials)?, merge_strings(merges)?)
+    else {
+        return irregular();
+    };
+    let (Some(vstr), Some(sstr), Some(mstr)) = (strs(&vkeys), strs(&skeys), merge_strs(&held)) else {
+        return irregular();
+    };
+    let Some(pairs) = merge_pairs(&mstr, &items) else { return irregular() };
+    let v: Vec<(&str, u32)> = vstr.iter().map(String::as_str).zip(vids).collect();
+    let s: Vec<(&str, u32)> = sstr.iter().map(String::as_str).zip(sids).collect();
+    match vocab_files::byte_vocab(&v, &s, &pairs, ignore_merges) {
+        Ok(got) => {
+            let ids = PyDict::new(py);
+            for (id, bytes) in &got.tokens {
+                ids.set_item(id, PyBytes::new(py, bytes))?;
+            }
+            let triples = PyList::new(py, got.triples)?;
+            PyTuple::new(py, [PyString::new(py, "ok").into_any(), ids.into_any(), triples.into_any()])
+        }
+        Err(Fault::Irregular) => irregular(),
+        Err(Fault::Merge(k, fault)) => {
+            let (kind, detail) = match fault {
+                MergeFault::Char(side) => ("char", side as i64),
+                MergeFault::UnknownPart(side) => ("unknown-part", side as i64),
+                MergeFault::UnknownMerged => ("unknown-merged", -1),
+                MergeFault::MadeBy(j) => ("made-by", j as i64),
+                MergeFault::IdOrder(id) => ("id-order", id as i64),
+            };
+            ("merge", k, kind, detail).into_pyobject(py)
+        }
+    }
+}
