@@ -42,8 +42,8 @@ def _constructor(make: Callable[..., Any], summary: str) -> Any:
 
 
 def _setting(name: str, doc: str) -> property:
-    """A read-only attribute of the description."""
-    return property(lambda self: getattr(self._spec, name), doc=doc)
+    """A read-only attribute of the description (None where its kind has none)."""
+    return property(lambda self: getattr(self._spec, name, None), doc=doc)
 
 
 class Tokenizer(ModelSpecials, VocabularyNames):
@@ -147,14 +147,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
     merge_rule = _setting("merge_rule", "``'in-order'`` or ``'lowest-rank'`` (subword-nmt's apply-bpe).")
     parity_stats = _setting("parity_stats", ":meth:`train_parity`'s statistics per language (not saved).")
 
-    @property
-    def chat_template(self) -> Optional[str]:
-        """The chat template a GGUF file carries (``tokenizer.chat_template``), as text; None elsewhere.
-
-        >>> Tokenizer.train("ab").chat_template is None
-        True
-        """
-        return getattr(self._spec, "chat_template", None)
+    chat_template = _setting("chat_template", "The chat template a GGUF file carries, as text; else None.")
 
     @property
     def spec(self) -> Any:
@@ -426,8 +419,8 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> Tokenizer.train("ab").decode_bytes([97, 98])
         b'ab'
         """
-        skipped = set(self._spec.special_tokens.values()) if skip_special_tokens else set()
-        skipped |= self._spec.decode_skips  # a hole of a Hugging Face vocabulary decodes to nothing, as in HF
+        # decode_skips: the holes of a Hugging Face vocabulary, which decode to nothing as in HF
+        skipped = set(self._spec.special_tokens.values() if skip_special_tokens else ()) | self._spec.decode_skips
         buffer = as_id_buffer(drop(ids, skipped) if skipped else ids) if type(ids).__module__ == "numpy" else None
         if buffer is not None:
             return self._core.decode_buffer(buffer)
