@@ -24,7 +24,7 @@ FUZZ = pathlib.Path(__file__).resolve().parents[1] / "fuzz"
 HARNESS = FUZZ / "fuzz_pipelines.py"
 RUNS = int(os.environ.get("FUZZ_ATHERIS_RUNS", "500"))
 VARIANTS = {
-    "fuzz_loaders.py": {"bytepair", "hf", "tiktoken", "gpt2", "subword-nmt", "counts"},
+    "fuzz_loaders.py": {"bytepair", "hf", "tiktoken", "gpt2", "subword-nmt", "counts", "gguf"},
     "fuzz_pipelines.py": {"hf-pipeline", "hf-metaspace", "hf-legacy", "sentencepiece", "tekken"},
 }
 
