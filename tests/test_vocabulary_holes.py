@@ -89,3 +89,23 @@ def test_the_native_file_keeps_the_holes_rule(tmp_path, route):
     again = Tokenizer.load(str(tmp_path / "native.json"))
     holes = [i for i in range(again.n_vocab) if hf.id_to_token(i) is None]
     assert again.decode([300, *holes, 301]) == hf.decode([300, *holes, 301])
+
+
+@pytest.mark.parametrize("normalizer", [None, {"type": "NFC"}])
+def test_a_hostile_id_far_above_the_rest_is_refused_without_a_huge_allocation(tmp_path, normalizer):
+    """Finding the holes of a vocabulary must not build a set of 2**31 ids: in a child limited to 2 GB of
+    address space, the file is refused with a FormatError (the fuzz harness once ran out of memory here)."""
+    import json
+    import subprocess
+    import sys
+
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    vocab["ab"] = 2**31
+    desc = {"model": {"type": "BPE", "vocab": vocab, "merges": [["a", "b"]]}, "normalizer": normalizer,
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(desc), encoding="utf-8")
+    child = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)); import bytepair\n"
+             "try:\n    bytepair.Tokenizer.load(sys.argv[1])\nexcept bytepair.FormatError as e:\n    print('refused', e)\n")
+    done = subprocess.run([sys.executable, "-c", child, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("refused"), done.stdout + done.stderr[-2000:]

@@ -211,7 +211,9 @@ def vocabulary_holes(ids: Iterable[int]) -> FrozenSet[int]:
     [3]
     """
     present = set(ids)
-    return frozenset(range(max(present, default=-1) + 1)) - present
+    top = max(present, default=-1)
+    check_unused_ids(len(present), top)  # a hostile id far above the rest is refused, never a huge set
+    return frozenset(range(top + 1)) - present
 
 
 # ---------------------------------------------------------------- the core

@@ -636,8 +636,8 @@ def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
         lone = _lone_byte_level(d.get("pre_tokenizer"))
         prefix = lone is not None and _byte_level_opts(lone)[1]
     specials = dict(added) if special_tokens is None else dict(special_tokens)
-    holes = vocabulary_holes([*ids, *specials.values()])
     try:
+        holes = vocabulary_holes([*ids, *specials.values()])
         spec = checked(replace(from_byte_vocab(ids, pattern, specials, add_prefix_space=prefix), decode_skips=holes))
     except BytepairError as e:
         raise fail(str(e)) from None
@@ -800,10 +800,9 @@ def _pipeline_holes(d: Any) -> FrozenSet[int]:
     if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
         return frozenset()  # the pipeline's own checks refuse it, or it has no holes (a list)
     try:
-        added = _added(d, vocab, _Fail("<pipeline>"))
-    except FormatError:
+        return vocabulary_holes([*vocab.values(), *_added(d, vocab, _Fail("<pipeline>")).values()])
+    except BytepairError:  # the pipeline's own checks name what is wrong (ids far apart, a bad added token)
         return frozenset()
-    return vocabulary_holes([*vocab.values(), *added.values()])
 
 
 def _adds_tokens(post: Any) -> bool:
