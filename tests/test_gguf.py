@@ -12,9 +12,8 @@ from bytepair.errors import FormatError
 from bytepair.formats import detect, gguf
 
 # every byte-level and SentencePiece BPE file llama.cpp ships with expected ids (WordPiece ones are out of scope)
-# (falcon and phi-3 are refused: tests/test_gguf_llama_cpp.py)
 ORACLE_FILES = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt",
-                "starcoder", "refact", "command-r"]
+                "starcoder", "refact", "command-r", "falcon", "phi-3"]
 NO_ORACLE = ["aquila", "baichuan", "gpt-neox"]
 
 
@@ -190,9 +189,11 @@ def test_save_roundtrip_and_refusal(tmp_path):
     assert not os.path.exists(tmp_path / "x.gguf")
 
 
-def test_overlapping_special_tokens_refused_runs_kept(tmp_path):
-    """llama.cpp cuts the longest special token first, bytepair the leftmost-longest: where one token ends
-    with what another starts with the two differ, so the file is refused; runs of one character cut alike."""
+def test_overlapping_special_tokens_cut_as_llama_cpp_or_refused(tmp_path):
+    """Where one special token ends with what another starts with, llama.cpp's cut (longest first) is used
+    (its ids against llama.cpp: tests/test_gguf_llama_cpp.py); two such tokens of one length are refused, as
+    llama.cpp's order for them is its C++ library's sort. Without overlaps Hugging Face's cut is kept, and
+    only then can the tokenizer be written as a tokenizer.json."""
     base = [gguf.bytes_to_unicode(bytes([b])) for b in range(256)]
 
     def with_added(added, kind):
@@ -201,10 +202,18 @@ def test_overlapping_special_tokens_refused_runs_kept(tmp_path):
         return small_gguf(tokenizer__ggml__tokens=(gguf.T_ARRAY, tokens, gguf.T_STRING),
                           tokenizer__ggml__token_type=(gguf.T_ARRAY, types, gguf.T_INT32))
 
-    with pytest.raises(FormatError, match=r"'<x>' and '>y>' overlap"):
+    with pytest.raises(FormatError, match=r"'<x>' and '>y>' overlap .* same length"):
         Tokenizer.load(write(tmp_path, with_added(["<x>", ">y>"], gguf.TOKEN_CONTROL)))
-    # runs load (their ids against llama.cpp: MPT's runs of spaces in tests/test_gguf_llama_cpp.py)
-    Tokenizer.load(write(tmp_path, with_added(["  ", "   ", "    "], gguf.TOKEN_USER_DEFINED)))
+    tok = Tokenizer.load(write(tmp_path, with_added(["<x>", ">yy>"], gguf.TOKEN_CONTROL)))
+    assert tok.spec.description["special_cut"] == "llama.cpp"
+    # the longer token first, though the shorter one starts further left
+    assert tok.encode("<x>yy>", add_special_tokens=False) == tok.encode_ordinary("<x") + [tok.token_to_id(">yy>")]
+    with pytest.raises(FormatError, match="llama.cpp cuts its special tokens"):
+        tok.save(str(tmp_path / "tokenizer.json"), format="hf")
+    assert not os.path.exists(tmp_path / "tokenizer.json")
+    plain = Tokenizer.load(write(tmp_path, with_added(["<x>", "<y>"], gguf.TOKEN_CONTROL)))
+    assert "special_cut" not in plain.spec.description
+    plain.save(str(tmp_path / "tokenizer.json"), format="hf")
 
 
 def test_llama_cpp_retypes_control_looking_tokens():

@@ -410,7 +410,12 @@ class PipelineTokenizer(Tokenizer):
     # ------------------------------------------------------------------ files
 
     def to_hf_json(self) -> str:
-        """The ``tokenizer.json`` text (Hugging Face loads it with the same ids)."""
+        """The ``tokenizer.json`` text (Hugging Face loads it with the same ids); a GGUF tokenizer whose special
+        tokens llama.cpp cuts its own way (``special_cut``) is refused: Hugging Face would cut them otherwise."""
+        if self._spec.description.get("special_cut") is not None:
+            raise FormatError(f"{self._spec.path}: a tokenizer.json cannot hold this tokenizer exactly: llama.cpp "
+                              "cuts its special tokens out of the text longest first (some overlap) or strips ASCII "
+                              "whitespace beside them, and Hugging Face's cut gives other ids")
         if (self._spec.description.get("model") or {}).get("type") == "SentencePieceBPE":
             return json.dumps(hf_description(self._spec.description), ensure_ascii=False, indent=2)
         return json.dumps(self._spec.description, ensure_ascii=False, indent=2)

@@ -3,11 +3,16 @@
 //! content normalized), leftmost-longest, with `single_word`, `lstrip` and
 //! `rstrip`. Ids: the model's id when the content is in its vocab, else the
 //! next free id after the model's (HF's `add_tokens`).
+//!
+//! A GGUF file's tokens can be cut as llama.cpp cuts them instead
+//! ([`SpecialCut::LlamaCpp`], `tokenizer_st_partition`): one token at a time,
+//! longest first, each out of what earlier ones left, its `lstrip` / `rstrip`
+//! taking C's `isspace` (ASCII) whitespace inside that stretch only.
 
 use crate::model::bpe::Bpe;
 use crate::text::normalized::NStr;
 use crate::text::normalizer::Normalizer;
-use super::spec::AddedTokenSpec;
+use super::spec::{AddedTokenSpec, SpecialCut};
 use crate::error::{Error, Result};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use fancy_regex::Regex;
@@ -23,6 +28,8 @@ pub struct AddedToken {
 #[derive(Debug)]
 pub struct AddedTokens {
     pub tokens: Vec<AddedToken>,
+    /// `SpecialCut::LlamaCpp`: the tokens' indices longest first (ties by id), each with its searcher
+    llama_order: Option<Vec<(usize, memchr::memmem::Finder<'static>)>>,
     /// id -> (content used for decoding, special)
     pub(crate) by_id: FxHashMap<u32, (String, bool)>,
     pub by_content: FxHashMap<String, u32>,
@@ -47,6 +54,11 @@ fn build(patterns: &[(String, usize)]) -> Result<Option<(AhoCorasick, Vec<usize>
     Ok(Some((ac, patterns.iter().map(|(_, i)| *i).collect())))
 }
 
+/// C's `isspace` in the C locale, which llama.cpp's strips call on each byte.
+fn is_c_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+}
+
 pub(crate) enum Segment {
     /// An added token: id, original byte span, and the spaces at the ends of
     /// the matched text (what HF's ByteLevel offset trimming counts).
@@ -62,7 +74,12 @@ pub(crate) fn edge_spaces(s: &str) -> (usize, usize) {
 }
 
 impl AddedTokens {
-    pub fn new(specs: &[AddedTokenSpec], model: &Bpe, normalizer: Option<&Normalizer>) -> Result<AddedTokens> {
+    pub fn new(
+        specs: &[AddedTokenSpec],
+        model: &Bpe,
+        normalizer: Option<&Normalizer>,
+        cut: SpecialCut,
+    ) -> Result<AddedTokens> {
         let mut by_content: FxHashMap<String, u32> = FxHashMap::default();
         let mut by_id_tok: FxHashMap<u32, AddedTokenSpec> = FxHashMap::default();
         let mut normalized_cache: FxHashMap<u32, String> = FxHashMap::default();
@@ -124,7 +141,28 @@ impl AddedTokens {
             }
             tokens.push(AddedToken { spec: t, id });
         }
+        let llama_order = match cut {
+            SpecialCut::Hf => None,
+            SpecialCut::LlamaCpp => {
+                if let Some(t) = tokens.iter().find(|t| t.spec.normalized) {
+                    return Err(Error::Format(format!(
+                        "added_tokens: {:?} is normalized, which llama.cpp's cut (special_cut) does not run",
+                        t.spec.content
+                    )));
+                }
+                let mut order: Vec<usize> = (0..tokens.len()).collect();
+                // llama.cpp sorts by length alone (std::sort); the loader refuses files where ties could matter
+                order.sort_by_key(|&k| (std::cmp::Reverse(tokens[k].spec.content.len()), tokens[k].id));
+                Some(
+                    order
+                        .into_iter()
+                        .map(|k| (k, memchr::memmem::Finder::new(tokens[k].spec.content.as_bytes()).into_owned()))
+                        .collect(),
+                )
+            }
+        };
         Ok(AddedTokens {
+            llama_order,
             raw: build(&raw_p)?,
             normalized: build(&norm_p)?,
             tokens,
@@ -136,6 +174,78 @@ impl AddedTokens {
 
     pub fn is_empty(&self) -> bool {
         self.tokens.is_empty()
+    }
+
+    /// llama.cpp's `tokenizer_st_partition` on one text: for each token, longest first, every stretch of
+    /// text left is searched left to right; the text before a match loses its trailing ASCII whitespace
+    /// when the token has `lstrip`, the text after it its leading one when it has `rstrip`.
+    fn split_llama(
+        &self,
+        order: &[(usize, memchr::memmem::Finder<'static>)],
+        n: NStr,
+        skip_special: bool,
+        out: &mut Vec<Segment>,
+    ) {
+        let bytes = n.s.as_bytes();
+        // (start, end, the token's index or None for text)
+        let mut parts: Vec<(usize, usize, Option<usize>)> = vec![(0, bytes.len(), None)];
+        let mut any = false;
+        for (k, finder) in order {
+            let t = &self.tokens[*k];
+            if skip_special && t.spec.special {
+                continue;
+            }
+            let len = t.spec.content.len();
+            if !parts.iter().any(|&(a, b, tok)| tok.is_none() && b - a >= len) {
+                continue;
+            }
+            let mut next = Vec::with_capacity(parts.len() + 2);
+            for &(a, end, tok) in &parts {
+                if tok.is_some() {
+                    next.push((a, end, tok));
+                    continue;
+                }
+                let mut base = a;
+                while base < end {
+                    let Some(at) = finder.find(&bytes[base..end]) else {
+                        next.push((base, end, None));
+                        break;
+                    };
+                    let m = base + at;
+                    let mut left = m;
+                    if t.spec.lstrip {
+                        while left > base && is_c_space(bytes[left - 1]) {
+                            left -= 1;
+                        }
+                    }
+                    if left > base {
+                        next.push((base, left, None));
+                    }
+                    next.push((m, m + len, Some(*k)));
+                    any = true;
+                    base = m + len;
+                    if t.spec.rstrip {
+                        while base < end && is_c_space(bytes[base]) {
+                            base += 1;
+                        }
+                    }
+                }
+            }
+            parts = next;
+        }
+        if !any {
+            out.push(Segment::Text(n));
+            return;
+        }
+        for (a, b, tok) in parts {
+            match tok {
+                Some(k) => {
+                    let (oa, ob) = n.original(a, b);
+                    out.push(Segment::Token(self.tokens[k].id, oa, ob, edge_spaces(&n.s[a..b])));
+                }
+                None => out.push(Segment::Text(n.slice(a, b))),
+            }
+        }
     }
 
     /// HF's `find_matches` + `split_with_indices` on one piece.
@@ -212,7 +322,10 @@ impl AddedTokens {
         skip_special: bool,
     ) -> Result<Vec<Segment>> {
         let mut first = Vec::new();
-        self.split(NStr::new(text, 0, track), false, skip_special, &mut first);
+        match &self.llama_order {
+            Some(order) => self.split_llama(order, NStr::new(text, 0, track), skip_special, &mut first),
+            None => self.split(NStr::new(text, 0, track), false, skip_special, &mut first),
+        }
         let mut out = Vec::with_capacity(first.len());
         for seg in first {
             match seg {

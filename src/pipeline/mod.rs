@@ -73,7 +73,7 @@ impl Pipeline {
         let normalizer = spec.normalizer.as_ref().map(|n| Normalizer::new(n, regexes)).transpose()?;
         let pre_tokenizer = spec.pre_tokenizer.as_ref().map(|p| PreTokenizer::new(p, regexes)).transpose()?;
         let mut model = Bpe::new(&spec.model)?;
-        let added = AddedTokens::new(&spec.added_tokens, &model, normalizer.as_ref())?;
+        let added = AddedTokens::new(&spec.added_tokens, &model, normalizer.as_ref(), spec.special_cut)?;
         let post = spec.post_processor.clone().map(PostProcessor);
         let decoder = spec.decoder.as_ref().map(|d| Decoder::new(d, regexes)).transpose()?;
         let sp = spec.sentencepiece.as_ref().map(sentencepiece::SentencePiece::new).transpose()?;

@@ -44,6 +44,16 @@ pub(crate) enum PreTokenizerSpec {
     Sequence(Vec<PreTokenizerSpec>),
 }
 
+/// How added tokens are cut out of the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpecialCut {
+    /// Hugging Face: all at once, leftmost-longest.
+    #[default]
+    Hf,
+    /// llama.cpp: one token at a time, longest first; strips take ASCII whitespace.
+    LlamaCpp,
+}
+
 #[derive(Debug, Clone)]
 pub struct AddedTokenSpec {
     pub id: u32,
@@ -89,6 +99,8 @@ pub(crate) struct Spec {
     pub(crate) pre_tokenizer: Option<PreTokenizerSpec>,
     pub(crate) model: BpeSpec,
     pub(crate) added_tokens: Vec<AddedTokenSpec>,
+    /// bytepair's key `"special_cut": "llama.cpp"` (GGUF files that need it): added tokens cut as llama.cpp does
+    pub(crate) special_cut: SpecialCut,
     pub(crate) post_processor: Option<PostSpec>,
     pub(crate) decoder: Option<DecoderSpec>,
     /// a SentencePiece `.model` run as sentencepiece runs it (model type
@@ -406,6 +418,14 @@ fn added_tokens(v: Option<&Value>) -> Result<Vec<AddedTokenSpec>> {
     Ok(out)
 }
 
+fn special_cut(v: Option<&Value>) -> Result<SpecialCut> {
+    match v {
+        None | Some(Value::Null) => Ok(SpecialCut::Hf),
+        Some(Value::String(s)) if s == "llama.cpp" => Ok(SpecialCut::LlamaCpp),
+        Some(other) => Err(fail(format!("special_cut: expected \"llama.cpp\" or null, not {other}"))),
+    }
+}
+
 fn id_pair(v: Option<&Value>, at: &str) -> Result<(String, u32)> {
     match v.and_then(Value::as_array) {
         Some(a) if a.len() == 2 => match (a[0].as_str(), a[1].as_u64().and_then(|x| u32::try_from(x).ok())) {
@@ -678,6 +698,7 @@ impl Spec {
                     ignore_merges: false,
                 },
                 added_tokens: added_tokens(m.get("added_tokens"))?,
+                special_cut: special_cut(m.get("special_cut"))?,
                 post_processor: post_processor(m.get("post_processor").unwrap_or(&Value::Null), "post_processor", 0)?,
                 decoder: None,
                 sentencepiece: Some(sp),
@@ -688,6 +709,7 @@ impl Spec {
             pre_tokenizer: pre_tokenizer(m.get("pre_tokenizer").unwrap_or(&Value::Null), "pre_tokenizer", 0)?,
             model: model(m.get("model").ok_or_else(|| fail("tokenizer.json: it has no \"model\" object"))?)?,
             added_tokens: added_tokens(m.get("added_tokens"))?,
+            special_cut: special_cut(m.get("special_cut"))?,
             post_processor: post_processor(m.get("post_processor").unwrap_or(&Value::Null), "post_processor", 0)?,
             decoder: decoder(m.get("decoder").unwrap_or(&Value::Null), "decoder", 0)?,
             sentencepiece: None,

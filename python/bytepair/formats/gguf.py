@@ -651,11 +651,14 @@ def llama_cpp_types(meta: Metadata, tokens: Sequence[str], types: Sequence[int],
     return out
 
 
+_SPECIAL_TYPES = (TOKEN_CONTROL, TOKEN_UNKNOWN, TOKEN_USER_DEFINED)  # llama.cpp's cache_special_tokens
+
+
 def _added(tokens: Sequence[str], types: Sequence[int]) -> List[Dict[str, Any]]:
     """Control and unknown tokens as special added tokens, user-defined ones as plain (always matched)."""
     return [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": False,
              "normalized": False, "special": t != TOKEN_USER_DEFINED}
-            for i, t in enumerate(types) if t in (TOKEN_CONTROL, TOKEN_UNKNOWN, TOKEN_USER_DEFINED)]
+            for i, t in enumerate(types) if t in _SPECIAL_TYPES]
 
 
 def _post(tokens: Sequence[str], add_bos: Optional[int], add_eos: Optional[int]) -> Optional[Dict[str, Any]]:
@@ -688,35 +691,94 @@ def _bos_eos(meta: Metadata, tokens: Sequence[str], roles: Mapping[str, int], ad
     return (roles["bos"] if add_bos else None), (roles["eos"] if add_eos else None)
 
 
-def _strip_rules(meta: Metadata) -> None:
-    """llama.cpp's load() makes the special tokens of models named Phi-3 strip the whitespace after them (and
-    ``[MASK]`` of models named modern-bert the whitespace before it) with C's ``isspace``, ASCII only; bytepair's
-    added tokens strip Unicode whitespace, so such files are refused."""
+_PHI3_NAMED = ("</s>", "<unk>", "<s>", "<|endoftext|>")  # the tokens whose strip llama.cpp sets by text for Phi-3
+
+
+def _strip_attributes(meta: Metadata, tokens: Sequence[str], types: Sequence[int]) -> Dict[str, Tuple[bool, bool]]:
+    """The tokens that llama.cpp's load() gives a strip attribute, by the model's or pre type's name (as
+    ``_contains_any``: a substring, the model name lowercased): ``{text: (lstrip, rstrip)}``.
+
+    >>> meta = Metadata("m.gguf", {"general.name": "Phi-3-mini"}, {"general.name": (T_STRING, None)}, {})
+    >>> _strip_attributes(meta, ["<unk>", "<s>", "</s>", "<|endoftext|>", "<|end|>", "a"], [2, 3, 3, 3, 3, 1])
+    {'</s>': (False, True), '<|end|>': (False, True)}
+    """
     name = (meta.get("general.name", T_STRING) or "").lower()
-    for marks, what in ((("phi-3", "phi3"), "makes its special tokens strip the whitespace after them"),
-                        (("modern-bert",), "makes its [MASK] token strip the whitespace before it")):
-        if any(m in name for m in marks):
-            raise FormatError(f"{meta.path}: in a model named {name!r}, llama.cpp {what} (ASCII whitespace only), "
-                              "which bytepair does not run: its ids would differ from llama.cpp's")
+    pre = meta.get("tokenizer.ggml.pre", T_STRING) or ""
+    arch = meta.get("general.architecture", T_STRING) or ""
+    present = set(tokens)
+    if any(p in pre for p in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or \
+            any(a in arch for a in ("nomic-bert-moe", "jina-bert-v3")):
+        return {"<mask>": (True, False)} if "<mask>" in present else {}
+    if "phi-3" in name or "phi3" in name:
+        missing = [t for t in _PHI3_NAMED if t not in present]
+        if missing:
+            raise FormatError(f"{meta.path}: a model named {name!r} without the token {missing[0]!r}: llama.cpp's "
+                              "load() sets the strip attributes of Phi-3's tokens by their text, and fails on it")
+        out = {tokens[i]: (False, True) for i, t in enumerate(types) if t in _SPECIAL_TYPES}
+        for text, rstrip in zip(_PHI3_NAMED, (True, False, False, False)):
+            if text in out:
+                out[text] = (False, rstrip)
+        return {t: a for t, a in out.items() if a != (False, False)}
+    if "modern-bert" in name:
+        return {"[MASK]": (True, False)} if "[MASK]" in present else {}
+    return {}
 
 
-def _overlapping_specials(meta: Metadata, tokens: Sequence[str], types: Sequence[int]) -> None:
-    """llama.cpp cuts special tokens out of the text longest first, bytepair leftmost-longest: the same cuts
-    unless the end of one special token is the start of another (runs of one character, such as MPT's runs of
-    spaces, cut the same both ways); such a vocabulary is refused."""
-    texts = [tokens[i] for i, t in enumerate(types) if t in (TOKEN_CONTROL, TOKEN_UNKNOWN, TOKEN_USER_DEFINED)]
-    starts: Dict[Tuple[str, bool], str] = {}  # (a proper prefix, of a run of one character?) -> a token
+MAX_SPECIAL_TEXT = 1 << 18  # characters of special-token text whose overlaps are looked for
+
+
+def _overlaps(texts: Sequence[str]) -> Tuple[bool, Optional[Tuple[str, str]]]:
+    """Whether two distinct texts overlap (a proper suffix of one is a proper prefix of the other), and a
+    pair of such texts of the same UTF-8 length when there is one.
+
+    >>> _overlaps([">>TITLE<<", "<|endoftext|>", "x"])
+    (True, None)
+    >>> _overlaps(["ab", "ba"])
+    (True, ('ab', 'ba'))
+    """
+    # proper prefix -> {UTF-8 length of a text starting with it: up to two such texts}
+    starts: Dict[str, Dict[int, List[str]]] = {}
     for t in texts:
+        size = len(t.encode())
         for k in range(1, len(t)):
-            starts.setdefault((t[:k], len(set(t)) == 1), t)
-    for t in texts:
-        run = len(set(t)) == 1
-        for k in range(1, len(t)):
-            for other in (starts.get((t[k:], False)), None if run else starts.get((t[k:], True))):
-                if other is not None and other != t:
-                    raise FormatError(f"{meta.path}: the special tokens {t!r} and {other!r} overlap (one ends with "
-                                      "what the other starts with): llama.cpp cuts the longer one out first, "
-                                      "bytepair the leftmost, and their ids would differ")
+            same = starts.setdefault(t[:k], {}).setdefault(size, [])
+            if len(same) < 2:
+                same.append(t)
+    found = False
+    for a in texts:
+        size = len(a.encode())
+        for k in range(1, len(a)):
+            by_size = starts.get(a[k:])
+            if not by_size:
+                continue
+            if any(b != a for same in by_size.values() for b in same):
+                found = True
+            b = next((b for b in by_size.get(size, ()) if b != a), None)
+            if b is not None:
+                return True, (a, b)
+    return found, None
+
+
+def _special_cut(meta: Metadata, tokens: Sequence[str], types: Sequence[int], added: List[Dict[str, Any]],
+                 desc: Dict[str, Any]) -> None:
+    """Cut the added tokens as llama.cpp does where that can give other ids than Hugging Face's cut: when two
+    of them overlap (the end of one is the start of the other: llama.cpp cuts the longer one first, HF the
+    leftmost), or when llama.cpp strips ASCII whitespace beside some (:func:`_strip_attributes`). Two
+    overlapping tokens of one length are refused: llama.cpp's order for them is its C++ library's sort."""
+    texts = [tokens[i] for i, t in enumerate(types) if t in _SPECIAL_TYPES]
+    if sum(map(len, texts)) > MAX_SPECIAL_TEXT:
+        raise FormatError(f"{meta.path}: its {len(texts)} special tokens hold more than {MAX_SPECIAL_TEXT} "
+                          "characters, more than bytepair checks for overlaps")
+    overlap, tie = _overlaps(texts)
+    if tie is not None:
+        raise FormatError(f"{meta.path}: the special tokens {tie[0]!r} and {tie[1]!r} overlap (one ends with what "
+                          "the other starts with) and have the same length: llama.cpp cuts them in the order its "
+                          "C++ library's sort leaves them, so their ids are not defined by the file")
+    strips = _strip_attributes(meta, tokens, types)
+    for entry in added:
+        entry["lstrip"], entry["rstrip"] = strips.get(entry["content"], (False, False))
+    if overlap or strips:
+        desc["special_cut"] = "llama.cpp"
 
 
 def _byte_gaps(meta: Metadata, tokens: Sequence[str], merges: Sequence[Sequence[str]]) -> List[Dict[str, Any]]:
@@ -781,8 +843,6 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
             raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}; llama.cpp's byte-level "
                               "BPE decodes such a token its own way, which bytepair does not run")
     bos, eos = _bos_eos(meta, tokens, roles, add_bos, False)
-    _overlapping_specials(meta, tokens, types)
-    _strip_rules(meta)
     have = set(tokens)
     for pair in pairs:
         if pair[0] + pair[1] not in have:
@@ -792,7 +852,7 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
               for r in _REGEXES[regexes]]
     splits += _byte_gaps(meta, tokens, pairs)
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
-    return {
+    desc = {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": _added(tokens, types),
         "normalizer": None,
@@ -803,6 +863,8 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
                   "ignore_merges": ignore_merges, "vocab": {t: i for i, t in enumerate(tokens)}, "merges": pairs},
     }
+    _special_cut(meta, tokens, types, desc["added_tokens"], desc)
+    return desc
 
 
 def _llama(meta: Metadata) -> Dict[str, Any]:
@@ -831,8 +893,6 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
                             add_dummy_prefix=_flag(meta, "tokenizer.ggml.add_space_prefix", True),
                             remove_extra_whitespaces=False, escape_whitespaces=True)
     bos, eos = _bos_eos(meta, tokens, roles, True, False)
-    _overlapping_specials(meta, tokens, types)
-    _strip_rules(meta)
     # user-defined tokens are added tokens here, cut out of the raw text first, as llama.cpp does
     why = [w for w in hf_compatible(sp) if not w.startswith("user-defined")]
     if why:
@@ -846,6 +906,7 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
     steps = desc["decoder"]["decoders"]
     desc["decoder"]["decoders"] = [d for d in steps if d["type"] != "Strip"]
     desc["added_tokens"] = _added(tokens, types)
+    _special_cut(meta, tokens, types, desc["added_tokens"], desc)
     desc["post_processor"] = _post(tokens, bos, eos)
     return desc
 
