@@ -15,11 +15,13 @@ from llama_cpp_ref import LlamaVocab
 from bytepair import Tokenizer
 from bytepair.errors import FormatError
 from bytepair.formats import gguf
+from bytepair.spec import build_core
 
 # every byte-level (gpt2) and SentencePiece (llama) file of llama.cpp's test set
 EXACT = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt", "starcoder",
          "refact", "command-r", "aquila", "baichuan", "gpt-neox", "falcon", "phi-3"]
 TEXTS = int(os.environ.get("BYTEPAIR_GGUF_TEXTS", "2000"))
+PRE_TYPE_TEXTS = 300  # per pre type (80 of them)
 
 
 def texts_for(tok, seed):
@@ -132,6 +134,50 @@ def test_phi3_named_file_without_its_tokens_refused_as_llama_cpp_fails(tmp_path)
         Tokenizer.load(path)
     with pytest.raises(RuntimeError, match="cannot load"):
         LlamaVocab(path)
+
+
+@pytest.fixture(scope="module")
+def boundary_vocab():
+    """A byte-level vocabulary whose merges cross every kind of boundary a pre-tokenizer draws (trained on
+    hostile text cut into 1-5 character chunks regardless of classes), with special tokens of the kinds
+    llama.cpp's load() gives strip attributes to: two pre-tokenizers that split a text differently give
+    different ids from it."""
+    rng = random.Random(3)
+    words = ["Hello", " world", "'s", " 123456", "\n\n", "  ", "日本語", " café", "\t", "ſ", "İ", "🦙", " ' ", " ,",
+             " 're", " ?", "don't", "I'M", "1234567", "\r\n"]
+    corpus = hostile_texts(3, 600) + ["".join(rng.choice(words) for _ in range(rng.randrange(1, 12)))
+                                      for _ in range(400)]
+    trained = Tokenizer.train("\n".join(corpus), num_merges=3000, pattern=r"(?s).{1,5}")
+    core = build_core(trained.spec)
+    tokens = [gguf.bytes_to_unicode(core.token_bytes(i)) for i in range(int(core.n_vocab))]
+    merges = [f"{tokens[l]} {tokens[r]}" for l, r, _ in sorted(core.merge_triples(), key=lambda t: t[2])]
+    specials = ["<mask>", "<s>", "</s>", "<|endoftext|>", "<unk>", "[MASK]"]
+    return tokens + specials, [1] * len(tokens) + [3] * len(specials), merges, specials
+
+
+@pytest.mark.parametrize("pre", sorted(gguf.PRE_TYPES))
+def test_every_pre_type_equals_llama_cpp(tmp_path, boundary_vocab, pre):
+    """Every pre type bytepair loads, on a vocabulary where a different split shows (the regex list, its
+    ignore_merges and add_bos flags, the strips by pre-type name, the decoding's clean_spaces): llama.cpp's
+    ids and decoding on hostile text with special tokens in it."""
+    tokens, types, merges, specials = boundary_vocab
+    path = str(tmp_path / f"{pre}.gguf")
+    with open(path, "wb") as f:
+        f.write(gguf.gguf_bytes([
+            ("general.architecture", gguf.T_STRING, "gpt2", None), ("general.name", gguf.T_STRING, "t", None),
+            ("tokenizer.ggml.model", gguf.T_STRING, "gpt2", None), ("tokenizer.ggml.pre", gguf.T_STRING, pre, None),
+            ("tokenizer.ggml.tokens", gguf.T_ARRAY, tokens, gguf.T_STRING),
+            ("tokenizer.ggml.token_type", gguf.T_ARRAY, types, gguf.T_INT32),
+            ("tokenizer.ggml.merges", gguf.T_ARRAY, merges, gguf.T_STRING)]))
+    tok, ref = Tokenizer.load(path), LlamaVocab(path)
+    texts = hostile_texts(sum(map(ord, pre)), PRE_TYPE_TEXTS, specials) + ["Hello world 123456 don't \n\n日本語",
+                                                                         "a <mask>  b\t<mask>", "x\r\n\r\n y"]
+    for text in texts:
+        for bos in (False, True):
+            assert tok.encode_ordinary(text, add_special_tokens=bos) == ref.tokenize(text, bos, False), (text, bos)
+        ids = tok.encode(text, add_special_tokens=False)
+        assert ids == ref.tokenize(text, False, True), text
+        assert tok.decode_bytes(ids) == ref.detokenize(ids, False, True), text
 
 
 def test_written_gguf_loads_in_llama_cpp(tmp_path):

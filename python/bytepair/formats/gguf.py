@@ -21,13 +21,15 @@ The contract is llama.cpp's own tokenizer (``src/llama-vocab.cpp``,
 
 Tokens are retyped as llama.cpp's load() does (:func:`llama_cpp_types`).
 Control and unknown tokens are special (matched in text only when special
-tokens are parsed); user-defined tokens are always matched; ``add_bos`` /
-``add_eos`` (llama.cpp's defaults per type, or the file's keys) are what
+tokens are parsed); user-defined tokens are always matched; where it
+matters they are cut out as llama.cpp cuts them (longest first, with its
+strip rules: :func:`_special_cut`); ``add_bos`` / ``add_eos`` (llama.cpp's
+defaults per type, or the file's keys) are what
 ``encode(text, add_special_tokens=True)`` adds; decoding is
-``llama_detokenize`` (:func:`llama_detokenize`). Only the pre types checked
-against llama.cpp itself load (:data:`VERIFIED_PRE`); the others, an
-unknown model or type, and what bytepair cannot run exactly are refused by
-name.
+``llama_detokenize`` (:func:`llama_detokenize`). Every pre type of
+:data:`PRE_TYPES` is compared with llama.cpp itself in the tests; the ones
+llama.cpp runs with code of its own (:data:`UNSUPPORTED_PRE`), an unknown
+model or type, and what bytepair cannot run exactly are refused by name.
 
 >>> sorted(PRE_TYPES)[:3]
 ['a.x-4.0', 'bailingmoe', 'bailingmoe2']
@@ -154,7 +156,9 @@ _pre("deepseek-v3", ["deepseek-v3", "hunyuan-dense", "hy_v4", "joyai-llm"])
 _pre("spark2_5", ["spark2_5"])
 _pre("falcon", ["falcon"])
 _pre("gpt2", ["mpt", "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0",
-              "mellum", "modern-bert", "olmo", "jais", "exaone4", "trillion", "granite-docling"])
+              "mellum", "modern-bert", "olmo", "jais", "exaone4", "trillion", "granite-docling",
+              # these set add_sep, which llama_tokenize never adds to a BPE vocabulary's ids
+              "jina-v1-en", "jina-v2-code", "roberta-bpe"])
 _pre("starcoder", ["starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2"])
 _pre("jais2", ["jais-2"])
 _pre("qwen2", ["qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "megrez", "stablelm2", "hunyuan", "solar-open"])
@@ -192,9 +196,6 @@ UNSUPPORTED_PRE = {
     "jais-2": "bytepair's regex guard refuses its lookaheads after unbounded runs",
     "exaone-moe": "bytepair's regex guard refuses its nested unbounded runs",
     "granite-embed-multi-97m": "its letter-or-mark lookaheads are not translated",
-    "jina-v1-en": "it adds a separator token (add_sep)",
-    "jina-v2-code": "it adds a separator token (add_sep)",
-    "roberta-bpe": "it adds a separator token (add_sep)",
 }
 
 # the pre types whose detokenize skips llama.cpp's clean_spaces passes (every other BPE type runs them)
@@ -205,26 +206,12 @@ NO_CLEAN_SPACES = {
     "granite-docling", "bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "hunyuan", "hunyuan-dense", "hy_v4",
     "joyai-llm", "kimi-k2", "ufakzeka", "grok-2", "afmoe", "laguna", "minimax-m2", "solar-open", "sarvam-moe"}
 
-UNSUPPORTED_PRE.update({
-    "jina-v2-de": "llama.cpp strips the whitespace before its <mask> token with its own rule",
-    "jina-v2-es": "llama.cpp strips the whitespace before its <mask> token with its own rule",
-})
 for _name in UNSUPPORTED_PRE:
     PRE_TYPES.pop(_name, None)
 
-# the pre types of llama.cpp's test files that tests/test_gguf_llama_cpp.py compares with llama.cpp itself
-# ("default": the files without a pre type); a name llama.cpp runs exactly as one of them (same regex list
-# and flags) counts as checked, every other is refused by name
-CHECKED_PRE = ("default", "llama-bpe", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt",
-               "starcoder", "refact", "command-r", "falcon")
+# every pre type here is compared with llama.cpp itself by tests/test_gguf_llama_cpp.py
+# (test_every_pre_type_equals_llama_cpp: a vocabulary whose merges cross every kind of boundary, on hostile text)
 
-
-def _behaviour(name: str) -> Tuple[Any, ...]:
-    return (*PRE_TYPES[name], name not in NO_CLEAN_SPACES, name in ("chatglm-bpe", "glm4", "glm5"))
-
-
-VERIFIED_PRE = sorted(n for n in PRE_TYPES if _behaviour(n) in {_behaviour(c) for c in CHECKED_PRE})
-UNVERIFIED_PRE = sorted(n for n in PRE_TYPES if n not in VERIFIED_PRE)
 
 # regexes that llama.cpp runs with its own hand-written splitters (unicode_regex_split_custom) on its own
 # category flags; its GPT-2 splitter also takes a lone whitespace as `\s+` does
@@ -826,9 +813,6 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
     if pre not in PRE_TYPES:
         raise FormatError(f"{meta.path}: unknown pre-tokenizer type {pre!r} (tokenizer.ggml.pre); llama.cpp "
                           "refuses it too")
-    if pre in UNVERIFIED_PRE:
-        raise FormatError(f"{meta.path}: bytepair has not checked llama.cpp's pre-tokenizer type {pre!r} against "
-                          "llama.cpp itself, and its ids could differ from llama.cpp's; it is refused")
     regexes, ignore_merges, add_bos = PRE_TYPES[pre]
     tokens, types, _ = _vocab(meta)
     merges = meta.get("tokenizer.ggml.merges", T_ARRAY, element=T_STRING, required=True)
@@ -1036,8 +1020,6 @@ def pre_type_of(pattern: str) -> str:
     if preset_name(pattern) == "gpt2":  # tiktoken's GPT-2 regex splits as GPT-2's own (`\s++$`, `\s` for `\s+`)
         return "gpt-2"
     for name, (key, _, _) in PRE_TYPES.items():
-        if name not in VERIFIED_PRE:
-            continue
         regexes = _REGEXES[key]
         if len(regexes) == 1 and from_onig(llama_regex(regexes[0])) == pattern:
             return name
