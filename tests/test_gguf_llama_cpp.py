@@ -21,7 +21,7 @@ from bytepair.spec import build_core
 EXACT = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt", "starcoder",
          "refact", "command-r", "aquila", "baichuan", "gpt-neox", "falcon", "phi-3"]
 TEXTS = int(os.environ.get("BYTEPAIR_GGUF_TEXTS", "2000"))
-PRE_TYPE_TEXTS = 300  # per pre type (80 of them)
+PRE_TYPE_TEXTS = 150  # per pre type (76 of them): a wrong regex changes the ids of about a third of them
 
 
 def texts_for(tok, seed):
@@ -178,6 +178,28 @@ def test_every_pre_type_equals_llama_cpp(tmp_path, boundary_vocab, pre):
         ids = tok.encode(text, add_special_tokens=False)
         assert ids == ref.tokenize(text, False, True), text
         assert tok.decode_bytes(ids) == ref.detokenize(ids, False, True), text
+
+
+def test_sentencepiece_gguf_without_space_prefix_equals_llama_cpp(gguf_paths, tmp_path):
+    """llama.cpp's SentencePiece vocabulary (llama-spm) written again with tokenizer.ggml.add_space_prefix
+    false (no test file has it): no space put before each stretch of text, none dropped when decoding."""
+    meta = gguf.read_metadata(gguf_paths["ggml-vocab-llama-spm.gguf"])
+    assert meta.values.get("tokenizer.ggml.add_space_prefix") is not False
+    items = [(k, meta.types[k][0], v, meta.types[k][1]) for k, v in meta.values.items()
+             if k != "tokenizer.ggml.add_space_prefix"]
+    path = str(tmp_path / "spm-no-prefix.gguf")
+    with open(path, "wb") as f:
+        f.write(gguf.gguf_bytes(items + [("tokenizer.ggml.add_space_prefix", gguf.T_BOOL, False, None)]))
+    tok, ref = Tokenizer.load(path), LlamaVocab(path)
+    prefixed = Tokenizer.load(gguf_paths["ggml-vocab-llama-spm.gguf"])
+    assert tok.encode_ordinary("Hello") != prefixed.encode_ordinary("Hello")
+    for text in hostile_texts(5, 500, sorted(tok.added_tokens)[:20]) + ["Hello world", " Hello", "<s> x"]:
+        for bos in (False, True):
+            assert tok.encode_ordinary(text, add_special_tokens=bos) == ref.tokenize(text, bos, False), text
+            assert tok.encode(text, add_special_tokens=bos) == ref.tokenize(text, bos, True), text
+        ids = ref.tokenize(text, True, True)
+        assert tok.decode_bytes(ids) == ref.detokenize(ids, False, True), text
+        assert tok.decode_bytes(ids, skip_special_tokens=True) == ref.detokenize(ids, False, False), text
 
 
 def test_written_gguf_loads_in_llama_cpp(tmp_path):
