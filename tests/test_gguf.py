@@ -11,9 +11,9 @@ from bytepair import Tokenizer
 from bytepair.errors import FormatError
 from bytepair.formats import detect, gguf
 
-# every byte-level and SentencePiece BPE file llama.cpp ships with expected ids (WordPiece ones are out of scope)
+# every byte-level, SentencePiece and Gemma 4 BPE file llama.cpp ships with expected ids (WordPiece is out of scope)
 ORACLE_FILES = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt",
-                "starcoder", "refact", "command-r", "falcon", "phi-3"]
+                "starcoder", "refact", "command-r", "falcon", "phi-3", "gemma-4"]
 NO_ORACLE = ["aquila", "baichuan", "gpt-neox"]
 
 

@@ -19,7 +19,7 @@ from bytepair.spec import build_core
 
 # every byte-level (gpt2) and SentencePiece (llama) file of llama.cpp's test set
 EXACT = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt", "starcoder",
-         "refact", "command-r", "aquila", "baichuan", "gpt-neox", "falcon", "phi-3"]
+         "refact", "command-r", "aquila", "baichuan", "gpt-neox", "falcon", "phi-3", "gemma-4"]
 TEXTS = int(os.environ.get("BYTEPAIR_GGUF_TEXTS", "2000"))
 PRE_TYPE_TEXTS = 150  # per pre type (76 of them): a wrong regex changes the ids of about a third of them
 

@@ -895,6 +895,66 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
     return desc
 
 
+def _gemma4(meta: Metadata) -> Dict[str, Any]:
+    """``tokenizer.ggml.model = gemma4``: llama.cpp's BPE session over raw UTF-8 (its ``GEMMA4`` pre type): the
+    spaces of each stretch of text made ``▁``, the text cut into runs of newlines and runs of the rest, merges by
+    rank over characters, a final symbol that is not a token spelt as its ``<0xXX>`` byte tokens; a run of
+    newlines that is a token whole is taken whole. As Hugging Face components: a ``Replace`` normalizer, a
+    ``Split``, a ``BPE`` model with byte fallback."""
+    tokens, types, _ = _vocab(meta)
+    roles = _role_ids(meta, len(tokens), {})  # llama.cpp's defaults for gemma4: none
+    types = llama_cpp_types(meta, tokens, types, roles)
+    for i, t in enumerate(types):
+        if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_BYTE):
+            raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}, which llama.cpp's "
+                              "gemma4 tokenizer decodes its own way")
+    byte_pieces = {tokens[i] for i, t in enumerate(types) if t == TOKEN_BYTE}
+    if byte_pieces != {f"<0x{b:02X}>" for b in range(256)}:
+        raise FormatError(f"{meta.path}: the byte tokens are not the 256 tokens <0x00>..<0xFF> (llama.cpp drops "
+                          "a byte without a token, Hugging Face's byte fallback does not)")
+    merges = meta.get("tokenizer.ggml.merges", T_ARRAY, element=T_STRING, required=True)
+    have = set(tokens)
+    pairs = []
+    for m in merges:
+        cut = m.find(" ", 1)  # llama.cpp's split: the first space after the first character
+        pair = [m[:cut], m[cut + 1:]] if cut >= 0 else ["", ""]
+        if pair[0] + pair[1] not in have:
+            raise FormatError(f"{meta.path}: the merge {m!r} makes {pair[0] + pair[1]!r}, which is not a token "
+                              "(llama.cpp would then spell it in bytes)")
+        pairs.append(pair)
+    # llama.cpp adds BOS to Gemma 4's text whatever the file says (its workaround for Gemma 4)
+    add_bos = meta.get("tokenizer.ggml.add_bos_token", T_BOOL)
+    bos, eos = _bos_eos(replace(meta, values={**meta.values, "tokenizer.ggml.add_bos_token": True},
+                                types={**meta.types, "tokenizer.ggml.add_bos_token": (T_BOOL, None)})
+                        if add_bos is not True else meta, tokens, roles, True, False)
+    desc: Dict[str, Any] = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": _added(tokens, types),
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "[^\n]+|[\n]+"}, "behavior": "Isolated",
+                          "invert": False},
+        "post_processor": _post(tokens, bos, eos),
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
+            {"type": "Fuse"}]},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": {t: i for i, t in enumerate(tokens)}, "merges": pairs},
+    }
+    _special_cut(meta, tokens, types, desc["added_tokens"], desc)
+    return desc
+
+
+def _newline_runs_whole(path: str, spec: Any) -> None:
+    """llama.cpp's Gemma 4 fix takes a run of newlines that is a token whole; Hugging Face's BPE merges it, and
+    the two agree only when the merges build each such token: refused otherwise."""
+    core = spec.built
+    for token, i in spec.description["model"]["vocab"].items():
+        if token and not token.strip("\n") and core.encode(token, False, True) != [i]:
+            raise FormatError(f"{path}: the merges do not make the token {token!r} of newlines, which llama.cpp "
+                              "takes whole")
+
+
 def llama_detokenize(raw: bytes, first: bytes, strip_first_space: bool, clean_spaces: bool) -> bytes:
     """llama.cpp's ``llama_detokenize`` after the pieces are joined (``raw``; ``first``: the first token's
     piece): one leading space of the first piece dropped when the vocabulary adds a space prefix, then its
@@ -951,16 +1011,23 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any]
         desc = _gpt2(meta)
     elif model == "llama":
         desc = _llama(meta)
+    elif model == "gemma4":
+        desc = _gemma4(meta)
     else:
         raise FormatError(f"{path}: tokenizer model {model!r} (tokenizer.ggml.model); bytepair reads the "
-                          "byte-level BPE ('gpt2') and SentencePiece BPE ('llama') models")
+                          "byte-level BPE ('gpt2'), SentencePiece BPE ('llama') and Gemma 4 ('gemma4') models")
     template = meta.get("tokenizer.chat_template", T_STRING)
     if model == "gpt2":
         pre = meta.get("tokenizer.ggml.pre", T_STRING) or "default"
         llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", False), pre not in NO_CLEAN_SPACES)
+    elif model == "gemma4":  # a BPE vocabulary: clean_spaces, as its pre type leaves it
+        llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", False), True)
     else:
         llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", True), False)
-    return checked(PipelineSpec(desc, path, chat_template=template, llama_decode=llama_decode))
+    spec = checked(PipelineSpec(desc, path, chat_template=template, llama_decode=llama_decode))
+    if model == "gemma4":
+        _newline_runs_whole(path, spec)
+    return spec
 
 
 def looks_like_gguf(head: bytes) -> bool:
