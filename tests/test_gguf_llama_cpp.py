@@ -202,6 +202,28 @@ def test_sentencepiece_gguf_without_space_prefix_equals_llama_cpp(gguf_paths, tm
         assert tok.decode_bytes(ids, skip_special_tokens=True) == ref.detokenize(ids, False, False), text
 
 
+@pytest.mark.parametrize("pre", sorted(gguf.RAW_UTF8_PRE))
+def test_raw_utf8_pre_types_equal_llama_cpp(gguf_paths, tmp_path, pre):
+    """The pre types llama.cpp runs as a BPE session over raw UTF-8 in a gpt2-model file (Gemma 4's vocabulary
+    written again as such): llama.cpp's ids (BOS forced or not, newline runs whole or not) and decoding
+    (clean_spaces or not)."""
+    meta = gguf.read_metadata(gguf_paths["ggml-vocab-gemma-4.gguf"])
+    changed = {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": pre, "tokenizer.ggml.add_bos_token": False,
+               "general.architecture": "gpt2"}
+    types = {**meta.types, "tokenizer.ggml.pre": (gguf.T_STRING, None)}
+    items = [(k, types[k][0], changed.get(k, v), types[k][1]) for k, v in {**meta.values, **changed}.items()]
+    path = str(tmp_path / f"{pre}.gguf")
+    with open(path, "wb") as f:
+        f.write(gguf.gguf_bytes(items))
+    tok, ref = Tokenizer.load(path), LlamaVocab(path)
+    for text in hostile_texts(sum(map(ord, pre)), 400, sorted(tok.added_tokens)[:20]) + ["a\n\n\n b", "\n" * 40]:
+        for bos in (False, True):
+            assert tok.encode_ordinary(text, add_special_tokens=bos) == ref.tokenize(text, bos, False), (text, bos)
+        ids = tok.encode(text, add_special_tokens=True)
+        assert ids == ref.tokenize(text, True, True), text
+        assert tok.decode_bytes(ids) == ref.detokenize(ids, False, True), text
+
+
 def test_written_gguf_loads_in_llama_cpp(tmp_path):
     corpus = " ".join(hostile_texts(5, 300)) + " hello world, it's 2024!\n" * 50
     tok = Tokenizer.train(corpus, num_merges=400, pattern="gpt2", special_tokens=["<|endoftext|>"])

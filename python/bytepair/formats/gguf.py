@@ -189,9 +189,6 @@ UNSUPPORTED_PRE = {
     "superbpe": "its lookahead splits at empty matches, which llama.cpp's split loop handles its own way",
     "youtu": "its regex mixes literal CJK ranges with Unicode categories, which llama.cpp's std::regex "
              "runs on a collapsed text",
-    "gemma4": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
-    "granite-embed-multi-311m": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
-    "sarvam-moe": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
     "whitespace": "a whitespace-split model over raw UTF-8",
     "jais-2": "bytepair's regex guard refuses its lookaheads after unbounded runs",
     "exaone-moe": "bytepair's regex guard refuses its nested unbounded runs",
@@ -895,14 +892,21 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
     return desc
 
 
-def _gemma4(meta: Metadata) -> Dict[str, Any]:
-    """``tokenizer.ggml.model = gemma4``: llama.cpp's BPE session over raw UTF-8 (its ``GEMMA4`` pre type): the
-    spaces of each stretch of text made ``▁``, the text cut into runs of newlines and runs of the rest, merges by
-    rank over characters, a final symbol that is not a token spelt as its ``<0xXX>`` byte tokens; a run of
-    newlines that is a token whole is taken whole. As Hugging Face components: a ``Replace`` normalizer, a
-    ``Split``, a ``BPE`` model with byte fallback."""
+# pre types llama.cpp runs as a BPE session over raw UTF-8 -> whether it is its GEMMA4 type (a run of newlines
+# that is a token taken whole, BOS always added); the gemma4 model is always the GEMMA4 type
+RAW_UTF8_PRE = {"gemma4": True, "granite-embed-multi-311m": True, "sarvam-moe": False}
+
+
+def _raw_utf8_bpe(meta: Metadata, model: str, pre: str) -> Dict[str, Any]:
+    """llama.cpp's BPE session over raw UTF-8 (``tokenizer.ggml.model = gemma4``, or ``gpt2`` with one of the
+    pre types of :data:`RAW_UTF8_PRE`): the spaces of each stretch of text made ``▁``, the text cut into runs of
+    newlines and runs of the rest, merges by rank over characters, a final symbol that is not a token spelt as
+    its ``<0xXX>`` byte tokens; with the Gemma 4 pre type, a run of newlines that is a token is taken whole and
+    BOS is always added. As Hugging Face components: a ``Replace`` normalizer, a ``Split``, a ``BPE`` model with
+    byte fallback."""
     tokens, types, _ = _vocab(meta)
-    roles = _role_ids(meta, len(tokens), {})  # llama.cpp's defaults for gemma4: none
+    # llama.cpp's defaults: none for the gemma4 model, its BPE ones (11) for gpt2
+    roles = _role_ids(meta, len(tokens), {} if model == "gemma4" else {"bos": 11, "eos": 11})
     types = llama_cpp_types(meta, tokens, types, roles)
     for i, t in enumerate(types):
         if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_BYTE):
@@ -923,10 +927,10 @@ def _gemma4(meta: Metadata) -> Dict[str, Any]:
                               "(llama.cpp would then spell it in bytes)")
         pairs.append(pair)
     # llama.cpp adds BOS to Gemma 4's text whatever the file says (its workaround for Gemma 4)
-    add_bos = meta.get("tokenizer.ggml.add_bos_token", T_BOOL)
-    bos, eos = _bos_eos(replace(meta, values={**meta.values, "tokenizer.ggml.add_bos_token": True},
-                                types={**meta.types, "tokenizer.ggml.add_bos_token": (T_BOOL, None)})
-                        if add_bos is not True else meta, tokens, roles, True, False)
+    if RAW_UTF8_PRE[pre]:
+        meta = replace(meta, values={**meta.values, "tokenizer.ggml.add_bos_token": True},
+                       types={**meta.types, "tokenizer.ggml.add_bos_token": (T_BOOL, None)})
+    bos, eos = _bos_eos(meta, tokens, roles, False, False)
     desc: Dict[str, Any] = {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": _added(tokens, types),
@@ -1007,25 +1011,27 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any]
                           "pattern= and special_tokens= do not apply")
     meta = read_metadata(path)
     model = meta.get("tokenizer.ggml.model", T_STRING, required=True)
-    if model == "gpt2":
+    # the pre type llama.cpp runs (the gemma4 model sets its own; llama's SentencePiece has none)
+    pre = (meta.get("tokenizer.ggml.pre", T_STRING) or "default") if model == "gpt2" else \
+        ("gemma4" if model == "gemma4" else None)
+    if model == "gpt2" and pre in RAW_UTF8_PRE:
+        desc = _raw_utf8_bpe(meta, model, pre)
+    elif model == "gpt2":
         desc = _gpt2(meta)
     elif model == "llama":
         desc = _llama(meta)
     elif model == "gemma4":
-        desc = _gemma4(meta)
+        desc = _raw_utf8_bpe(meta, model, "gemma4")
     else:
         raise FormatError(f"{path}: tokenizer model {model!r} (tokenizer.ggml.model); bytepair reads the "
                           "byte-level BPE ('gpt2'), SentencePiece BPE ('llama') and Gemma 4 ('gemma4') models")
     template = meta.get("tokenizer.chat_template", T_STRING)
-    if model == "gpt2":
-        pre = meta.get("tokenizer.ggml.pre", T_STRING) or "default"
+    if model in ("gpt2", "gemma4"):  # BPE vocabularies: clean_spaces unless the pre type drops it
         llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", False), pre not in NO_CLEAN_SPACES)
-    elif model == "gemma4":  # a BPE vocabulary: clean_spaces, as its pre type leaves it
-        llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", False), True)
     else:
         llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", True), False)
     spec = checked(PipelineSpec(desc, path, chat_template=template, llama_decode=llama_decode))
-    if model == "gemma4":
+    if pre is not None and RAW_UTF8_PRE.get(pre):
         _newline_runs_whole(path, spec)
     return spec
 
