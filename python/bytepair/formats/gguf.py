@@ -189,7 +189,8 @@ UNSUPPORTED_PRE = {
     "superbpe": "its lookahead splits at empty matches, which llama.cpp's split loop handles its own way",
     "youtu": "its regex mixes literal CJK ranges with Unicode categories, which llama.cpp's std::regex "
              "runs on a collapsed text",
-    "whitespace": "a whitespace-split model over raw UTF-8",
+    "whitespace": "llama.cpp's BPE session aborts (GGML_ASSERT in find_bpe_rank) on any piece holding a space next to "
+                  "another character, which this type's split leaves in the text: its ids are not defined there",
     "jais-2": "bytepair's regex guard refuses its lookaheads after unbounded runs",
     "exaone-moe": "bytepair's regex guard refuses its nested unbounded runs",
     "granite-embed-multi-97m": "its letter-or-mark lookaheads are not translated",
@@ -892,18 +893,20 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
     return desc
 
 
-# pre types llama.cpp runs as a BPE session over raw UTF-8 -> whether it is its GEMMA4 type (a run of newlines
-# that is a token taken whole, BOS always added); the gemma4 model is always the GEMMA4 type
-RAW_UTF8_PRE = {"gemma4": True, "granite-embed-multi-311m": True, "sarvam-moe": False}
+# pre types llama.cpp runs as a BPE session over raw UTF-8 -> (its regex, spaces escaped as ▁, its GEMMA4 type:
+# a run of newlines that is a token taken whole, BOS always added); the gemma4 model is always the GEMMA4 type
+RAW_UTF8_PRE = {"gemma4": ("[^\n]+|[\n]+", True, True), "granite-embed-multi-311m": ("[^\n]+|[\n]+", True, True),
+                "sarvam-moe": ("[^\n]+|[\n]+", True, False)}
 
 
 def _raw_utf8_bpe(meta: Metadata, model: str, pre: str) -> Dict[str, Any]:
     """llama.cpp's BPE session over raw UTF-8 (``tokenizer.ggml.model = gemma4``, or ``gpt2`` with one of the
-    pre types of :data:`RAW_UTF8_PRE`): the spaces of each stretch of text made ``▁``, the text cut into runs of
-    newlines and runs of the rest, merges by rank over characters, a final symbol that is not a token spelt as
-    its ``<0xXX>`` byte tokens; with the Gemma 4 pre type, a run of newlines that is a token is taken whole and
-    BOS is always added. As Hugging Face components: a ``Replace`` normalizer, a ``Split``, a ``BPE`` model with
-    byte fallback."""
+    pre types of :data:`RAW_UTF8_PRE`): the spaces of each stretch of text made ``▁`` (but for ``whitespace``),
+    the text cut by the type's regex (runs of newlines and runs of the rest; ``\\S+``), merges by rank over
+    characters, a final symbol that is not a token spelt as its ``<0xXX>`` byte tokens; with the Gemma 4 pre type,
+    a run of newlines that is a token is taken whole and BOS is always added. As Hugging Face components: a
+    ``Replace`` normalizer, a ``Split``, a ``BPE`` model with byte fallback."""
+    regex, escape, gemma4 = RAW_UTF8_PRE[pre]
     tokens, types, _ = _vocab(meta)
     # llama.cpp's defaults: none for the gemma4 model, its BPE ones (11) for gpt2
     roles = _role_ids(meta, len(tokens), {} if model == "gemma4" else {"bos": 11, "eos": 11})
@@ -927,20 +930,20 @@ def _raw_utf8_bpe(meta: Metadata, model: str, pre: str) -> Dict[str, Any]:
                               "(llama.cpp would then spell it in bytes)")
         pairs.append(pair)
     # llama.cpp adds BOS to Gemma 4's text whatever the file says (its workaround for Gemma 4)
-    if RAW_UTF8_PRE[pre]:
+    if gemma4:
         meta = replace(meta, values={**meta.values, "tokenizer.ggml.add_bos_token": True},
                        types={**meta.types, "tokenizer.ggml.add_bos_token": (T_BOOL, None)})
     bos, eos = _bos_eos(meta, tokens, roles, False, False)
     desc: Dict[str, Any] = {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": _added(tokens, types),
-        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
-        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "[^\n]+|[\n]+"}, "behavior": "Isolated",
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"} if escape else None,
+        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": llama_regex(regex)}, "behavior": "Isolated",
                           "invert": False},
         "post_processor": _post(tokens, bos, eos),
         "decoder": {"type": "Sequence", "decoders": [
-            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
-            {"type": "Fuse"}]},
+            *([{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}] if escape else []),
+            {"type": "ByteFallback"}, {"type": "Fuse"}]},
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": True, "ignore_merges": False,
                   "vocab": {t: i for i, t in enumerate(tokens)}, "merges": pairs},
@@ -1031,7 +1034,7 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any]
     else:
         llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", True), False)
     spec = checked(PipelineSpec(desc, path, chat_template=template, llama_decode=llama_decode))
-    if pre is not None and RAW_UTF8_PRE.get(pre):
+    if pre in RAW_UTF8_PRE and RAW_UTF8_PRE[pre][2]:
         _newline_runs_whole(path, spec)
     return spec
 
