@@ -37,6 +37,7 @@ model or type, and what bytepair cannot run exactly are refused by name.
 
 from __future__ import annotations
 
+import gc
 import mmap
 import os
 import struct
@@ -346,6 +347,9 @@ def llama_regex(regex: str) -> str:
 # ---------------------------------------------------------------- reading the metadata
 
 
+_U64 = struct.Struct("<Q")
+
+
 class _Reader:
     """Bounded reads over the file's bytes (an mmap): every length is checked
     against what is left before it is used."""
@@ -386,6 +390,32 @@ class _Reader:
         except UnicodeDecodeError as e:
             raise self.fail(f"{what} is not UTF-8 (byte {e.start} of the string)", at) from None
 
+    def strings(self, n: int, keep: bool) -> Optional[List[str]]:
+        """``n`` strings in a row (an array's elements): :meth:`string`'s checks and messages in one tight loop,
+        as vocabularies hold hundreds of thousands of them."""
+        data, size, pos = self.data, self.size, self.pos
+        length_of = _U64.unpack_from
+        out: List[str] = []
+        append = out.append
+        for k in range(n):
+            if size - pos < 8:
+                self.pos = pos
+                self.need(8, f"the length of element {k}")
+            (m,) = length_of(data, pos)
+            if m > size - pos - 8:
+                self.pos = pos + 8
+                raise self.fail(f"the length of element {k} is {m}, more than the {size - pos - 8} bytes left can "
+                                "hold", pos)
+            if keep:
+                try:
+                    append(str(data[pos + 8:pos + 8 + m], "utf-8"))
+                except UnicodeDecodeError as e:
+                    self.pos = pos + 8
+                    raise self.fail(f"element {k} is not UTF-8 (byte {e.start} of the string)", pos) from None
+            pos += 8 + m
+        self.pos = pos
+        return out if keep else None
+
     def skip_string(self) -> None:
         n = self.count("a string length", 1)
         self.pos += n
@@ -406,11 +436,7 @@ class _Reader:
                                 else "arrays of arrays are not read", at)
             if etype == T_STRING:
                 n = self.count("the array's length", 8)
-                if not keep:
-                    for _ in range(n):
-                        self.skip_string()
-                    return None
-                return [self.string(f"element {k}") for k in range(n)]
+                return self.strings(n, keep)
             code = _SCALARS[etype]
             width = struct.calcsize("<" + code)
             n = self.count("the array's length", width)
@@ -802,6 +828,22 @@ def _byte_gaps(meta: Metadata, tokens: Sequence[str], merges: Sequence[Sequence[
     return out
 
 
+def _merge_pairs(meta: Metadata, merges: Sequence[str], tokens: Sequence[str], fallback: str) -> List[List[str]]:
+    """Each merge as llama.cpp reads it (cut at the first space after the first character), checked to make a
+    token (``fallback``: what llama.cpp does otherwise, for the message).
+
+    >>> _merge_pairs(Metadata("m.gguf", {}, {}, {}), ["a b", "ab c"], ["a", "b", "c", "ab", "abc"], "")
+    [['a', 'b'], ['ab', 'c']]
+    """
+    pairs = [[m[:cut], m[cut + 1:]] if (cut := m.find(" ", 1)) >= 0 else ["", ""] for m in merges]
+    have = set(tokens)
+    if not {left + right for left, right in pairs} <= have:
+        left, right = next(p for p in pairs if p[0] + p[1] not in have)
+        raise FormatError(f"{meta.path}: the merge {left + ' ' + right!r} makes {left + right!r}, which is not a "
+                          f"token ({fallback})")
+    return pairs
+
+
 def _gpt2(meta: Metadata) -> Dict[str, Any]:
     pre = meta.get("tokenizer.ggml.pre", T_STRING)
     pre = "default" if pre is None else pre
@@ -814,10 +856,7 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
     regexes, ignore_merges, add_bos = PRE_TYPES[pre]
     tokens, types, _ = _vocab(meta)
     merges = meta.get("tokenizer.ggml.merges", T_ARRAY, element=T_STRING, required=True)
-    pairs = []
-    for k, m in enumerate(merges):
-        cut = m.find(" ", 1)  # llama.cpp's split: the first space after the first character
-        pairs.append([m[:cut], m[cut + 1:]] if cut >= 0 else ["", ""])
+    pairs = _merge_pairs(meta, merges, tokens, "llama.cpp then falls back to single bytes")
     roles = _role_ids(meta, len(tokens), {} if pre == "chatglm-bpe" else {"bos": 11, "eos": 11})
     types = llama_cpp_types(meta, tokens, types, roles)
     for i, t in enumerate(types):
@@ -825,11 +864,6 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
             raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}; llama.cpp's byte-level "
                               "BPE decodes such a token its own way, which bytepair does not run")
     bos, eos = _bos_eos(meta, tokens, roles, add_bos, False)
-    have = set(tokens)
-    for pair in pairs:
-        if pair[0] + pair[1] not in have:
-            raise FormatError(f"{meta.path}: the merge {' '.join(pair)!r} makes {pair[0] + pair[1]!r}, which is not a "
-                              "token (llama.cpp then falls back to single bytes)")
     splits = [{"type": "Split", "pattern": {"Regex": llama_regex(r)}, "behavior": "Isolated", "invert": False}
               for r in _REGEXES[regexes]]
     splits += _byte_gaps(meta, tokens, pairs)
@@ -920,15 +954,7 @@ def _raw_utf8_bpe(meta: Metadata, model: str, pre: str) -> Dict[str, Any]:
         raise FormatError(f"{meta.path}: the byte tokens are not the 256 tokens <0x00>..<0xFF> (llama.cpp drops "
                           "a byte without a token, Hugging Face's byte fallback does not)")
     merges = meta.get("tokenizer.ggml.merges", T_ARRAY, element=T_STRING, required=True)
-    have = set(tokens)
-    pairs = []
-    for m in merges:
-        cut = m.find(" ", 1)  # llama.cpp's split: the first space after the first character
-        pair = [m[:cut], m[cut + 1:]] if cut >= 0 else ["", ""]
-        if pair[0] + pair[1] not in have:
-            raise FormatError(f"{meta.path}: the merge {m!r} makes {pair[0] + pair[1]!r}, which is not a token "
-                              "(llama.cpp would then spell it in bytes)")
-        pairs.append(pair)
+    pairs = _merge_pairs(meta, merges, tokens, "llama.cpp would then spell it in bytes")
     # llama.cpp adds BOS to Gemma 4's text whatever the file says (its workaround for Gemma 4)
     if gemma4:
         meta = replace(meta, values={**meta.values, "tokenizer.ggml.add_bos_token": True},
@@ -1012,6 +1038,18 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any]
     if pattern is not None or special_tokens:
         raise FormatError(f"{path}: a GGUF file gives its own pre-tokenizer and special tokens; "
                           "pattern= and special_tokens= do not apply")
+    # a vocabulary is hundreds of thousands of new strings and lists: the cyclic collector would walk them over
+    # and over while they are made (a fifth of a load), and none of them forms a cycle
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(path)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _load(path: str) -> Any:
     meta = read_metadata(path)
     model = meta.get("tokenizer.ggml.model", T_STRING, required=True)
     # the pre type llama.cpp runs (the gemma4 model sets its own; llama's SentencePiece has none)
