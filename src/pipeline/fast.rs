@@ -5,7 +5,8 @@
 //! followed by `ByteLevel(add_prefix_space=false, use_regex=false)`, as in
 //! Llama 3 and Qwen 2; or several such splits in a row, as DeepSeek V3's
 //! three; or `ByteLevel(add_prefix_space=false)` with its own regex, as in
-//! GPT-2). Each regex piece's raw bytes key the per-thread piece cache
+//! GPT-2; later splits may have any behavior, as a GGUF file's cut before a
+//! character whose byte is missing). Each regex piece's raw bytes key the per-thread piece cache
 //! (`Bpe::tokenize_raw_in`); only a miss maps the bytes to byte-level chars
 //! and merges. A single split whose regex is a lexed preset's (Llama 3's,
 //! Qwen2's: `CompiledPattern::Lexer`), or DeepSeek V3's three splits
@@ -22,11 +23,13 @@ use crate::error::Result;
 
 #[derive(Debug, Clone)]
 pub(crate) struct ByteLevelSplit {
-    /// The first split's pattern; `then` are the later isolated splits of a
+    /// The first split's pattern (isolated); `then` are the later splits of a
     /// `Sequence` (DeepSeek V3 has three), each run on every piece of the
-    /// one before it, as Hugging Face's `Sequence` does.
+    /// one before it, as Hugging Face's `Sequence` does, with their behavior
+    /// (isolated, or merged with the next piece as a GGUF file's cut before a
+    /// character whose byte is missing) and `invert`.
     pattern: CompiledPattern,
-    then: Vec<CompiledPattern>,
+    then: Vec<(CompiledPattern, Behavior, bool)>,
 }
 
 /// Normalizers this route may follow: an empty `Sequence` (DeepSeek V3's)
@@ -43,9 +46,9 @@ fn is_unicode_form(n: &Normalizer) -> bool {
 }
 
 /// Whether the splits are DeepSeek V3's three (`lexer_deepseek`).
-fn is_deepseek(patterns: &[CompiledPattern]) -> bool {
+fn is_deepseek(patterns: &[(CompiledPattern, Behavior, bool)]) -> bool {
     patterns.len() == 3
-        && patterns.iter().zip(crate::pretok::lexer_deepseek::SPLITS).all(|(p, text)| matches!(p, CompiledPattern::Regex(re) if re.as_str() == text))
+        && patterns.iter().zip(crate::pretok::lexer_deepseek::SPLITS).all(|((p, _, _), text)| matches!(p, CompiledPattern::Regex(re) if re.as_str() == text))
 }
 
 impl ByteLevelSplit {
@@ -68,17 +71,21 @@ impl ByteLevelSplit {
                         .map(|p| match p {
                             PreTokenizer::Split {
                                 pattern: re @ (CompiledPattern::Regex(_) | CompiledPattern::Lexer(_)),
-                                behavior: Behavior::Isolated,
-                                invert: false,
-                            } => Some(re.clone()),
+                                behavior,
+                                invert,
+                            } => Some((re.clone(), *behavior, *invert)),
                             _ => None,
                         })
                         .collect::<Option<Vec<_>>>()?;
-                    if is_deepseek(&patterns) {
+                    if !matches!(patterns[0], (_, Behavior::Isolated, false)) {
+                        return None;
+                    }
+                    let isolated = patterns.iter().all(|p| matches!(p, (_, Behavior::Isolated, false)));
+                    if isolated && is_deepseek(&patterns) {
                         let pattern = CompiledPattern::Lexer(crate::pretok::preset::Preset::DeepSeek);
                         return Some(ByteLevelSplit { pattern, then: Vec::new() });
                     }
-                    let pattern = patterns.remove(0);
+                    let (pattern, _, _) = patterns.remove(0);
                     Some(ByteLevelSplit { pattern, then: patterns })
                 }
                 _ => None,
@@ -89,13 +96,28 @@ impl ByteLevelSplit {
 
     /// Calls `f` on every non-empty piece of `text[a..b]` under the splits
     /// `rest` (the whole range when there are none).
-    fn pieces(rest: &[CompiledPattern], text: &str, a: usize, b: usize, f: &mut impl FnMut(usize, usize) -> Result<()>) -> Result<()> {
-        let Some((first, rest)) = rest.split_first() else {
+    fn pieces(
+        rest: &[(CompiledPattern, Behavior, bool)],
+        text: &str,
+        a: usize,
+        b: usize,
+        f: &mut impl FnMut(usize, usize) -> Result<()>,
+    ) -> Result<()> {
+        let Some(((first, behavior, invert), rest)) = rest.split_first() else {
             return f(a, b);
         };
-        // "isolated": every range, matched or not, is a piece of its own
-        for ((s, e), _) in first.find_matches(&text[a..b])? {
-            if s < e {
+        let matches = first.find_matches(&text[a..b])?;
+        if let (Behavior::Isolated, false) = (behavior, invert) {
+            // every range, matched or not, is a piece of its own
+            for ((s, e), _) in matches {
+                if s < e {
+                    Self::pieces(rest, text, a + s, a + e, f)?;
+                }
+            }
+            return Ok(());
+        }
+        for ((s, e), removed) in super::pre_tokenizer::split_ranges(matches, *behavior, *invert) {
+            if !removed && s < e {
                 Self::pieces(rest, text, a + s, a + e, f)?;
             }
         }

@@ -18,11 +18,27 @@ pub const BACKTRACK_LIMIT: usize = crate::pretok::regex_guard::BACKTRACK_LIMIT;
 
 /// Hugging Face's `NormalizedString::split`: the kept pieces, empty ones dropped.
 pub fn split(n: &NStr, pattern: &CompiledPattern, behavior: Behavior, invert: bool, out: &mut Vec<NStr>) -> Result<()> {
-    let mut matches = pattern.find_matches(&n.s)?;
+    for ((a, b), remove) in split_ranges(pattern.find_matches(&n.s)?, behavior, invert) {
+        if !remove && a != b {
+            out.push(n.slice(a, b));
+        }
+    }
+    Ok(())
+}
+
+/// The ranges a `Split` leaves of a text whose `matches` (each range, and
+/// whether the pattern matched it) cover it, each with whether it is removed:
+/// Hugging Face's behaviors (`Isolated`, `Removed`, `Contiguous`,
+/// `MergedWithPrevious`, `MergedWithNext`), `invert` swapping matched and not.
+pub(crate) fn split_ranges(
+    mut matches: Vec<((usize, usize), bool)>,
+    behavior: Behavior,
+    invert: bool,
+) -> Vec<((usize, usize), bool)> {
     if invert {
         matches.iter_mut().for_each(|m| m.1 = !m.1);
     }
-    let splits: Vec<((usize, usize), bool)> = match behavior {
+    match behavior {
         Behavior::Isolated => matches.into_iter().map(|(o, _)| (o, false)).collect(),
         Behavior::Removed => matches,
         Behavior::Contiguous => {
@@ -77,13 +93,7 @@ pub fn split(n: &NStr, pattern: &CompiledPattern, behavior: Behavior, invert: bo
             acc.reverse();
             acc
         }
-    };
-    for ((a, b), remove) in splits {
-        if !remove && a != b {
-            out.push(n.slice(a, b));
-        }
     }
-    Ok(())
 }
 
 fn is_punc(c: char) -> bool {
