@@ -196,7 +196,9 @@ impl AddedTokens {
                 continue;
             }
             let len = t.spec.content.len();
-            if !parts.iter().any(|&(a, b, tok)| tok.is_none() && b - a >= len) {
+            // one SIMD scan of the whole text first: most tokens are not in it, and the stretches left are
+            // walked only for those that are (the work stays linear in the text for each token)
+            if finder.find(bytes).is_none() {
                 continue;
             }
             let mut next = Vec::with_capacity(parts.len() + 2);
