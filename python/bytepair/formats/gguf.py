@@ -32,7 +32,7 @@ llama.cpp runs with code of its own (:data:`UNSUPPORTED_PRE`), an unknown
 model or type, and what bytepair cannot run exactly are refused by name.
 
 >>> sorted(PRE_TYPES)[:3]
-['a.x-4.0', 'bailingmoe', 'bailingmoe2']
+['a.x-4.0', 'afmoe', 'bailingmoe']
 """
 
 from __future__ import annotations
@@ -131,6 +131,19 @@ _REGEXES: Dict[str, Tuple[str, ...]] = {
               r"|\s{4}(?!\S)|\s{1,2}(?!\S)|\s{1}",),
     "spark2_5": (r"\p{N}{1,3}", "[一-龥぀-ゟ゠-ヿ]+", r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+"
                  r"|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+|[\r\n]|\s+(?!\S)|\s+", r"\p{N}"),
+    # llama.cpp's trigger texts (_ROUTINES) stand for its hand-written routines, run as LlamaSplit stages
+    "afmoe": (r"\p{AFMoE_digits}",
+              "[\u4e00-\u9fff\u3400-\u4dbf\u8c48-\ufaff\u3040-\u309f\u30a0-\u30ff\uff65-\uff9f\u2f00-\u2fdf"
+              "\u0e40-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f\uaa60-\uaa7f\ua9e0-\ua9ff\uac00-\ud7af"
+              "\u1100-\u11ff]+",  # as llama.cpp writes it (豈 is U+8C48, เ U+0E40), escaped
+              r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
+              r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+    "tiny_aya": (r"\d{1,3}(?=(?:\d{3})*\b)",
+                 r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+" + _CONTRACTIONS
+                 + r"?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*" + _CONTRACTIONS
+                 + r"?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+    "kimi-k2": (r"\p{Han}+",),
+    "superbpe": (r"\p{N}+", r"(?=(\d{3})+(?!\d))"),
     "granite-emb-multi": (
         r"[^\r\n\p{L}\p{N}]?((?=[\p{L}\p{M}])([^a-z]))*((?=[\p{L}\p{M}])([^A-Z]))+" + _CONTRACTIONS
         + r"?|[^\r\n\p{L}\p{N}]?((?=[\p{L}\p{M}])([^a-z]))+((?=[\p{L}\p{M}])([^A-Z]))*" + _CONTRACTIONS
@@ -179,14 +192,13 @@ _pre("qwen2", ["grok-2"])
 _pre("laguna", ["laguna"])
 _pre("exaone-moe", ["exaone-moe"])
 _pre("minicpm5", ["minicpm5"], ignore_merges=True)
+_pre("afmoe", ["afmoe"])
+_pre("tiny_aya", ["tiny_aya", "cohere2moe"])
+_pre("kimi-k2", ["kimi-k2"])
+_pre("superbpe", ["superbpe"])
 
 # pre types llama.cpp runs with code of its own that no regex list here reproduces exactly: refused by name
 UNSUPPORTED_PRE = {
-    "kimi-k2": "llama.cpp splits it with a hand-written routine (Han runs, then its regex), not its regex list",
-    "afmoe": "llama.cpp groups its digits with a hand-written routine",
-    "tiny_aya": "llama.cpp groups its digits with a hand-written routine",
-    "cohere2moe": "llama.cpp groups its digits with a hand-written routine",
-    "superbpe": "its lookahead splits at empty matches, which llama.cpp's split loop handles its own way",
     "youtu": "its regex mixes literal CJK ranges with Unicode categories, which llama.cpp's std::regex "
              "runs on a collapsed text",
     "gemma4": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
@@ -245,6 +257,35 @@ def _without(rs: Sequence[Tuple[int, int]], cut: Sequence[int]) -> List[Tuple[in
         if start <= hi:
             out.append((start, hi))
     return out
+
+
+# llama.cpp's regexes that do not run as regexes: its unicode_regex_split_custom runs a hand-written routine for
+# each of these texts (afmoe's and tiny_aya's digit groups, Kimi K2's whole split), and its std::regex loop cuts
+# the text at every empty match of superbpe's lookahead. Each is a LlamaSplit stage (src/pretok/llama_split.rs)
+_ROUTINES = {r"\p{AFMoE_digits}": "afmoe-digits", r"\d{1,3}(?=(?:\d{3})*\b)": "afmoe-digits",
+             r"\p{Han}+": "kimi-k2", r"(?=(\d{3})+(?!\d))": "superbpe-digits"}
+_ROUTINE_CLASSES = {"afmoe-digits": ("number",), "kimi-k2": ("letter", "number", "whitespace", "han"),
+                    "superbpe-digits": ("digit",)}
+# llama.cpp's unicode_cpt_is_han
+_HAN = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+        (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0x2CEB0, 0x2EBEF), (0x2F800, 0x2FA1F)]
+
+
+def _llama_split(regex: str) -> Dict[str, Any]:
+    r"""The LlamaSplit stage of one of llama.cpp's routine-triggering regexes (:data:`_ROUTINES`): the routine
+    and the classes it reads, from llama.cpp's tables (its flags of every code point, its Han ranges;
+    std::wregex's ``\d`` is ASCII).
+
+    >>> stage = _llama_split(r"\p{AFMoE_digits}")
+    >>> stage["routine"], sorted(stage["classes"]), stage["classes"]["number"][:14]
+    ('afmoe-digits', ['number'], '[\\x{30}-\\x{39}')
+    """
+    routine = _ROUTINES[regex]
+    cats, space = _tables("custom")
+    classes = {"letter": cats["L"], "number": cats["N"], "whitespace": space, "han": _class_items(_HAN),
+               "digit": _class_items([(0x30, 0x39)])}
+    return {"type": "LlamaSplit", "routine": routine,
+            "classes": {k: f"[{classes[k]}]" for k in _ROUTINE_CLASSES[routine]}}
 
 
 def _tables(mode: str) -> Tuple[Dict[str, str], str]:
@@ -832,7 +873,8 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
         if pair[0] + pair[1] not in have:
             raise FormatError(f"{meta.path}: the merge {' '.join(pair)!r} makes {pair[0] + pair[1]!r}, which is not a "
                               "token (llama.cpp then falls back to single bytes)")
-    splits = [{"type": "Split", "pattern": {"Regex": llama_regex(r)}, "behavior": "Isolated", "invert": False}
+    splits = [_llama_split(r) if r in _ROUTINES else
+              {"type": "Split", "pattern": {"Regex": llama_regex(r)}, "behavior": "Isolated", "invert": False}
               for r in _REGEXES[regexes]]
     splits += _byte_gaps(meta, tokens, pairs)
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
@@ -1021,7 +1063,7 @@ def pre_type_of(pattern: str) -> str:
         return "gpt-2"
     for name, (key, _, _) in PRE_TYPES.items():
         regexes = _REGEXES[key]
-        if len(regexes) == 1 and from_onig(llama_regex(regexes[0])) == pattern:
+        if len(regexes) == 1 and regexes[0] not in _ROUTINES and from_onig(llama_regex(regexes[0])) == pattern:
             return name
     raise FormatError(f"no llama.cpp pre-tokenizer type splits text as the pattern {pattern!r} does; a GGUF "
                       "file cannot hold this tokenizer exactly")
