@@ -157,14 +157,14 @@ def boundary_vocab():
 
 # the edges of llama.cpp's hand-written routines: digit runs of mixed scripts (grouped by threes from the right, the
 # text before glued to the first group, which a later CJK/Thai range regex then splits), Han next to letters and
-# kana, leading characters and marks, contractions in any case, whitespace runs with \r\n
+# kana, leading characters and marks, contractions in any case, whitespace runs with \r\n; letters with marks
 PRE_TYPE_EDGES = [
     "ab1234567cd 12 123 1234 ๑๒๓๔๕ ก๑๒๓๔ข ١٢٣٤٥٦٧ 12٣4567 ໑໒໓໔ ១២៣៤៥ ¹²³⁴ ①②③④",
     "日本語abc世界DEF's 你好don't I'M 𠀀𠀁x 豈更 中文123中文 漢字かなカナ한국어",
     "x\r\n\r\n y 'll 've 're 'S 'T ' s\u3000\u00a0z  \t\n",
     "9" * 50 + "a" + "1" * 31 + " " + "٣" * 7 + "12",
     "!abc ¡Hola \u0301a café e\u0301 ...世 .世界 'sa 'LL x'Ve'd",
-    "a1b22c333d4444 e55555 ก๑ก๑๒ ๑๒๓ก", "  \r\n  \n\r x\u2028y\u0085z", "ſ'S İ'Ll Σ'RE"]
+    "a1b22c333d4444 e55555 ก๑ก๑๒ ๑๒๓ก", "  \r\n  \n\r x\u2028y\u0085z", "ſ'S İ'Ll Σ'RE", "Y\u0301'S ÀB\u0301c'LL"]
 
 
 @pytest.mark.parametrize("pre", sorted(gguf.PRE_TYPES))

@@ -77,10 +77,14 @@ _LLAMA3 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N
 _QWEN2 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 _QWEN35 = (_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+"
            r"|\s+(?!\S)|\s+")
-# llama.cpp's "a letter but not a-z" is a lookahead and a class; here one class, so that no backtracking is needed
+# llama.cpp's "a letter but not a-z" is a lookahead and a class; here one class (an intersection, its \p{L} written
+# with llama.cpp's table as every other is), so that no backtracking is needed
 _NOT_LOWER, _NOT_UPPER = r"[^\P{L}a-z]", r"[^\P{L}A-Z]"
 _LETTERS_UL = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "*" + _NOT_UPPER + "+"
 _LETTERS_LU = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "+" + _NOT_UPPER + "*"
+_LM_NOT_LOWER, _LM_NOT_UPPER = r"[[\p{L}\p{M}]&&[^a-z]]", r"[[\p{L}\p{M}]&&[^A-Z]]"
+_LM_LETTERS_UL = r"[^\r\n\p{L}\p{N}]?" + _LM_NOT_LOWER + "*" + _LM_NOT_UPPER + "+"
+_LM_LETTERS_LU = r"[^\r\n\p{L}\p{N}]?" + _LM_NOT_LOWER + "+" + _LM_NOT_UPPER + "*"
 _DEEPSEEK3 = (r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
               r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
 _DEEPSEEK_LLM_LETTERS = (  # as llama.cpp writes it, escaped so that no editor normalizes a character
@@ -144,10 +148,9 @@ _REGEXES: Dict[str, Tuple[str, ...]] = {
                  + r"?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
     "kimi-k2": (r"\p{Han}+",),
     "superbpe": (r"\p{N}+", r"(?=(\d{3})+(?!\d))"),
-    "granite-emb-multi": (
-        r"[^\r\n\p{L}\p{N}]?((?=[\p{L}\p{M}])([^a-z]))*((?=[\p{L}\p{M}])([^A-Z]))+" + _CONTRACTIONS
-        + r"?|[^\r\n\p{L}\p{N}]?((?=[\p{L}\p{M}])([^a-z]))+((?=[\p{L}\p{M}])([^A-Z]))*" + _CONTRACTIONS
-        + r"?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",),
+    # llama.cpp's "a letter or mark but not a-z" is a lookahead and a class; here one class (an intersection)
+    "granite-emb-multi": (_LM_LETTERS_UL + _CONTRACTIONS + "?|" + _LM_LETTERS_LU + _CONTRACTIONS
+                          + r"?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",),
 }
 # youtu's first regex mixes literal CJK with categories (llama.cpp runs it with std::regex on collapsed text)
 
@@ -207,7 +210,6 @@ UNSUPPORTED_PRE = {
     "whitespace": "a whitespace-split model over raw UTF-8",
     "jais-2": "bytepair's regex guard refuses its lookaheads after unbounded runs",
     "exaone-moe": "bytepair's regex guard refuses its nested unbounded runs",
-    "granite-embed-multi-97m": "its letter-or-mark lookaheads are not translated",
 }
 
 # the pre types whose detokenize skips llama.cpp's clean_spaces passes (every other BPE type runs them)
