@@ -164,7 +164,9 @@ PRE_TYPE_EDGES = [
     "x\r\n\r\n y 'll 've 're 'S 'T ' s\u3000\u00a0z  \t\n",
     "9" * 50 + "a" + "1" * 31 + " " + "٣" * 7 + "12",
     "!abc ¡Hola \u0301a café e\u0301 ...世 .世界 'sa 'LL x'Ve'd",
-    "a1b22c333d4444 e55555 ก๑ก๑๒ ๑๒๓ก", "  \r\n  \n\r x\u2028y\u0085z", "ſ'S İ'Ll Σ'RE", "Y\u0301'S ÀB\u0301c'LL"]
+    "a1b22c333d4444 e55555 ก๑ก๑๒ ๑๒๓ก", "  \r\n  \n\r x\u2028y\u0085z", "ſ'S İ'Ll Σ'RE", "Y\u0301'S ÀB\u0301c'LL",
+    # a letter of a newer Unicode than llama.cpp's tables (Egyptian hieroglyphs of Unicode 16): not a letter there
+    "\U000138ae'll x\U00013460Y\u0301'S"]
 
 
 @pytest.mark.parametrize("pre", sorted(gguf.PRE_TYPES))

@@ -77,9 +77,9 @@ _LLAMA3 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N
 _QWEN2 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 _QWEN35 = (_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+"
            r"|\s+(?!\S)|\s+")
-# llama.cpp's "a letter but not a-z" is a lookahead and a class; here one class (an intersection, its \p{L} written
-# with llama.cpp's table as every other is), so that no backtracking is needed
-_NOT_LOWER, _NOT_UPPER = r"[^\P{L}a-z]", r"[^\P{L}A-Z]"
+# llama.cpp's "a letter but not a-z" is a lookahead and a class; here one class, so that no backtracking is needed:
+# an intersection, whose \p{L} is llama.cpp's table as every other one is (not the regex engine's newer Unicode)
+_NOT_LOWER, _NOT_UPPER = r"[\p{L}&&[^a-z]]", r"[\p{L}&&[^A-Z]]"
 _LETTERS_UL = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "*" + _NOT_UPPER + "+"
 _LETTERS_LU = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "+" + _NOT_UPPER + "*"
 _LM_NOT_LOWER, _LM_NOT_UPPER = r"[[\p{L}\p{M}]&&[^a-z]]", r"[[\p{L}\p{M}]&&[^A-Z]]"
