@@ -148,6 +148,9 @@ _REGEXES: Dict[str, Tuple[str, ...]] = {
               r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
     "tiny_aya": (r"\d{1,3}(?=(?:\d{3})*\b)",
                  _GPT4O_LETTERS + r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+    "youtu": ("[\uac00-\ud7a3\u3131-\u318e]+|[\uff01\u2026\u201c\u201d\u2018\u2019\u2014\uff1a\uff1b\uff0c"
+              "\u3001-\u303f\ufe30-\ufe4f]+|[\u3105-\u312f]+|[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+              _GPT4O_LETTERS + r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
     "kimi-k2": (r"\p{Han}+",),
     "superbpe": (r"\p{N}+", r"(?=(\d{3})+(?!\d))"),
     # llama.cpp's "a letter or mark but not a-z" is a lookahead and a class; here one class (an intersection)
@@ -196,6 +199,7 @@ _pre("qwen2", ["grok-2"])
 _pre("laguna", ["laguna"])
 _pre("exaone-moe", ["exaone-moe"])
 _pre("minicpm5", ["minicpm5"], ignore_merges=True)
+_pre("youtu", ["youtu"], ignore_merges=True)
 _pre("afmoe", ["afmoe"])
 _pre("tiny_aya", ["tiny_aya", "cohere2moe"])
 _pre("kimi-k2", ["kimi-k2"])
@@ -203,8 +207,6 @@ _pre("superbpe", ["superbpe"])
 
 # pre types llama.cpp runs with code of its own that no regex list here reproduces exactly: refused by name
 UNSUPPORTED_PRE = {
-    "youtu": "its regex mixes literal CJK ranges with Unicode categories, which llama.cpp's std::regex "
-             "runs on a collapsed text",
     "gemma4": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
     "granite-embed-multi-311m": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
     "sarvam-moe": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
