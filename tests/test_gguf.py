@@ -215,7 +215,7 @@ def test_llama_cpp_routines_run_as_llama_split_stages(tmp_path):
     long runs stay linear, and a malformed stage is an error naming it, never a crash."""
     from bytepair.pipeline import from_hf_json
     stages = {"afmoe": ["afmoe-digits"], "tiny_aya": ["afmoe-digits"], "cohere2moe": ["afmoe-digits"],
-              "kimi-k2": ["kimi-k2"], "superbpe": ["superbpe-digits"]}
+              "kimi-k2": ["kimi-k2"], "superbpe": ["superbpe-digits"], "jais-2": ["jais2"]}
     for pre, routines in stages.items():
         tok = Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, pre, None))))
         steps = tok.spec.description["pre_tokenizer"]["pretokenizers"]

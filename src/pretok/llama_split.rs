@@ -14,6 +14,11 @@
 //!   a cut before every ASCII digit from which a multiple of three digits
 //!   runs to the end of the digit run.
 //!
+//! - `jais2` (`jais-2`, whose regex llama.cpp runs with std::regex on its
+//!   collapsed text): Llama 3's alternatives, then a whitespace run cut by
+//!   the ladder `\s{512}(?!\S)|\s{256}(?!\S)|...|\s{4}(?!\S)|\s{1,2}(?!\S)|\s{1}`,
+//!   which needs backtracking lookaheads beside unbounded runs as a regex.
+//!
 //! The classes (llama.cpp's letter, number and whitespace flags, its Han
 //! ranges, std::regex's `\d`) come from the description, built in Python
 //! from llama.cpp's own tables (`bytepair/formats/gguf.py`), so that both
@@ -41,6 +46,7 @@ pub(crate) enum Routine {
     AfmoeDigits,
     KimiK2,
     SuperbpeDigits,
+    Jais2,
 }
 
 impl Routine {
@@ -49,6 +55,7 @@ impl Routine {
             "afmoe-digits" => Some(Routine::AfmoeDigits),
             "kimi-k2" => Some(Routine::KimiK2),
             "superbpe-digits" => Some(Routine::SuperbpeDigits),
+            "jais2" => Some(Routine::Jais2),
             _ => None,
         }
     }
@@ -59,6 +66,7 @@ impl Routine {
             Routine::AfmoeDigits => &["number"],
             Routine::KimiK2 => &["letter", "number", "whitespace", "han"],
             Routine::SuperbpeDigits => &["digit"],
+            Routine::Jais2 => &["letter", "number", "whitespace"],
         }
     }
 }
@@ -94,7 +102,7 @@ impl LlamaSplit {
         let r = Routine::named(routine).ok_or_else(|| {
             Error::Unsupported(format!(
                 "pre-tokenizer LlamaSplit: the routine {routine:?} is not one of llama.cpp's that bytepair runs \
-                 (afmoe-digits, kimi-k2, superbpe-digits)"
+                 (afmoe-digits, kimi-k2, superbpe-digits, jais2)"
             ))
         })?;
         let want = r.classes();
@@ -153,6 +161,7 @@ impl LlamaSplit {
             Routine::AfmoeDigits => afmoe(&flags, &mut cuts),
             Routine::KimiK2 => kimi_k2(&cpts, &flags, &mut cuts),
             Routine::SuperbpeDigits => superbpe(&flags, &mut cuts),
+            Routine::Jais2 => jais2(&cpts, &flags, &mut cuts),
         }
     }
 }
@@ -379,6 +388,100 @@ fn kimi_k2(cpts: &[u32], flags: &[u8], cuts: &mut Cuts) {
     }
 }
 
+/// jais-2's regex, alternative by alternative, as std::regex runs it (leftmost alternative first; each
+/// position matches one of them, so the matches tile the piece):
+/// `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])` | `[^\r\n\p{L}\p{N}]?\p{L}+` | `\p{N}{1,3}` |
+/// ` ?[^\s\p{L}\p{N}]+[\r\n]*` | `\s*[\r\n]+` | `\s{512}(?!\S)` | ... | `\s{4}(?!\S)` | `\s{1,2}(?!\S)` | `\s{1}`.
+/// `\s*[\r\n]+` backs off to the last `\r`/`\n` of the whitespace run. `\s{k}(?!\S)` matches where the run
+/// has more than `k` characters left, or exactly `k` up to the end of the piece.
+fn jais2(cpts: &[u32], flags: &[u8], cuts: &mut Cuts) {
+    let end = cpts.len();
+    let flags_at = |p: usize| if p < end { flags[p] } else { 0 };
+    let cpt_at = |p: usize| if p < end { cpts[p] } else { u32::MAX };
+    let is_rn = |c: u32| c == '\r' as u32 || c == '\n' as u32;
+    let letter = |p: usize| flags_at(p) & LETTER != 0;
+    let number = |p: usize| flags_at(p) & NUMBER != 0;
+    let space = |p: usize| flags_at(p) & SPACE != 0;
+    // [^\s\p{L}\p{N}] inside the piece
+    let other = |p: usize| p < end && flags[p] & (SPACE | LETTER | NUMBER) == 0;
+    let ascii_lower = |c: u32| if (0x41..=0x5A).contains(&c) { c + 0x20 } else { c };
+    let mut pos = 0;
+    while pos < end {
+        let cpt = cpts[pos];
+        // the contractions
+        if cpt == '\'' as u32 {
+            let a = ascii_lower(cpt_at(pos + 1));
+            let b = ascii_lower(cpt_at(pos + 2));
+            let len = if [b's', b't', b'm', b'd'].iter().any(|&x| a == x as u32) {
+                2
+            } else if (a == 'r' as u32 || a == 'v' as u32) && b == 'e' as u32 || a == 'l' as u32 && b == 'l' as u32 {
+                3
+            } else {
+                0
+            };
+            if len > 0 {
+                pos += len;
+                cuts.add(pos);
+                continue;
+            }
+        }
+        // [^\r\n\p{L}\p{N}]?\p{L}+
+        let leading = !is_rn(cpt) && !letter(pos) && !number(pos);
+        if letter(pos) || (leading && letter(pos + 1)) {
+            pos += 1;
+            while letter(pos) {
+                pos += 1;
+            }
+            cuts.add(pos);
+            continue;
+        }
+        // \p{N}{1,3}
+        if number(pos) {
+            let start = pos;
+            while number(pos) && pos - start < 3 {
+                pos += 1;
+            }
+            cuts.add(pos);
+            continue;
+        }
+        //  ?[^\s\p{L}\p{N}]+[\r\n]*
+        if other(pos) || (cpt == ' ' as u32 && other(pos + 1)) {
+            pos += 1;
+            while other(pos) {
+                pos += 1;
+            }
+            while is_rn(cpt_at(pos)) {
+                pos += 1;
+            }
+            cuts.add(pos);
+            continue;
+        }
+        // a whitespace run [pos, q)
+        let mut q = pos;
+        let mut last_rn = None;
+        while space(q) {
+            if is_rn(cpts[q]) {
+                last_rn = Some(q);
+            }
+            q += 1;
+        }
+        // \s*[\r\n]+
+        if let Some(r) = last_rn {
+            pos = r + 1;
+            cuts.add(pos);
+            continue;
+        }
+        // the ladder; `\s{1}` where nothing else matches
+        let left = q - pos;
+        let k = [512, 256, 128, 64, 32, 16, 8, 4, 2, 1]
+            .into_iter()
+            .find(|&k| k < left || (k == left && q == end))
+            .unwrap_or(1);
+        pos += k;
+        cuts.add(pos);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,6 +523,16 @@ mod tests {
         ];
         assert_eq!(pieces("kimi-k2", &c, "Hello 世界abc 12345 don't!!\n\n  x"),
                    ["Hello", " ", "世界", "abc", " ", "123", "45", " don't", "!!\n\n", " ", " x"]);
+    }
+
+    #[test]
+    fn jais2_cuts_whitespace_runs_by_its_ladder() {
+        let c = [("letter", "[A-Za-z]"), ("number", "[0-9]"), ("whitespace", r"[\t\n\r ]")];
+        let s = format!("a{}b{}", " ".repeat(7), " ".repeat(5));
+        assert_eq!(pieces("jais2", &c, &s), ["a", "    ", "  ", " b", "    ", " "]);
+        assert_eq!(pieces("jais2", &c, "x 'Re  \n \n  !!\n12345"), ["x", " '", "Re", "  \n \n", " ", " !!\n", "123", "45"]);
+        assert_eq!(pieces("jais2", &c, "  "), ["  "]);
+        assert_eq!(pieces("jais2", &c, "'s'LL'x"), ["'s", "'LL", "'x"]);
     }
 
     #[test]

@@ -15,7 +15,8 @@ The contract is llama.cpp's own tokenizer (``src/llama-vocab.cpp``,
   ``tokenizer.ggml.pre`` type chooses the list of regexes that split the
   text, one after the other (:data:`PRE_TYPES`), run as llama.cpp runs them
   (:func:`llama_regex`: its own Unicode tables, its collapsed-text std::regex
-  rules); ``ignore_merges`` types take a piece that is a token whole.
+  rules; its hand-written splitting routines as ``LlamaSplit`` stages,
+  :data:`_ROUTINES`); ``ignore_merges`` types take a piece that is a token whole.
 - ``tokenizer.ggml.model = llama``: SentencePiece BPE over the scores, with
   byte tokens, ``add_space_prefix`` before every stretch of text.
 
@@ -28,8 +29,8 @@ defaults per type, or the file's keys) are what
 ``encode(text, add_special_tokens=True)`` adds; decoding is
 ``llama_detokenize`` (:func:`llama_detokenize`). Every pre type of
 :data:`PRE_TYPES` is compared with llama.cpp itself in the tests; the ones
-llama.cpp runs with code of its own (:data:`UNSUPPORTED_PRE`), an unknown
-model or type, and what bytepair cannot run exactly are refused by name.
+bytepair does not run (:data:`UNSUPPORTED_PRE`), an unknown model or type,
+and what bytepair cannot run exactly are refused by name.
 
 >>> sorted(PRE_TYPES)[:3]
 ['a.x-4.0', 'afmoe', 'bailingmoe']
@@ -205,14 +206,13 @@ _pre("tiny_aya", ["tiny_aya", "cohere2moe"])
 _pre("kimi-k2", ["kimi-k2"])
 _pre("superbpe", ["superbpe"])
 
-# pre types llama.cpp runs with code of its own that no regex list here reproduces exactly: refused by name
+# pre types whose tokenizer is not a byte-level BPE over a regex list (SentencePiece-style BPE over raw UTF-8, a
+# whitespace split): refused by name
 UNSUPPORTED_PRE = {
     "gemma4": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
     "granite-embed-multi-311m": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
     "sarvam-moe": "a SentencePiece-style BPE over raw UTF-8 (byte tokens <0xXX>)",
     "whitespace": "a whitespace-split model over raw UTF-8",
-    "jais-2": "its whitespace ladder (\\s{512}(?!\\S)|...|\\s{1}) needs the backtracking engine, which bytepair's "
-              "regex guard refuses beside its unbounded runs (no linear equivalent is written yet)",
 }
 
 # the pre types whose detokenize skips llama.cpp's clean_spaces passes (every other BPE type runs them)
@@ -270,7 +270,11 @@ def _without(rs: Sequence[Tuple[int, int]], cut: Sequence[int]) -> List[Tuple[in
 _ROUTINES = {r"\p{AFMoE_digits}": "afmoe-digits", r"\d{1,3}(?=(?:\d{3})*\b)": "afmoe-digits",
              r"\p{Han}+": "kimi-k2", r"(?=(\d{3})+(?!\d))": "superbpe-digits"}
 _ROUTINE_CLASSES = {"afmoe-digits": ("number",), "kimi-k2": ("letter", "number", "whitespace", "han"),
-                    "superbpe-digits": ("digit",)}
+                    "superbpe-digits": ("digit",), "jais2": ("letter", "number", "whitespace")}
+# ... and jais-2's regex, which llama.cpp's std::regex runs on its collapsed text but bytepair's regex guard
+# refuses (its whitespace ladder's lookaheads need backtracking beside unbounded runs): a linear hand-written
+# equivalent reading the classes as that collapsed text has them
+_ROUTINES[_REGEXES["jais2"][0]] = "jais2"
 # llama.cpp's unicode_cpt_is_han
 _HAN = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
         (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0x2CEB0, 0x2EBEF), (0x2F800, 0x2FA1F)]
@@ -286,7 +290,7 @@ def _llama_split(regex: str) -> Dict[str, Any]:
     ('afmoe-digits', ['number'], '[\\x{30}-\\x{39}')
     """
     routine = _ROUTINES[regex]
-    cats, space = _tables("custom")
+    cats, space = _tables("collapsed" if routine == "jais2" else "custom")
     classes = {"letter": cats["L"], "number": cats["N"], "whitespace": space, "han": _class_items(_HAN),
                "digit": _class_items([(0x30, 0x39)])}
     return {"type": "LlamaSplit", "routine": routine,
