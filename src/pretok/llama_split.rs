@@ -405,6 +405,9 @@ fn jais2(cpts: &[u32], flags: &[u8], cuts: &mut Cuts) {
     // [^\s\p{L}\p{N}] inside the piece
     let other = |p: usize| p < end && flags[p] & (SPACE | LETTER | NUMBER) == 0;
     let ascii_lower = |c: u32| if (0x41..=0x5A).contains(&c) { c + 0x20 } else { c };
+    // the end of the whitespace run last read and its last \r or \n: the ladder takes a run a rung at a time,
+    // and reading the rest of the run again at each rung would be quadratic in a long run
+    let mut run: Option<(usize, Option<usize>)> = None;
     let mut pos = 0;
     while pos < end {
         let cpt = cpts[pos];
@@ -456,15 +459,22 @@ fn jais2(cpts: &[u32], flags: &[u8], cuts: &mut Cuts) {
             cuts.add(pos);
             continue;
         }
-        // a whitespace run [pos, q)
-        let mut q = pos;
-        let mut last_rn = None;
-        while space(q) {
-            if is_rn(cpts[q]) {
-                last_rn = Some(q);
+        // a whitespace run [pos, q) (the rest of the one read before, when pos is inside it)
+        let (q, last_rn) = match run {
+            Some((q, last_rn)) if pos < q => (q, last_rn.filter(|&r| r >= pos)),
+            _ => {
+                let mut q = pos;
+                let mut last_rn = None;
+                while space(q) {
+                    if is_rn(cpts[q]) {
+                        last_rn = Some(q);
+                    }
+                    q += 1;
+                }
+                (q, last_rn)
             }
-            q += 1;
-        }
+        };
+        run = Some((q, last_rn));
         // \s*[\r\n]+
         if let Some(r) = last_rn {
             pos = r + 1;
@@ -533,6 +543,13 @@ mod tests {
         assert_eq!(pieces("jais2", &c, "x 'Re  \n \n  !!\n12345"), ["x", " '", "Re", "  \n \n", " ", " !!\n", "123", "45"]);
         assert_eq!(pieces("jais2", &c, "  "), ["  "]);
         assert_eq!(pieces("jais2", &c, "'s'LL'x"), ["'s", "'LL", "'x"]);
+        // a long run, rung by rung (read once, not again at each rung)
+        let long = format!("{}x", " ".repeat(1100));
+        let sizes: Vec<usize> = pieces("jais2", &c, &long).iter().map(String::len).collect();
+        assert_eq!(sizes, [512, 512, 64, 8, 2, 1, 2]);
+        let long = format!("{} \n{}", " ".repeat(600), " ".repeat(5));
+        let sizes: Vec<usize> = pieces("jais2", &c, &long).iter().map(String::len).collect();
+        assert_eq!(sizes, [602, 4, 1]);
     }
 
     #[test]
