@@ -2,6 +2,7 @@
 .inp/.out files shipped with its ggml-vocab-*.gguf), untrusted headers, detection, writing.
 The comparison with llama.cpp itself is tests/test_gguf_llama_cpp.py."""
 
+import json
 import os
 import struct
 
@@ -206,6 +207,35 @@ def test_overlapping_special_tokens_cut_as_llama_cpp_or_refused(tmp_path):
     plain = Tokenizer.load(write(tmp_path, with_added(["<x>", "<y>"], gguf.TOKEN_CONTROL)))
     assert "special_cut" not in plain.spec.description
     plain.save(str(tmp_path / "tokenizer.json"), format="hf")
+
+
+def test_llama_cpp_routines_run_as_llama_split_stages(tmp_path):
+    """The pre types llama.cpp splits with hand-written routines run as bytepair-only LlamaSplit stages (their
+    ids against llama.cpp: tests/test_gguf_llama_cpp.py): such a tokenizer is not written as a tokenizer.json,
+    long runs stay linear, and a malformed stage is an error naming it, never a crash."""
+    from bytepair.pipeline import from_hf_json
+    stages = {"afmoe": ["afmoe-digits"], "tiny_aya": ["afmoe-digits"], "cohere2moe": ["afmoe-digits"],
+              "kimi-k2": ["kimi-k2"], "superbpe": ["superbpe-digits"], "jais-2": ["jais2"]}
+    for pre, routines in stages.items():
+        tok = Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, pre, None))))
+        steps = tok.spec.description["pre_tokenizer"]["pretokenizers"]
+        assert [s["routine"] for s in steps if s["type"] == "LlamaSplit"] == routines, pre
+        with pytest.raises(FormatError, match="LlamaSplit"):
+            tok.save(str(tmp_path / "tokenizer.json"), format="hf")
+        assert not os.path.exists(tmp_path / "tokenizer.json")
+        for text in ("7" * 100_000, "a" * 100_000, "日" * 100_000, " " * 100_000 + "x", "'s" * 50_000):
+            assert tok.decode(tok.encode_ordinary(text)) == text, pre
+    desc = {"model": {"type": "BPE", "vocab": {"a": 0, "1": 1}, "merges": []},
+            "pre_tokenizer": {"type": "LlamaSplit", "routine": "afmoe-digits", "classes": {"number": "[0-9]"}}}
+    assert from_hf_json(json.dumps(desc)).encode("a11") == [0, 1, 1]
+    for routine, classes, why in [("nope", {}, "routine"), ("afmoe-digits", {}, "needs the class"),
+                                  ("afmoe-digits", {"number": "["}, "not a regex class"),
+                                  ("afmoe-digits", {"number": "ab"}, "not a character class"),
+                                  ("afmoe-digits", {"number": "[0-9]", "han": "[0-9]"}, "reads no class"),
+                                  ("afmoe-digits", {"number": 3}, "expected a string")]:
+        desc["pre_tokenizer"] = {"type": "LlamaSplit", "routine": routine, "classes": classes}
+        with pytest.raises(ValueError, match=why):
+            from_hf_json(json.dumps(desc))
 
 
 def test_llama_cpp_retypes_control_looking_tokens():

@@ -21,7 +21,7 @@ from bytepair.spec import build_core
 EXACT = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt", "starcoder",
          "refact", "command-r", "aquila", "baichuan", "gpt-neox", "falcon", "phi-3", "gemma-4"]
 TEXTS = int(os.environ.get("BYTEPAIR_GGUF_TEXTS", "2000"))
-PRE_TYPE_TEXTS = 150  # per pre type (76 of them): a wrong regex changes the ids of about a third of them
+PRE_TYPE_TEXTS = 150  # per pre type (87 of them): a wrong regex changes the ids of about a third of them
 
 
 def texts_for(tok, seed):
@@ -155,6 +155,24 @@ def boundary_vocab():
     return tokens + specials, [1] * len(tokens) + [3] * len(specials), merges, specials
 
 
+# the edges of llama.cpp's hand-written routines: digit runs of mixed scripts (grouped by threes from the right, the
+# text before glued to the first group, which a later CJK/Thai range regex then splits), Han next to letters and
+# kana, leading characters and marks, contractions in any case, whitespace runs with \r\n; letters with marks
+PRE_TYPE_EDGES = [
+    "ab1234567cd 12 123 1234 ๑๒๓๔๕ ก๑๒๓๔ข ١٢٣٤٥٦٧ 12٣4567 ໑໒໓໔ ១២៣៤៥ ¹²³⁴ ①②③④",
+    "日本語abc世界DEF's 你好don't I'M 𠀀𠀁x 豈更 中文123中文 漢字かなカナ한국어",
+    "x\r\n\r\n y 'll 've 're 'S 'T ' s\u3000\u00a0z  \t\n",
+    "9" * 50 + "a" + "1" * 31 + " " + "٣" * 7 + "12",
+    "!abc ¡Hola \u0301a café e\u0301 ...世 .世界 'sa 'LL x'Ve'd",
+    "a1b22c333d4444 e55555 ก๑ก๑๒ ๑๒๓ก", "  \r\n  \n\r x\u2028y\u0085z", "ſ'S İ'Ll Σ'RE", "Y\u0301'S ÀB\u0301c'LL",
+    # a letter of a newer Unicode than llama.cpp's tables (Egyptian hieroglyphs of Unicode 16): not a letter there
+    "\U000138ae'll x\U00013460Y\u0301'S",
+    "한국어，你好！…“引用”ㄅㄆ ㄱㄴ한글abc\u3000〔x〕︰﹏—‘a’ 〇々",
+    # whitespace runs of every length around jais-2's ladder (512, 256, ... 4, 2, 1), ending the text or not
+    " " * 600 + "x" + "\t" * 17 + "y" + " " * 5 + "\u3000" * 3 + "z" + " " * 3 + "!" + " " * 4 + "\n " * 2 + " " * 9,
+    "a" + " " * 257 + "b" + " " * 64 + "\u00a0" + " " * 31 + "c  'd " + " " * 2]
+
+
 @pytest.mark.parametrize("pre", sorted(gguf.PRE_TYPES))
 def test_every_pre_type_equals_llama_cpp(tmp_path, boundary_vocab, pre):
     """Every pre type bytepair loads, on a vocabulary where a different split shows (the regex list, its
@@ -172,6 +190,7 @@ def test_every_pre_type_equals_llama_cpp(tmp_path, boundary_vocab, pre):
     tok, ref = Tokenizer.load(path), LlamaVocab(path)
     texts = hostile_texts(sum(map(ord, pre)), PRE_TYPE_TEXTS, specials) + ["Hello world 123456 don't \n\n日本語",
                                                                          "a <mask>  b\t<mask>", "x\r\n\r\n y"]
+    texts += PRE_TYPE_EDGES
     for text in texts:
         for bos in (False, True):
             assert tok.encode_ordinary(text, add_special_tokens=bos) == ref.tokenize(text, bos, False), (text, bos)

@@ -411,7 +411,12 @@ class PipelineTokenizer(Tokenizer):
 
     def to_hf_json(self) -> str:
         """The ``tokenizer.json`` text (Hugging Face loads it with the same ids); a GGUF tokenizer whose special
-        tokens llama.cpp cuts its own way (``special_cut``) is refused: Hugging Face would cut them otherwise."""
+        tokens llama.cpp cuts its own way (``special_cut``) is refused: Hugging Face would cut them otherwise; so
+        is one whose pre-tokenizer runs one of llama.cpp's hand-written routines (``LlamaSplit``)."""
+        if _llama_split_stages(self._spec.description.get("pre_tokenizer")):
+            raise FormatError(f"{self._spec.path}: a tokenizer.json cannot hold this tokenizer exactly: its "
+                              "pre-tokenizer runs one of llama.cpp's hand-written splitting routines (LlamaSplit), "
+                              "which Hugging Face does not have")
         if self._spec.description.get("special_cut") is not None:
             raise FormatError(f"{self._spec.path}: a tokenizer.json cannot hold this tokenizer exactly: llama.cpp "
                               "cuts its special tokens out of the text longest first (some overlap) or strips ASCII "
@@ -426,6 +431,19 @@ class PipelineTokenizer(Tokenizer):
         norm = (self._spec.description.get("normalizer") or {}).get("type")
         return (f"<bytepair.Tokenizer model='pipeline' n_vocab={self.n_vocab} normalizer={norm!r} "
                 f"pre_tokenizer={pre!r} byte_fallback={bool(m.get('byte_fallback'))}>")
+
+
+def _llama_split_stages(pre: Any) -> List[str]:
+    """The routines of the bytepair-only ``LlamaSplit`` stages in a pre-tokenizer description (GGUF files).
+
+    >>> _llama_split_stages({"type": "Sequence", "pretokenizers": [{"type": "LlamaSplit", "routine": "kimi-k2"}]})
+    ['kimi-k2']
+    """
+    if not isinstance(pre, dict):
+        return []
+    if pre.get("type") == "LlamaSplit":
+        return [str(pre.get("routine"))]
+    return [r for p in pre.get("pretokenizers") or [] for r in _llama_split_stages(p)]
 
 
 def from_hf_json(text: str, path: str = "<string>") -> PipelineTokenizer:

@@ -5,6 +5,7 @@
 use crate::text::normalized::NStr;
 use super::spec::{Behavior, PreTokenizerSpec, PrependScheme};
 use crate::error::Result;
+use crate::pretok::llama_split::LlamaSplit;
 use crate::pretok::split_pattern::{compile, CompiledPattern};
 use crate::pretok::patterns::HF_BYTE_LEVEL_REGEX;
 use crate::pretok::regex_guard::GuardedRegex;
@@ -109,6 +110,7 @@ pub(crate) enum PreTokenizer {
     Pred { pattern: CompiledPattern, behavior: Behavior, invert: bool },
     Bert,
     Sequence(Vec<PreTokenizer>),
+    Llama(Box<LlamaSplit>),
 }
 
 fn byte_level_regex() -> Result<CompiledPattern> {
@@ -169,6 +171,9 @@ impl PreTokenizer {
                 PreTokenizer::Pred { pattern: CompiledPattern::Char(*d), behavior: Behavior::Removed, invert: false }
             }
             PreTokenizerSpec::BertPreTokenizer => PreTokenizer::Bert,
+            PreTokenizerSpec::LlamaSplit { routine, classes } => {
+                PreTokenizer::Llama(Box::new(LlamaSplit::new(routine, classes)?))
+            }
             PreTokenizerSpec::Sequence(items) => {
                 PreTokenizer::Sequence(items.iter().map(|s| PreTokenizer::new(s, regexes)).collect::<Result<_>>()?)
             }
@@ -227,6 +232,16 @@ impl PreTokenizer {
                 let mut out = Vec::with_capacity(pieces.len());
                 for n in &pieces {
                     split(n, pattern, *behavior, *invert, &mut out)?;
+                }
+                Ok(out)
+            }
+            PreTokenizer::Llama(routine) => {
+                let mut out = Vec::with_capacity(pieces.len());
+                let mut cuts = Vec::new();
+                for n in &pieces {
+                    cuts.clear();
+                    routine.split(&n.s, &mut cuts);
+                    out.extend(cuts.iter().map(|&(a, b)| n.slice(a, b)));
                 }
                 Ok(out)
             }

@@ -42,6 +42,9 @@ pub(crate) enum PreTokenizerSpec {
     CharDelimiterSplit(char),
     BertPreTokenizer,
     Sequence(Vec<PreTokenizerSpec>),
+    /// bytepair's `{"type": "LlamaSplit", "routine": ..., "classes": {name: class}}` (GGUF files only): one of
+    /// llama.cpp's hand-written splitting routines (`pretok/llama_split.rs`), with the classes it reads
+    LlamaSplit { routine: String, classes: Vec<(String, String)> },
 }
 
 /// How added tokens are cut out of the text.
@@ -289,6 +292,18 @@ pub(crate) fn pre_tokenizer(v: &Value, at: &str, depth: usize) -> Result<Option<
         "Whitespace" => PreTokenizerSpec::Whitespace,
         "WhitespaceSplit" => PreTokenizerSpec::WhitespaceSplit,
         "BertPreTokenizer" => PreTokenizerSpec::BertPreTokenizer,
+        "LlamaSplit" => {
+            let classes = m
+                .get("classes")
+                .and_then(Value::as_object)
+                .ok_or_else(|| fail(format!("{at}.classes: expected an object of class patterns")))?;
+            let mut out = Vec::with_capacity(classes.len());
+            for (name, v) in classes {
+                let class = v.as_str().ok_or_else(|| fail(format!("{at}.classes.{name}: expected a string")))?;
+                out.push((name.clone(), class.to_string()));
+            }
+            PreTokenizerSpec::LlamaSplit { routine: get_str(m, "routine", at)?.to_string(), classes: out }
+        }
         "CharDelimiterSplit" => {
             PreTokenizerSpec::CharDelimiterSplit(one_char(get_str(m, "delimiter", at)?, &format!("{at}.delimiter"))?)
         }

@@ -131,7 +131,6 @@ pub struct GuardedRegex {
 impl GuardedRegex {
     /// Compiles `pattern` (`what` says where it comes from, for errors).
     pub fn new(pattern: &str, what: &str) -> Result<GuardedRegex> {
-        check(pattern, what)?;
         let build = |limit: usize| {
             RegexBuilder::new(pattern)
                 .backtrack_limit(limit)
@@ -146,8 +145,15 @@ impl GuardedRegex {
             None
         };
         if let Some((counted, trims)) = rewritten {
+            // every search runs in the counted lazy DFA, where a repetition inside a repetition costs nothing
+            // more (EXAONE MoE's letter runs); the VM only searches where that DFA quits, on a Unicode word
+            // boundary, so a pattern that may have one is checked as the VM's patterns are
+            if pattern.contains(r"\b") || pattern.contains(r"\B") {
+                check(pattern, what)?;
+            }
             return Ok(GuardedRegex { tiers: vec![build(BACKTRACK_LIMIT)?], counted: Some(Arc::new(counted)), trims });
         }
+        check(pattern, what)?;
         if backtracking {
             check_vm(pattern, what)?;
         }
@@ -820,6 +826,21 @@ mod tests {
             check(p, "test").unwrap();
         }
     }
+    #[test]
+    fn nested_repetitions_run_in_the_lazy_dfa_when_the_lookahead_is_rewritten() {
+        // EXAONE MoE's letter runs beside `\s+(?!\S)|\s+`: every search runs in the counted DFA
+        let p = r"[^\r\n\p{L}\p{N}]?(?:\p{L}\p{M}*(?: \p{L}\p{M}*)*)+|\p{N}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+        assert!(check(p, "test").is_err());
+        let re = GuardedRegex::new(p, "test").unwrap();
+        assert!(re.counted.is_some());
+        let text = "ab cd\u{301} e  f ".repeat(20_000) + &"a ".repeat(100_000);
+        let mut got = Vec::new();
+        re.for_each_match(&text, |s, e| got.push((s, e))).unwrap();
+        assert_eq!(got, find_iter(p, &text));
+        // where the DFA may quit (a word boundary), the VM would search: still refused
+        assert!(GuardedRegex::new(&format!(r"\b(?:a*b?)*|{p}"), "test").is_err());
+    }
+
     fn find_iter(p: &str, text: &str) -> Vec<(usize, usize)> {
         let re = RegexBuilder::new(p).backtrack_limit(usize::MAX).build().unwrap();
         re.find_iter(text).map(|m| m.unwrap()).map(|m| (m.start(), m.end())).collect()

@@ -15,7 +15,8 @@ The contract is llama.cpp's own tokenizer (``src/llama-vocab.cpp``,
   ``tokenizer.ggml.pre`` type chooses the list of regexes that split the
   text, one after the other (:data:`PRE_TYPES`), run as llama.cpp runs them
   (:func:`llama_regex`: its own Unicode tables, its collapsed-text std::regex
-  rules); ``ignore_merges`` types take a piece that is a token whole.
+  rules; its hand-written splitting routines as ``LlamaSplit`` stages,
+  :data:`_ROUTINES`); ``ignore_merges`` types take a piece that is a token whole.
 - ``tokenizer.ggml.model = llama``: SentencePiece BPE over the scores, with
   byte tokens, ``add_space_prefix`` before every stretch of text.
 
@@ -28,11 +29,11 @@ defaults per type, or the file's keys) are what
 ``encode(text, add_special_tokens=True)`` adds; decoding is
 ``llama_detokenize`` (:func:`llama_detokenize`). Every pre type of
 :data:`PRE_TYPES` is compared with llama.cpp itself in the tests; the ones
-llama.cpp runs with code of its own (:data:`UNSUPPORTED_PRE`), an unknown
-model or type, and what bytepair cannot run exactly are refused by name.
+bytepair does not run (:data:`UNSUPPORTED_PRE`), an unknown model or type,
+and what bytepair cannot run exactly are refused by name.
 
 >>> sorted(PRE_TYPES)[:3]
-['a.x-4.0', 'bailingmoe', 'bailingmoe2']
+['a.x-4.0', 'afmoe', 'bailingmoe']
 """
 
 from __future__ import annotations
@@ -78,10 +79,18 @@ _LLAMA3 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N
 _QWEN2 = _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 _QWEN35 = (_CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+"
            r"|\s+(?!\S)|\s+")
-# llama.cpp's "a letter but not a-z" is a lookahead and a class; here one class, so that no backtracking is needed
-_NOT_LOWER, _NOT_UPPER = r"[^\P{L}a-z]", r"[^\P{L}A-Z]"
+# llama.cpp's "a letter but not a-z" is a lookahead and a class; here one class, so that no backtracking is needed:
+# an intersection, whose \p{L} is llama.cpp's table as every other one is (not the regex engine's newer Unicode)
+_NOT_LOWER, _NOT_UPPER = r"[\p{L}&&[^a-z]]", r"[\p{L}&&[^A-Z]]"
 _LETTERS_UL = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "*" + _NOT_UPPER + "+"
 _LETTERS_LU = r"[^\r\n\p{L}\p{N}]?" + _NOT_LOWER + "+" + _NOT_UPPER + "*"
+_LM_NOT_LOWER, _LM_NOT_UPPER = r"[[\p{L}\p{M}]&&[^a-z]]", r"[[\p{L}\p{M}]&&[^A-Z]]"
+_LM_LETTERS_UL = r"[^\r\n\p{L}\p{N}]?" + _LM_NOT_LOWER + "*" + _LM_NOT_UPPER + "+"
+_LM_LETTERS_LU = r"[^\r\n\p{L}\p{N}]?" + _LM_NOT_LOWER + "+" + _LM_NOT_UPPER + "*"
+# gpt-4o's letters as its tokenizer.json has them (tiny_aya's and youtu's lists keep this form)
+_GPT4O_LETTERS = (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+" + _CONTRACTIONS
+                  + r"?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*" + _CONTRACTIONS
+                  + "?")
 _DEEPSEEK3 = (r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
               r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
 _DEEPSEEK_LLM_LETTERS = (  # as llama.cpp writes it, escaped so that no editor normalizes a character
@@ -132,12 +141,24 @@ _REGEXES: Dict[str, Tuple[str, ...]] = {
               r"|\s{4}(?!\S)|\s{1,2}(?!\S)|\s{1}",),
     "spark2_5": (r"\p{N}{1,3}", "[一-龥぀-ゟ゠-ヿ]+", r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+"
                  r"|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+|[\r\n]|\s+(?!\S)|\s+", r"\p{N}"),
-    "granite-emb-multi": (
-        r"[^\r\n\p{L}\p{N}]?((?=[\p{L}\p{M}])([^a-z]))*((?=[\p{L}\p{M}])([^A-Z]))+" + _CONTRACTIONS
-        + r"?|[^\r\n\p{L}\p{N}]?((?=[\p{L}\p{M}])([^a-z]))+((?=[\p{L}\p{M}])([^A-Z]))*" + _CONTRACTIONS
-        + r"?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",),
+    # llama.cpp's trigger texts (_ROUTINES) stand for its hand-written routines, run as LlamaSplit stages
+    "afmoe": (r"\p{AFMoE_digits}",
+              "[\u4e00-\u9fff\u3400-\u4dbf\u8c48-\ufaff\u3040-\u309f\u30a0-\u30ff\uff65-\uff9f\u2f00-\u2fdf"
+              "\u0e40-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f\uaa60-\uaa7f\ua9e0-\ua9ff\uac00-\ud7af"
+              "\u1100-\u11ff]+",  # as llama.cpp writes it (豈 is U+8C48, เ U+0E40), escaped
+              r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
+              r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+    "tiny_aya": (r"\d{1,3}(?=(?:\d{3})*\b)",
+                 _GPT4O_LETTERS + r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+    "youtu": ("[\uac00-\ud7a3\u3131-\u318e]+|[\uff01\u2026\u201c\u201d\u2018\u2019\u2014\uff1a\uff1b\uff0c"
+              "\u3001-\u303f\ufe30-\ufe4f]+|[\u3105-\u312f]+|[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+              _GPT4O_LETTERS + r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+    "kimi-k2": (r"\p{Han}+",),
+    "superbpe": (r"\p{N}+", r"(?=(\d{3})+(?!\d))"),
+    # llama.cpp's "a letter or mark but not a-z" is a lookahead and a class; here one class (an intersection)
+    "granite-emb-multi": (_LM_LETTERS_UL + _CONTRACTIONS + "?|" + _LM_LETTERS_LU + _CONTRACTIONS
+                          + r"?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",),
 }
-# youtu's first regex mixes literal CJK with categories (llama.cpp runs it with std::regex on collapsed text)
 
 # tokenizer.ggml.pre -> (regex list, ignore_merges, add_bos default); the names and flags of llama_vocab::load
 PRE_TYPES: Dict[str, Tuple[str, bool, bool]] = {}
@@ -180,21 +201,16 @@ _pre("qwen2", ["grok-2"])
 _pre("laguna", ["laguna"])
 _pre("exaone-moe", ["exaone-moe"])
 _pre("minicpm5", ["minicpm5"], ignore_merges=True)
+_pre("youtu", ["youtu"], ignore_merges=True)
+_pre("afmoe", ["afmoe"])
+_pre("tiny_aya", ["tiny_aya", "cohere2moe"])
+_pre("kimi-k2", ["kimi-k2"])
+_pre("superbpe", ["superbpe"])
 
-# pre types llama.cpp runs with code of its own that no regex list here reproduces exactly: refused by name
+# pre types bytepair cannot run as llama.cpp does: refused by name
 UNSUPPORTED_PRE = {
-    "kimi-k2": "llama.cpp splits it with a hand-written routine (Han runs, then its regex), not its regex list",
-    "afmoe": "llama.cpp groups its digits with a hand-written routine",
-    "tiny_aya": "llama.cpp groups its digits with a hand-written routine",
-    "cohere2moe": "llama.cpp groups its digits with a hand-written routine",
-    "superbpe": "its lookahead splits at empty matches, which llama.cpp's split loop handles its own way",
-    "youtu": "its regex mixes literal CJK ranges with Unicode categories, which llama.cpp's std::regex "
-             "runs on a collapsed text",
     "whitespace": "llama.cpp's BPE session aborts (GGML_ASSERT in find_bpe_rank) on any piece holding a space next to "
                   "another character, which this type's split leaves in the text: its ids are not defined there",
-    "jais-2": "bytepair's regex guard refuses its lookaheads after unbounded runs",
-    "exaone-moe": "bytepair's regex guard refuses its nested unbounded runs",
-    "granite-embed-multi-97m": "its letter-or-mark lookaheads are not translated",
 }
 
 # the pre types whose detokenize skips llama.cpp's clean_spaces passes (every other BPE type runs them)
@@ -244,6 +260,39 @@ def _without(rs: Sequence[Tuple[int, int]], cut: Sequence[int]) -> List[Tuple[in
         if start <= hi:
             out.append((start, hi))
     return out
+
+
+# llama.cpp's regexes that do not run as regexes: its unicode_regex_split_custom runs a hand-written routine for
+# each of these texts (afmoe's and tiny_aya's digit groups, Kimi K2's whole split), and its std::regex loop cuts
+# the text at every empty match of superbpe's lookahead. Each is a LlamaSplit stage (src/pretok/llama_split.rs)
+_ROUTINES = {r"\p{AFMoE_digits}": "afmoe-digits", r"\d{1,3}(?=(?:\d{3})*\b)": "afmoe-digits",
+             r"\p{Han}+": "kimi-k2", r"(?=(\d{3})+(?!\d))": "superbpe-digits"}
+_ROUTINE_CLASSES = {"afmoe-digits": ("number",), "kimi-k2": ("letter", "number", "whitespace", "han"),
+                    "superbpe-digits": ("digit",), "jais2": ("letter", "number", "whitespace")}
+# ... and jais-2's regex, which llama.cpp's std::regex runs on its collapsed text but bytepair's regex guard
+# refuses (its whitespace ladder's lookaheads need backtracking beside unbounded runs): a linear hand-written
+# equivalent reading the classes as that collapsed text has them
+_ROUTINES[_REGEXES["jais2"][0]] = "jais2"
+# llama.cpp's unicode_cpt_is_han
+_HAN = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+        (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0x2CEB0, 0x2EBEF), (0x2F800, 0x2FA1F)]
+
+
+def _llama_split(regex: str) -> Dict[str, Any]:
+    r"""The LlamaSplit stage of one of llama.cpp's routine-triggering regexes (:data:`_ROUTINES`): the routine
+    and the classes it reads, from llama.cpp's tables (its flags of every code point, its Han ranges;
+    std::wregex's ``\d`` is ASCII).
+
+    >>> stage = _llama_split(r"\p{AFMoE_digits}")
+    >>> stage["routine"], sorted(stage["classes"]), stage["classes"]["number"][:14]
+    ('afmoe-digits', ['number'], '[\\x{30}-\\x{39}')
+    """
+    routine = _ROUTINES[regex]
+    cats, space = _tables("collapsed" if routine == "jais2" else "custom")
+    classes = {"letter": cats["L"], "number": cats["N"], "whitespace": space, "han": _class_items(_HAN),
+               "digit": _class_items([(0x30, 0x39)])}
+    return {"type": "LlamaSplit", "routine": routine,
+            "classes": {k: f"[{classes[k]}]" for k in _ROUTINE_CLASSES[routine]}}
 
 
 def _tables(mode: str) -> Tuple[Dict[str, str], str]:
@@ -864,7 +913,8 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
             raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}; llama.cpp's byte-level "
                               "BPE decodes such a token its own way, which bytepair does not run")
     bos, eos = _bos_eos(meta, tokens, roles, add_bos, False)
-    splits = [{"type": "Split", "pattern": {"Regex": llama_regex(r)}, "behavior": "Isolated", "invert": False}
+    splits = [_llama_split(r) if r in _ROUTINES else
+              {"type": "Split", "pattern": {"Regex": llama_regex(r)}, "behavior": "Isolated", "invert": False}
               for r in _REGEXES[regexes]]
     splits += _byte_gaps(meta, tokens, pairs)
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}
@@ -1135,7 +1185,7 @@ def pre_type_of(pattern: str) -> str:
         return "gpt-2"
     for name, (key, _, _) in PRE_TYPES.items():
         regexes = _REGEXES[key]
-        if len(regexes) == 1 and from_onig(llama_regex(regexes[0])) == pattern:
+        if len(regexes) == 1 and regexes[0] not in _ROUTINES and from_onig(llama_regex(regexes[0])) == pattern:
             return name
     raise FormatError(f"no llama.cpp pre-tokenizer type splits text as the pattern {pattern!r} does; a GGUF "
                       "file cannot hold this tokenizer exactly")
