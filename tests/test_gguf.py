@@ -134,17 +134,14 @@ def test_wrong_types_and_missing_keys_named(tmp_path):
         Tokenizer.load(write(tmp_path, bytes(data)))
 
 
-def test_unknown_pre_type_and_unsupported_ones_named(tmp_path):
+def test_unknown_pre_type_named(tmp_path):
     with pytest.raises(FormatError, match="'no-such-pre'"):
         Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, "no-such-pre", None))))
-    for name in gguf.UNSUPPORTED_PRE:
-        with pytest.raises(FormatError, match=repr(name) + ".*differ from llama.cpp's"):
-            Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
 
 
 def test_every_pre_type_builds(tmp_path):
     """(Each one's ids against llama.cpp itself: tests/test_gguf_llama_cpp.py.)"""
-    assert not set(gguf.PRE_TYPES) & set(gguf.UNSUPPORTED_PRE)
+    assert not set(gguf.PRE_TYPES) & set(gguf.RAW_UTF8_PRE)
     for name in gguf.PRE_TYPES:
         tok = Tokenizer.load(write(tmp_path, small_gguf(tokenizer__ggml__pre=(gguf.T_STRING, name, None))))
         assert tok.decode(tok.encode("ab 12 cd")) == "ab 12 cd", name

@@ -13,7 +13,7 @@ from hostile_text import hostile_texts
 from llama_cpp_ref import LlamaVocab
 
 from bytepair import Tokenizer
-from bytepair.errors import FormatError
+from bytepair.errors import EncodeError, FormatError
 from bytepair.formats import gguf
 from bytepair.spec import build_core
 
@@ -221,11 +221,31 @@ def test_sentencepiece_gguf_without_space_prefix_equals_llama_cpp(gguf_paths, tm
         assert tok.decode_bytes(ids, skip_special_tokens=True) == ref.detokenize(ids, False, False), text
 
 
+def _aborts_llama_cpp(text, specials):
+    """Whether llama.cpp's BPE session aborts on ``text`` with the ``whitespace`` pre type: a run of whitespace
+    (its table, and the ASCII controls std::wregex's ``\\s`` takes) of two or more characters with a space in it,
+    in the text between special tokens."""
+    from bytepair.formats.llama_unicode import WHITESPACE
+    space = set(WHITESPACE) | {9, 10, 11, 12, 13, 32}
+    for special in sorted(specials, key=len, reverse=True):
+        text = text.replace(special, "\0")  # NUL is not whitespace: it ends a run as a special token does
+    run = []
+    for c in text + "\0":
+        if ord(c) in space:
+            run.append(c)
+            continue
+        if len(run) > 1 and " " in run:
+            return True
+        run = []
+    return False
+
+
 @pytest.mark.parametrize("pre", sorted(gguf.RAW_UTF8_PRE))
 def test_raw_utf8_pre_types_equal_llama_cpp(gguf_paths, tmp_path, pre):
     """The pre types llama.cpp runs as a BPE session over raw UTF-8 in a gpt2-model file (Gemma 4's vocabulary
     written again as such): llama.cpp's ids (BOS forced or not, newline runs whole or not) and decoding
-    (clean_spaces or not)."""
+    (clean_spaces or not). With ``whitespace``, llama.cpp aborts on a text with a space next to other whitespace:
+    bytepair raises there, and those texts are not given to llama.cpp."""
     meta = gguf.read_metadata(gguf_paths["ggml-vocab-gemma-4.gguf"])
     changed = {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": pre, "tokenizer.ggml.add_bos_token": False,
                "general.architecture": "gpt2"}
@@ -235,7 +255,17 @@ def test_raw_utf8_pre_types_equal_llama_cpp(gguf_paths, tmp_path, pre):
     with open(path, "wb") as f:
         f.write(gguf.gguf_bytes(items))
     tok, ref = Tokenizer.load(path), LlamaVocab(path)
-    for text in hostile_texts(sum(map(ord, pre)), 400, sorted(tok.added_tokens)[:20]) + ["a\n\n\n b", "\n" * 40]:
+    texts = hostile_texts(sum(map(ord, pre)), 400, sorted(tok.added_tokens)[:20]) + ["a\n\n\n b", "\n" * 40]
+    if pre == "whitespace":
+        specials = set(tok.added_tokens)
+        aborting = [t for t in texts if _aborts_llama_cpp(t, specials)]
+        texts = [t for t in texts if not _aborts_llama_cpp(t, specials)]
+        texts += ["日本語 テキスト\t中文\n", "a b\tc\n\nd", "x\u3000y"] + ["".join(t.split()) for t in aborting[:200]]
+        assert len(aborting) > 20 and len(texts) > 200
+        for text in aborting:
+            with pytest.raises(EncodeError, match="aborts"):
+                tok.encode(text, add_special_tokens=False)
+    for text in texts:
         for bos in (False, True):
             assert tok.encode_ordinary(text, add_special_tokens=bos) == ref.tokenize(text, bos, False), (text, bos)
         ids = tok.encode(text, add_special_tokens=True)

@@ -304,7 +304,7 @@ class PipelineTokenizer(Tokenizer):
         if self._spec.llama_decode is not None:
             from bytepair.formats.gguf import llama_detokenize
             return llama_detokenize(self._llama_pieces(ids, skip_special_tokens),
-                                    self._llama_pieces(ids[:1], skip_special_tokens), *self._spec.llama_decode)
+                                    self._llama_pieces(ids[:1], skip_special_tokens), *self._spec.llama_decode[:2])
         return self._core.decode_bytes(ids, bool(skip_special_tokens))
 
     @functools.cached_property
@@ -317,6 +317,15 @@ class PipelineTokenizer(Tokenizer):
         """The joined pieces as llama.cpp's token_to_piece gives them: an added (control, unknown or
         user-defined) token's text as it is, nothing for a special one when skipped; the rest decoded."""
         added, out, run = self._added_text, [], []
+        if self._spec.llama_decode[2:] == (True,):  # llama.cpp reads a normal token's text as byte characters
+            from bytepair.formats.gguf import llama_piece_bytes
+            for i in ids:
+                if i in added:
+                    text, special = added[i]
+                    out.append(b"" if special and skip_special_tokens else text)
+                else:
+                    out.append(llama_piece_bytes(self._core.id_to_token(i)))
+            return b"".join(out)
         for i in ids:
             if i in added:
                 if run:

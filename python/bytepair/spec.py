@@ -105,8 +105,9 @@ class PipelineSpec:
     parity_stats: Optional[Mapping[str, Any]] = None
     decode_skips: FrozenSet[int] = frozenset()  # as in ModelSpec
     chat_template: Optional[str] = None  # a GGUF file's tokenizer.chat_template, kept as text
-    # llama.cpp's detokenize (GGUF files): (drop the first token's leading space, its clean_spaces passes)
-    llama_decode: Optional[Tuple[bool, bool]] = None
+    # llama.cpp's detokenize (GGUF files): (drop the first token's leading space, its clean_spaces passes, a normal
+    # token's text read as GPT-2's byte characters although the vocabulary is raw UTF-8: its llama_decode_text)
+    llama_decode: Optional[Tuple[bool, ...]] = None
     built: Any = field(default=None, init=False, compare=False, repr=False)  # as in ModelSpec
 
 
@@ -379,7 +380,7 @@ def from_dict(d: Mapping[str, Any], path: str = "<string>") -> Any:
     if d.get("model") == "pipeline":
         llama_decode = d.get("llama_decode")
         return PipelineSpec(d["pipeline"], path, decode_skips=holes, chat_template=d.get("chat_template"),
-                            llama_decode=None if llama_decode is None else (bool(llama_decode[0]), bool(llama_decode[1])))
+                            llama_decode=None if llama_decode is None else tuple(bool(x) for x in llama_decode))
     model = d["model"]
     char = model == "char"
     if "merges" in d:

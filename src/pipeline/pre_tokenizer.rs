@@ -240,7 +240,7 @@ impl PreTokenizer {
                 let mut cuts = Vec::new();
                 for n in &pieces {
                     cuts.clear();
-                    routine.split(&n.s, &mut cuts);
+                    routine.split(&n.s, &mut cuts)?;
                     out.extend(cuts.iter().map(|&(a, b)| n.slice(a, b)));
                 }
                 Ok(out)

@@ -47,6 +47,7 @@ pub(crate) enum Routine {
     KimiK2,
     SuperbpeDigits,
     Jais2,
+    WhitespaceRuns,
 }
 
 impl Routine {
@@ -56,6 +57,7 @@ impl Routine {
             "kimi-k2" => Some(Routine::KimiK2),
             "superbpe-digits" => Some(Routine::SuperbpeDigits),
             "jais2" => Some(Routine::Jais2),
+            "whitespace-runs" => Some(Routine::WhitespaceRuns),
             _ => None,
         }
     }
@@ -67,6 +69,7 @@ impl Routine {
             Routine::KimiK2 => &["letter", "number", "whitespace", "han"],
             Routine::SuperbpeDigits => &["digit"],
             Routine::Jais2 => &["letter", "number", "whitespace"],
+            Routine::WhitespaceRuns => &["whitespace"],
         }
     }
 }
@@ -102,7 +105,7 @@ impl LlamaSplit {
         let r = Routine::named(routine).ok_or_else(|| {
             Error::Unsupported(format!(
                 "pre-tokenizer LlamaSplit: the routine {routine:?} is not one of llama.cpp's that bytepair runs \
-                 (afmoe-digits, kimi-k2, superbpe-digits, jais2)"
+                 (afmoe-digits, kimi-k2, superbpe-digits, jais2, whitespace-runs)"
             ))
         })?;
         let want = r.classes();
@@ -144,8 +147,9 @@ impl LlamaSplit {
         }
     }
 
-    /// The pieces of `s` as byte ranges, in order, none empty, covering `s`.
-    pub(crate) fn split(&self, s: &str, out: &mut Vec<(usize, usize)>) {
+    /// The pieces of `s` as byte ranges, in order, none empty, covering `s`;
+    /// an error where llama.cpp itself has no pieces (it aborts).
+    pub(crate) fn split(&self, s: &str, out: &mut Vec<(usize, usize)>) -> Result<()> {
         // code points, their flags and byte offsets (starts[n] = s.len())
         let mut cpts: Vec<u32> = Vec::with_capacity(s.len());
         let mut flags: Vec<u8> = Vec::with_capacity(s.len());
@@ -162,7 +166,9 @@ impl LlamaSplit {
             Routine::KimiK2 => kimi_k2(&cpts, &flags, &mut cuts),
             Routine::SuperbpeDigits => superbpe(&flags, &mut cuts),
             Routine::Jais2 => jais2(&cpts, &flags, &mut cuts),
+            Routine::WhitespaceRuns => return whitespace_runs(&cpts, &flags, &mut cuts),
         }
+        Ok(())
     }
 }
 
@@ -210,6 +216,32 @@ impl Cuts<'_> {
         }
         self.prev = end;
     }
+}
+
+/// The `whitespace` pre type's `\S+` as llama.cpp's std::wregex loop runs it:
+/// runs of non-whitespace and the runs of whitespace between them. Its BPE
+/// session then aborts (`GGML_ASSERT` in `find_bpe_rank`) on any piece in
+/// which a space stands next to another character: such a text is an error.
+fn whitespace_runs(cpts: &[u32], flags: &[u8], cuts: &mut Cuts) -> Result<()> {
+    let n = flags.len();
+    let mut pos = 0;
+    while pos < n {
+        let space = flags[pos] & SPACE != 0;
+        let start = pos;
+        while pos < n && (flags[pos] & SPACE != 0) == space {
+            pos += 1;
+        }
+        if space && pos - start > 1 && cpts[start..pos].contains(&0x20) {
+            return Err(Error::Encode(format!(
+                "llama.cpp has no ids for this text with the GGUF pre-tokenizer type 'whitespace': its BPE session \
+                 aborts (GGML_ASSERT in find_bpe_rank) on a run of whitespace holding a space next to another \
+                 character (at byte {} of the text between special tokens)",
+                cuts.starts[start]
+            )));
+        }
+        cuts.add(pos);
+    }
+    Ok(())
 }
 
 /// `unicode_regex_split_custom_afmoe`.
@@ -500,9 +532,19 @@ mod tests {
         let classes: Vec<(String, String)> = classes.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
         let split = LlamaSplit::new(r, &classes).unwrap();
         let mut out = Vec::new();
-        split.split(s, &mut out);
+        split.split(s, &mut out).unwrap();
         assert_eq!(out.iter().map(|&(a, b)| &s[a..b]).collect::<String>(), s);
         out.iter().map(|&(a, b)| s[a..b].to_string()).collect()
+    }
+
+    #[test]
+    fn whitespace_runs_split_and_refuse_what_llama_cpp_aborts_on() {
+        let c = [("whitespace", r"[\t\n\r \x{3000}]")];
+        assert_eq!(pieces("whitespace-runs", &c, "ab c\n\ndé\u{3000}\tf "), ["ab", " ", "c", "\n\n", "dé", "\u{3000}\t", "f", " "]);
+        let split = LlamaSplit::new("whitespace-runs", &[("whitespace".into(), r"[\t\n ]".into())]).unwrap();
+        for bad in ["a  b", "a \nb", "\t b"] {
+            assert!(matches!(split.split(bad, &mut Vec::new()), Err(Error::Encode(_))), "{bad:?}");
+        }
     }
 
     #[test]

@@ -28,9 +28,9 @@ strip rules: :func:`_special_cut`); ``add_bos`` / ``add_eos`` (llama.cpp's
 defaults per type, or the file's keys) are what
 ``encode(text, add_special_tokens=True)`` adds; decoding is
 ``llama_detokenize`` (:func:`llama_detokenize`). Every pre type of
-:data:`PRE_TYPES` is compared with llama.cpp itself in the tests; the ones
-bytepair does not run (:data:`UNSUPPORTED_PRE`), an unknown model or type,
-and what bytepair cannot run exactly are refused by name.
+:data:`PRE_TYPES` and :data:`RAW_UTF8_PRE` is compared with llama.cpp itself
+in the tests; an unknown model or type, and what bytepair cannot run exactly
+are refused by name.
 
 >>> sorted(PRE_TYPES)[:3]
 ['a.x-4.0', 'afmoe', 'bailingmoe']
@@ -41,12 +41,13 @@ from __future__ import annotations
 import gc
 import mmap
 import os
+import re
 import struct
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from bytepair.errors import FormatError
-from bytepair.formats.convert import bytes_to_unicode
+from bytepair.formats.convert import UNICODE_TO_BYTE, bytes_to_unicode
 from bytepair.formats.sentencepiece import (SP_BYTE, SP_CONTROL, SP_NORMAL, SP_UNKNOWN, SP_UNUSED, SP_USER_DEFINED,
                                             SentencePieceModel, hf_compatible, to_hf_json)
 from bytepair.patterns import preset_name
@@ -207,12 +208,6 @@ _pre("tiny_aya", ["tiny_aya", "cohere2moe"])
 _pre("kimi-k2", ["kimi-k2"])
 _pre("superbpe", ["superbpe"])
 
-# pre types bytepair cannot run as llama.cpp does: refused by name
-UNSUPPORTED_PRE = {
-    "whitespace": "llama.cpp's BPE session aborts (GGML_ASSERT in find_bpe_rank) on any piece holding a space next to "
-                  "another character, which this type's split leaves in the text: its ids are not defined there",
-}
-
 # the pre types whose detokenize skips llama.cpp's clean_spaces passes (every other BPE type runs them)
 NO_CLEAN_SPACES = {
     "deepseek-llm", "deepseek-coder", "deepseek-v3", "spark2_5", "youtu", "command-r", "qwen2", "deepseek-r1-qwen",
@@ -220,9 +215,6 @@ NO_CLEAN_SPACES = {
     "kanana2", "talkie", "granite-embed-multi-97m", "tiny_aya", "cohere2moe", "superbpe", "trillion",
     "granite-docling", "bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "hunyuan", "hunyuan-dense", "hy_v4",
     "joyai-llm", "kimi-k2", "ufakzeka", "grok-2", "afmoe", "laguna", "minimax-m2", "solar-open", "sarvam-moe"}
-
-for _name in UNSUPPORTED_PRE:
-    PRE_TYPES.pop(_name, None)
 
 # every pre type here is compared with llama.cpp itself by tests/test_gguf_llama_cpp.py
 # (test_every_pre_type_equals_llama_cpp: a vocabulary whose merges cross every kind of boundary, on hostile text)
@@ -896,9 +888,6 @@ def _merge_pairs(meta: Metadata, merges: Sequence[str], tokens: Sequence[str], f
 def _gpt2(meta: Metadata) -> Dict[str, Any]:
     pre = meta.get("tokenizer.ggml.pre", T_STRING)
     pre = "default" if pre is None else pre
-    if pre in UNSUPPORTED_PRE:
-        raise FormatError(f"{meta.path}: bytepair does not run llama.cpp's pre-tokenizer type {pre!r} "
-                          f"(its ids would differ from llama.cpp's): {UNSUPPORTED_PRE[pre]}")
     if pre not in PRE_TYPES:
         raise FormatError(f"{meta.path}: unknown pre-tokenizer type {pre!r} (tokenizer.ggml.pre); llama.cpp "
                           "refuses it too")
@@ -980,7 +969,20 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
 # pre types llama.cpp runs as a BPE session over raw UTF-8 -> (its regex, spaces escaped as ▁, its GEMMA4 type:
 # a run of newlines that is a token taken whole, BOS always added); the gemma4 model is always the GEMMA4 type
 RAW_UTF8_PRE = {"gemma4": ("[^\n]+|[\n]+", True, True), "granite-embed-multi-311m": ("[^\n]+|[\n]+", True, True),
-                "sarvam-moe": ("[^\n]+|[\n]+", True, False)}
+                "sarvam-moe": ("[^\n]+|[\n]+", True, False),
+                # \S+, run as the whitespace-runs routine: an error where llama.cpp aborts (a space next to a character)
+                "whitespace": (r"\S+", False, False)}
+
+
+def _whitespace_runs() -> Dict[str, Any]:
+    r"""The ``whitespace`` pre type's split (``\S+`` in llama.cpp's std::wregex, whitespace by its table) as the
+    ``whitespace-runs`` routine, which refuses the texts llama.cpp aborts on.
+
+    >>> _whitespace_runs()["routine"]
+    'whitespace-runs'
+    """
+    _, space = _tables("wide")
+    return {"type": "LlamaSplit", "routine": "whitespace-runs", "classes": {"whitespace": f"[{space}]"}}
 
 
 def _raw_utf8_bpe(meta: Metadata, model: str, pre: str) -> Dict[str, Any]:
@@ -1014,8 +1016,8 @@ def _raw_utf8_bpe(meta: Metadata, model: str, pre: str) -> Dict[str, Any]:
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": _added(tokens, types),
         "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"} if escape else None,
-        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": llama_regex(regex)}, "behavior": "Isolated",
-                          "invert": False},
+        "pre_tokenizer": _whitespace_runs() if pre == "whitespace" else
+        {"type": "Split", "pattern": {"Regex": llama_regex(regex)}, "behavior": "Isolated", "invert": False},
         "post_processor": _post(tokens, bos, eos),
         "decoder": {"type": "Sequence", "decoders": [
             *([{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}] if escape else []),
@@ -1036,6 +1038,30 @@ def _newline_runs_whole(path: str, spec: Any) -> None:
         if token and not token.strip("\n") and core.encode(token, False, True) != [i]:
             raise FormatError(f"{path}: the merges do not make the token {token!r} of newlines, which llama.cpp "
                               "takes whole")
+
+
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def llama_piece_bytes(token: str) -> bytes:
+    """llama.cpp's piece of a byte token (``<0xXX>``: its byte) or of a normal token of a BPE vocabulary whose
+    spaces are not escaped (``llama_decode_text``: each character read as GPT-2's byte character, and one that is
+    none written ``[UNK_BYTE_0x..`` + its UTF-8 in hex + the whole token + ``]``), which is how llama.cpp
+    decodes the raw-UTF-8 tokens of the ``whitespace`` pre type.
+
+    >>> llama_piece_bytes("<0x41>"), llama_piece_bytes("ĠhiĊ"), llama_piece_bytes("a中")
+    (b'A', b' hi\\n', b'a[UNK_BYTE_0xe4b8ada\xe4\xb8\xad]')
+    """
+    byte = _BYTE_TOKEN.fullmatch(token)
+    if byte:
+        return bytes([int(byte.group(1), 16)])
+    out = bytearray()
+    for c in token:
+        if c in UNICODE_TO_BYTE:
+            out.append(UNICODE_TO_BYTE[c])
+        else:
+            out += b"[UNK_BYTE_0x" + c.encode("utf-8").hex().encode() + token.encode("utf-8") + b"]"
+    return bytes(out)
 
 
 def llama_detokenize(raw: bytes, first: bytes, strip_first_space: bool, clean_spaces: bool) -> bytes:
@@ -1118,7 +1144,10 @@ def _load(path: str) -> Any:
                           "byte-level BPE ('gpt2'), SentencePiece BPE ('llama') and Gemma 4 ('gemma4') models")
     template = meta.get("tokenizer.chat_template", T_STRING)
     if model in ("gpt2", "gemma4"):  # BPE vocabularies: clean_spaces unless the pre type drops it
-        llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", False), pre not in NO_CLEAN_SPACES)
+        llama_decode: Tuple[bool, ...] = (_flag(meta, "tokenizer.ggml.add_space_prefix", False),
+                                          pre not in NO_CLEAN_SPACES)
+        if pre in RAW_UTF8_PRE and not RAW_UTF8_PRE[pre][1]:  # raw UTF-8 tokens llama.cpp reads as byte characters
+            llama_decode += (True,)
     else:
         llama_decode = (_flag(meta, "tokenizer.ggml.add_space_prefix", True), False)
     spec = checked(PipelineSpec(desc, path, chat_template=template, llama_decode=llama_decode))
