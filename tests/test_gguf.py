@@ -147,6 +147,33 @@ def test_every_pre_type_builds(tmp_path):
         assert tok.decode(tok.encode("ab 12 cd")) == "ab 12 cd", name
 
 
+def test_long_string_arrays_read_by_the_core_as_by_python(tmp_path, monkeypatch):
+    """Arrays of more than gguf._CORE_STRINGS strings are read by the core; any fault in them is named by the
+    Python reader, with the same message as when Python reads the whole file."""
+    tokens = [gguf.bytes_to_unicode(bytes([b])) for b in range(256)] + ["ab"] + [f"t{k}" for k in range(6000)]
+    data = small_gguf(tokenizer__ggml__tokens=(gguf.T_ARRAY, tokens, gguf.T_STRING),
+                      tokenizer__ggml__token_type=(gguf.T_ARRAY, [1] * len(tokens), gguf.T_INT32))
+    at = data.index(b"t4500")
+    bad_utf8 = data[:at] + b"\xff" + data[at + 1:]
+    cases = [data, bad_utf8, data[:at + 2]]  # whole; element 4757 (t4500) not UTF-8; cut inside the array
+    by_core = []
+    for k, case in enumerate(cases):
+        path = write(tmp_path, case, f"c{k}.gguf")
+        try:
+            by_core.append(gguf.read_metadata(path).values["tokenizer.ggml.tokens"])
+        except FormatError as e:
+            by_core.append(str(e))
+    monkeypatch.setattr(gguf, "_CORE_STRINGS", 1 << 30)
+    by_python = []
+    for k, case in enumerate(cases):
+        try:
+            by_python.append(gguf.read_metadata(str(tmp_path / f"c{k}.gguf")).values["tokenizer.ggml.tokens"])
+        except FormatError as e:
+            by_python.append(str(e))
+    assert by_core == by_python
+    assert by_core[0] == tokens and "element 4757 is not UTF-8" in by_core[1] and "element 4757 is 5, more than the 2 bytes left" in by_core[2]
+
+
 def test_not_gguf_magic_and_versions(tmp_path):
     with pytest.raises(FormatError, match="GGUF version 1"):
         Tokenizer.load(write(tmp_path, b"GGUF" + struct.pack("<I", 1) + bytes(40)))

@@ -1,6 +1,7 @@
 //! Python bindings (`bytepair._core`). Every heavy call releases the GIL;
 //! every core error becomes the matching class of `bytepair.errors`.
 
+mod gguf;
 mod pylist;
 mod vocab_files;
 
@@ -899,6 +900,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(split_words, m)?)?;
     m.add_function(wrap_pyfunction!(split_words_regex, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py::gguf::gguf_strings, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::tiktoken_ranks, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_vocab_ok, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::merges_repeat_a_token, m)?)?;

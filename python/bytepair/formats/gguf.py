@@ -389,6 +389,7 @@ def llama_regex(regex: str) -> str:
 
 
 _U64 = struct.Struct("<Q")
+_CORE_STRINGS = 4096  # arrays longer than this are read by the core (_core.gguf_strings) when they are regular
 
 
 class _Reader:
@@ -434,7 +435,13 @@ class _Reader:
     def strings(self, n: int, keep: bool) -> Optional[List[str]]:
         """``n`` strings in a row (an array's elements): :meth:`string`'s checks and messages in one tight loop,
         as vocabularies hold hundreds of thousands of them."""
-        data, size, pos = self.data, self.size, self.pos
+        if keep and n > _CORE_STRINGS and self.path:
+            from bytepair import _core
+            got = _core.gguf_strings(self.path, self.pos, n)
+            if got is not None:
+                self.pos = got[1]
+                return got[0]
+        data, size, pos = self.data, self.size, self.pos  # the checked reading, which names what is wrong
         length_of = _U64.unpack_from
         out: List[str] = []
         append = out.append
