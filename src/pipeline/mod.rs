@@ -16,6 +16,7 @@ pub mod fast;
 pub mod post_processor;
 pub mod pre_tokenizer;
 pub mod spec;
+mod spec_typed;
 
 use crate::error::{Error, Result};
 use crate::model::bpe::Bpe;
