@@ -91,6 +91,26 @@ def test_llama3_merge_refusal_is_the_checked_paths():
     assert _core.merges_repeat_a_token(model["merges"]) is True
 
 
+def _made_twice(merges):
+    """The Python reading of ``merges_repeat_a_token``: the texts ``left + right`` repeat (byte_model_of's look)."""
+    made = [m.replace(" ", "", 1) if isinstance(m, str) else "".join(m) for m in merges]
+    return len(set(made)) != len(made)
+
+
+@pytest.mark.parametrize("merges", [
+    ["a b", "ab c", "a bc"], ["a b", "a c"], [["a", "b"], ("a", "b")], [["a", "bc"], "ab c"], ["a  b", "a b"],
+    ["ab", "a b"], ["a b c", "ab c"], ["", " "], [["", "ab"], ["a", "b"]], ["\ud800 a", "\ud800a"], ["Ġ Ġ", "ĠĠ"],
+    ["😀 x", "😀x y"], [],
+])
+def test_merge_repeat_look_agrees_with_python(merges):
+    assert _core.merges_repeat_a_token(merges) is _made_twice(merges)
+
+
+@pytest.mark.parametrize("merges", [["a b", ["a", 1]], ["a b", ["a", "b", "c"]], [1], [None, "a b"], [b"a b"]])
+def test_merge_repeat_look_leaves_other_items_to_python(merges):
+    assert _core.merges_repeat_a_token(merges) is None
+
+
 @pytest.mark.parametrize("name", ["gpt2.tiktoken", "cl100k_base.tiktoken", "whisper/multilingual.tiktoken"])
 def test_tiktoken_lines_read_the_same_both_ways(name):
     data = open(os.path.join(VOCABS, name), "rb").read()

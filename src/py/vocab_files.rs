@@ -106,13 +106,60 @@ fn merge_pairs<'a>(s: &'a [String], items: &[Item]) -> Option<Vec<(&'a str, &'a 
         .collect()
 }
 
-/// Whether two merges of a regular merge list make the same token; None
-/// for an irregular list.
+/// Appends the code points of `s` to `out`, without a Python object or a
+/// string made (`PyUnicode_AsUCS4`, in the limited API).
+fn push_code_points(s: &Bound<'_, PyString>, out: &mut Vec<u32>) -> PyResult<()> {
+    // SAFETY: `s` is a live str; PyUnicode_AsUCS4 writes at most `n` code points into the `n` reserved
+    // after `start` (no NUL: copy_null is 0), and `out` keeps only what was written
+    let n = unsafe { pyo3::ffi::PyUnicode_GetLength(s.as_ptr()) };
+    if n < 0 {
+        return Err(PyErr::fetch(s.py()));
+    }
+    let start = out.len();
+    out.resize(start + n as usize, 0);
+    if n > 0 {
+        let buf = unsafe { out.as_mut_ptr().add(start) };
+        if unsafe { pyo3::ffi::PyUnicode_AsUCS4(s.as_ptr(), buf, n, 0) }.is_null() {
+            out.truncate(start);
+            return Err(PyErr::fetch(s.py()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether two merges of a list make the same token: the text `left +
+/// right` of each item, a string (its first space taken out, Hugging Face's
+/// legacy `"left right"`) or a list or tuple of two strings. None for a
+/// list with any other item.
 #[pyfunction]
 pub(crate) fn merges_repeat_a_token(merges: &Bound<'_, PyList>) -> PyResult<Option<bool>> {
-    let Some((held, items)) = merge_strings(merges)? else { return Ok(None) };
-    let Some(s) = merge_strs(&held) else { return Ok(None) };
-    Ok(merge_pairs(&s, &items).map(|pairs| vocab_files::merges_repeat_a_token(&pairs)))
+    let (mut made, mut ends) = (Vec::with_capacity(merges.len() * 8), Vec::with_capacity(merges.len()));
+    for m in merges.iter() {
+        if let Ok(s) = m.cast::<PyString>() {
+            let start = made.len();
+            push_code_points(s, &mut made)?;
+            if let Some(space) = made[start..].iter().position(|&c| c == ' ' as u32) {
+                made.remove(start + space);
+            }
+        } else {
+            let pair: Vec<Bound<'_, PyAny>> = if let Ok(l) = m.cast::<PyList>() {
+                l.iter().collect()
+            } else if let Ok(t) = m.cast::<PyTuple>() {
+                t.iter().collect()
+            } else {
+                return Ok(None);
+            };
+            if pair.len() != 2 {
+                return Ok(None);
+            }
+            for side in &pair {
+                let Ok(s) = side.cast::<PyString>() else { return Ok(None) };
+                push_code_points(s, &mut made)?;
+            }
+        }
+        ends.push(made.len());
+    }
+    Ok(Some(merges.py().detach(|| vocab_files::merges_repeat_a_token(&made, &ends))))
 }
 
 /// A byte-level vocabulary with its merges, checked (`vocab_files::byte_vocab`):

@@ -782,7 +782,8 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
 
 def _merges_make_a_token_twice(d: Any) -> bool:
     """Whether ``d`` is byte-level and two of its merges make one token, which bytepair's rule (the byte model)
-    refuses; False for a merge list the core does not read as regular (the byte model then says what it finds)."""
+    refuses; False for a merge list with an item that is neither a string nor a pair of strings (the byte model
+    then says what it finds)."""
     if not isinstance(d, dict):
         return False
     model = d.get("model")
@@ -884,7 +885,7 @@ def byte_model_of(description: Any) -> Optional[Any]:
     merges = model.get("merges")
     if isinstance(merges, list):  # a cheap first look: two merges making one token (Llama 3) never route
         repeats = _core.merges_repeat_a_token(merges)
-        if repeats is None:  # not all "left right" or pairs of strings: the same look in Python
+        if repeats is None:  # an item neither a string nor a pair of strings: the same look in Python
             made = {m.replace(" ", "", 1) if isinstance(m, str) else "".join(map(str, m)) for m in merges}
             repeats = len(made) != len(merges)
         if repeats:
