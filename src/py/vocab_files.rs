@@ -74,22 +74,25 @@ fn merge_strings<'py>(merges: &Bound<'py, PyList>) -> PyResult<Option<(Vec<Bound
             held.push(s.clone());
             continue;
         }
-        let pair: Vec<Bound<'py, PyAny>> = if let Ok(l) = m.cast::<PyList>() {
-            l.iter().collect()
-        } else if let Ok(t) = m.cast::<PyTuple>() {
-            t.iter().collect()
-        } else {
-            return Ok(None);
-        };
-        if pair.len() != 2 {
-            return Ok(None);
-        }
-        let (Ok(a), Ok(b)) = (pair[0].cast::<PyString>(), pair[1].cast::<PyString>()) else { return Ok(None) };
+        let Some((a, b)) = string_pair(&m) else { return Ok(None) };
         items.push(Item::Pair(held.len(), held.len() + 1));
-        held.push(a.clone());
-        held.push(b.clone());
+        held.push(a);
+        held.push(b);
     }
     Ok(Some((held, items)))
+}
+
+/// The two strings of a merge item that is a list or tuple of two strings, else None.
+fn string_pair<'py>(m: &Bound<'py, PyAny>) -> Option<(Bound<'py, PyString>, Bound<'py, PyString>)> {
+    let pair: Vec<Bound<'py, PyAny>> = if let Ok(l) = m.cast::<PyList>() {
+        l.iter().collect()
+    } else {
+        m.cast::<PyTuple>().ok()?.iter().collect()
+    };
+    match pair.as_slice() {
+        [a, b] => Some((a.cast::<PyString>().ok()?.clone(), b.cast::<PyString>().ok()?.clone())),
+        _ => None,
+    }
 }
 
 fn merge_strs(held: &[Bound<'_, PyString>]) -> Option<Vec<String>> {
@@ -142,20 +145,9 @@ pub(crate) fn merges_repeat_a_token(merges: &Bound<'_, PyList>) -> PyResult<Opti
                 made.remove(start + space);
             }
         } else {
-            let pair: Vec<Bound<'_, PyAny>> = if let Ok(l) = m.cast::<PyList>() {
-                l.iter().collect()
-            } else if let Ok(t) = m.cast::<PyTuple>() {
-                t.iter().collect()
-            } else {
-                return Ok(None);
-            };
-            if pair.len() != 2 {
-                return Ok(None);
-            }
-            for side in &pair {
-                let Ok(s) = side.cast::<PyString>() else { return Ok(None) };
-                push_code_points(s, &mut made)?;
-            }
+            let Some((a, b)) = string_pair(&m) else { return Ok(None) };
+            push_code_points(&a, &mut made)?;
+            push_code_points(&b, &mut made)?;
         }
         ends.push(made.len());
     }
