@@ -44,7 +44,17 @@ fn str_ids<'py>(d: &Bound<'py, PyDict>) -> PyResult<Option<(Vec<Bound<'py, PyStr
 /// The strings (copied: the limited API has no borrowed UTF-8 view), or
 /// None if one is empty or holds a lone surrogate.
 fn strs(keys: &[Bound<'_, PyString>]) -> Option<Vec<String>> {
-    keys.iter().map(|k| k.to_cow().ok().filter(|s| !s.is_empty()).map(|s| s.into_owned())).collect()
+    let mut buf = Vec::new();
+    keys.iter().map(|k| text_of(k, &mut buf).filter(|s| !s.is_empty())).collect()
+}
+
+/// The text of a Python string, read through its code points (no Python
+/// bytes object made, as `to_cow` makes one under the limited API of 3.9);
+/// None if it holds a lone surrogate. `buf` is scratch space.
+fn text_of(s: &Bound<'_, PyString>, buf: &mut Vec<u32>) -> Option<String> {
+    buf.clear();
+    push_code_points(s, buf).ok()?;
+    buf.iter().map(|&c| char::from_u32(c)).collect()
 }
 
 /// Whether Hugging Face's `model.vocab` is regular: non-empty string tokens
@@ -96,7 +106,8 @@ fn string_pair<'py>(m: &Bound<'py, PyAny>) -> Option<(Bound<'py, PyString>, Boun
 }
 
 fn merge_strs(held: &[Bound<'_, PyString>]) -> Option<Vec<String>> {
-    held.iter().map(|h| h.to_cow().ok().map(|s| s.into_owned())).collect()
+    let mut buf = Vec::new();
+    held.iter().map(|h| text_of(h, &mut buf)).collect()
 }
 
 fn merge_pairs<'a>(s: &'a [String], items: &[Item]) -> Option<Vec<(&'a str, &'a str)>> {
