@@ -209,10 +209,14 @@ def vocabulary_holes(ids: Iterable[int]) -> FrozenSet[int]:
 
     >>> sorted(vocabulary_holes([0, 1, 4, 2]))
     [3]
+    >>> vocabulary_holes([2, 0, 1]), sorted(vocabulary_holes([-1, 1]))
+    (frozenset(), [0])
     """
     present = set(ids)
     top = max(present, default=-1)
     check_unused_ids(len(present), top)  # a hostile id far above the rest is refused, never a huge set
+    if len(present) == top + 1 and min(present, default=0) >= 0:
+        return frozenset()  # 0 .. top, each once: no hole (most files), without a set of every id
     return frozenset(range(top + 1)) - present
 
 

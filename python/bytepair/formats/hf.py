@@ -829,7 +829,8 @@ def _pipeline_holes(d: Any) -> FrozenSet[int]:
     tokens with the ids Hugging Face gives them), which HF decodes to nothing."""
     model = d.get("model") if isinstance(d, dict) else None
     vocab = model.get("vocab") if isinstance(model, dict) else None
-    if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
+    # the ids' types, not each id, looked at in Python (bool is a subclass of int, as isinstance has it)
+    if not isinstance(vocab, dict) or not all(issubclass(t, int) for t in set(map(type, vocab.values()))):
         return frozenset()  # the pipeline's own checks refuse it, or it has no holes (a list)
     try:
         return vocabulary_holes([*vocab.values(), *_added(d, vocab, _Fail("<pipeline>")).values()])
