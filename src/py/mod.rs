@@ -428,6 +428,13 @@ impl CoreTokenizer {
         py.detach(|| self.inner.merge_triples())
     }
 
+    /// The first of `triples` that is not the merge bytepair's rule gives
+    /// its token: (index, that merge's pair or None); None when all are
+    /// (see `Tokenizer::first_underived`).
+    fn first_underived(&self, py: Python<'_>, triples: Vec<(u32, u32, u32)>) -> Option<(usize, Option<(u32, u32)>)> {
+        py.detach(|| self.inner.first_underived(&triples))
+    }
+
     fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let ids = py.detach(|| self.inner.encode_ordinary(text)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
