@@ -654,9 +654,6 @@ impl Spec {
         if text.len() > MAX_FILE_BYTES {
             return Err(fail(format!("the description is {} bytes; at most {MAX_FILE_BYTES} are allowed", text.len())));
         }
-        if let Some(spec) = super::spec_typed::read(text) {
-            return Ok(spec); // the common case without a Value of the vocabulary (spec_typed.rs)
-        }
         // serde_json refuses nesting deeper than 128 levels
         let v: Value = serde_json::from_str(text).map_err(|e| fail(format!("invalid JSON: {e}")))?;
         Spec::from_value(&v)

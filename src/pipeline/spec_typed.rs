@@ -11,15 +11,26 @@
 //! model. Anything else, and every error, gives `None`, and the `Value`
 //! reading then names what is wrong, as it always has.
 
-use super::spec::Spec;
+use super::spec::{Spec, MAX_FILE_BYTES};
 use crate::model::spec::{MAX_MERGES, MAX_TOKEN_BYTES, MAX_VOCAB};
 use rustc_hash::FxHashSet;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
 
+/// Parse and validate a `tokenizer.json` document: `Spec::from_json`'s
+/// result, read the fast way when it can be (see the module's doc).
+pub(crate) fn parse(text: &str) -> crate::error::Result<Spec> {
+    if text.len() <= MAX_FILE_BYTES {
+        if let Some(spec) = read(text) {
+            return Ok(spec);
+        }
+    }
+    Spec::from_json(text) // names what is wrong, as it always has
+}
+
 /// The description of `text` read the fast way, or None (see the module's doc).
-pub(crate) fn read(text: &str) -> Option<Spec> {
+fn read(text: &str) -> Option<Spec> {
     let mut de = serde_json::Deserializer::from_str(text);
     let top = de.deserialize_map(TopVisitor).ok()?;
     de.end().ok()?;

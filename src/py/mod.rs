@@ -741,7 +741,7 @@ impl CorePipeline {
         // the description moves into the pipeline (a copy of a 10^7-entry file's text was 188 MB more at the peak)
         let inner = py
             .detach(|| {
-                let spec = crate::pipeline::spec::Spec::from_json(&description)?;
+                let spec = crate::pipeline::spec_typed::parse(&description)?;
                 crate::pipeline::Pipeline::from_spec(&spec, description, &map)
             })
             .py()?;
