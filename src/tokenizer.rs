@@ -167,6 +167,19 @@ impl Tokenizer {
         derive_merges(&tokens)
     }
 
+    /// The first of a merge list's `triples` (left id, right id, merged id)
+    /// that is not the merge `merge_triples` gives its token: its index and
+    /// that merge's pair (None when no merge makes the token); None when
+    /// every merge is the one bytepair's rule makes (the loaders' last check
+    /// of a byte-level merge list).
+    pub fn first_underived(&self, triples: &[(u32, u32, u32)]) -> Option<(usize, Option<(u32, u32)>)> {
+        let derived: FxHashMap<u32, (u32, u32)> = self.merge_triples().into_iter().map(|(l, r, t)| (t, (l, r))).collect();
+        triples.iter().enumerate().find_map(|(k, &(l, r, t))| {
+            let pair = derived.get(&t).copied();
+            (pair != Some((l, r))).then_some((k, pair))
+        })
+    }
+
     /// A char-model tokenizer: `base` symbols take ids 0.., byte-fallback
     /// tokens follow when set, then `merges` (left id, right id) in order.
     /// `merge_ids` gives each merge's id when they are not consecutive
@@ -763,6 +776,18 @@ mod limit_tests {
         let merge_ids = [u32::MAX - 1];
         let made = Tokenizer::char(base, &[(0, 1)], Some(&merge_ids), CharOptions::default(), None, vec![]);
         assert!(matches!(made, Err(Error::Format(_))));
+    }
+
+    #[test]
+    fn merges_not_derived_by_the_rule_are_found() {
+        let mut tokens = bytes();
+        tokens.extend([Some(b"ab".to_vec()), Some(b"abc".to_vec())]);
+        let tok = Tokenizer::byte(tokens, None, vec![]).unwrap();
+        let derived = tok.merge_triples();
+        assert_eq!(derived, vec![(97, 98, 256), (256, 99, 257)]);
+        assert_eq!(tok.first_underived(&derived), None);
+        assert_eq!(tok.first_underived(&[(97, 98, 256), (97, 99, 257)]), Some((1, Some((256, 99)))));
+        assert_eq!(tok.first_underived(&[(97, 98, 256), (97, 98, 300)]), Some((1, None)));
     }
 
     #[test]

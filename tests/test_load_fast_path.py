@@ -91,6 +91,55 @@ def test_llama3_merge_refusal_is_the_checked_paths():
     assert _core.merges_repeat_a_token(model["merges"]) is True
 
 
+def _made_twice(merges):
+    """The Python reading of ``merges_repeat_a_token``: the texts ``left + right`` repeat (byte_model_of's look)."""
+    made = [m.replace(" ", "", 1) if isinstance(m, str) else "".join(m) for m in merges]
+    return len(set(made)) != len(made)
+
+
+@pytest.mark.parametrize("merges", [
+    ["a b", "ab c", "a bc"], ["a b", "a c"], [["a", "b"], ("a", "b")], [["a", "bc"], "ab c"], ["a  b", "a b"],
+    ["ab", "a b"], ["a b c", "ab c"], ["", " "], [["", "ab"], ["a", "b"]], ["\ud800 a", "\ud800a"], ["Ġ Ġ", "ĠĠ"],
+    ["😀 x", "😀x y"], [],
+])
+def test_merge_repeat_look_agrees_with_python(merges):
+    assert _core.merges_repeat_a_token(merges) is _made_twice(merges)
+
+
+@pytest.mark.parametrize("merges", [["a b", ["a", 1]], ["a b", ["a", "b", "c"]], [1], [None, "a b"], [b"a b"]])
+def test_merge_repeat_look_leaves_other_items_to_python(merges):
+    assert _core.merges_repeat_a_token(merges) is None
+
+
+def _first_underived_in_python(core, triples):
+    """check_merges_derived's comparison as Python wrote it: the first merge that is not merge_triples()'s."""
+    derived = {t: (l, r) for l, r, t in core.merge_triples()}
+    return next(((k, derived.get(m)) for k, (l, r, m) in enumerate(triples) if derived.get(m) != (l, r)), None)
+
+
+@pytest.mark.parametrize("triples", [
+    [(97, 98, 256), (256, 99, 257)], [(97, 98, 256), (97, 99, 257)], [(98, 97, 256)], [(97, 98, 256), (97, 98, 300)],
+    [(97, 98, 256), (256, 99, 257), (97, 98, 256)], [],
+])
+def test_underived_merge_look_agrees_with_python(triples):
+    from bytepair.spec import build_core, from_byte_vocab
+
+    core = build_core(from_byte_vocab({b: bytes([b]) for b in range(256)} | {256: b"ab", 257: b"abc"}, "gpt2", {}))
+    assert core.first_underived(triples) == _first_underived_in_python(core, triples)
+
+
+def test_underived_merge_look_on_gpt2():
+    from bytepair.spec import build_core, from_byte_vocab
+
+    vocab = json.load(open(os.path.join(VOCABS, "gpt2", "vocab.json"), encoding="utf-8"))
+    lines = open(os.path.join(VOCABS, "gpt2", "merges.txt"), encoding="utf-8").read().splitlines()[1:]
+    ids, triples = byte_ranks(vocab, {"<|endoftext|>": 50256}, [tuple(x.split(" ")) for x in lines if x], *WHERE, False)
+    core = build_core(from_byte_vocab(ids, "gpt2", {"<|endoftext|>": 50256}))
+    assert core.first_underived(triples) is None is _first_underived_in_python(core, triples)
+    bad = [*triples[:100], (triples[100][1], triples[100][0], triples[100][2]), *triples[101:]]
+    assert core.first_underived(bad) == _first_underived_in_python(core, bad) != None  # noqa: E711
+
+
 @pytest.mark.parametrize("name", ["gpt2.tiktoken", "cl100k_base.tiktoken", "whisper/multilingual.tiktoken"])
 def test_tiktoken_lines_read_the_same_both_ways(name):
     data = open(os.path.join(VOCABS, name), "rb").read()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import json
+import operator
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -192,16 +193,22 @@ def from_byte_vocab(
     >>> spec = from_byte_vocab({i: bytes([i]) for i in range(256)} | {256: b"ab"}, "gpt2")
     >>> len(spec.tokens), spec.merge_ids is None
     (257, True)
+    >>> from_byte_vocab({1: b"b", 0: b"a", 3: bytearray(b"d")}, "gpt2").tokens  # any order, holes, bytes-like
+    (b'a', b'b', None, b'd')
     """
     regex = resolve_pattern(pattern)
     if regex is None:
         raise BytepairError("a byte-level vocabulary needs a pattern (a preset name or a regex)")
     specials = dict(special_tokens or {})
     check_unused_ids(len(tokens) + len(specials), max([*tokens, *specials.values()], default=-1))
-    table: List[Optional[bytes]] = [None] * (max(tokens, default=-1) + 1)
-    for id_, b in tokens.items():
-        table[id_] = bytes(b)
-    return ModelSpec("byte", regex, specials, merge_ids=None, tokens=tuple(table), add_prefix_space=add_prefix_space)
+    if all(map(operator.eq, tokens, range(len(tokens)))):  # ids 0, 1, 2, ... in order (a .tiktoken file's): no loop
+        table: Tuple[Optional[bytes], ...] = tuple(map(bytes, tokens.values()))
+    else:
+        holes: List[Optional[bytes]] = [None] * (max(tokens, default=-1) + 1)
+        for id_, b in tokens.items():
+            holes[id_] = bytes(b)
+        table = tuple(holes)
+    return ModelSpec("byte", regex, specials, merge_ids=None, tokens=table, add_prefix_space=add_prefix_space)
 
 
 def vocabulary_holes(ids: Iterable[int]) -> FrozenSet[int]:
@@ -210,10 +217,14 @@ def vocabulary_holes(ids: Iterable[int]) -> FrozenSet[int]:
 
     >>> sorted(vocabulary_holes([0, 1, 4, 2]))
     [3]
+    >>> vocabulary_holes([2, 0, 1]), sorted(vocabulary_holes([-1, 1]))
+    (frozenset(), [0])
     """
     present = set(ids)
     top = max(present, default=-1)
     check_unused_ids(len(present), top)  # a hostile id far above the rest is refused, never a huge set
+    if len(present) == top + 1 and min(present, default=0) >= 0:
+        return frozenset()  # 0 .. top, each once: no hole (most files), without a set of every id
     return frozenset(range(top + 1)) - present
 
 

@@ -78,6 +78,9 @@ struct RawBytes {
     results: Box<[u32]>,
 }
 
+/// Every byte-level character (GPT-2's map) is below this code point.
+const BYTE_CHARS: usize = 0x144;
+
 /// Most merges given tables on raw bytes (their pair table takes 24 bytes
 /// per merge: 50 MB at this many; larger models keep the string route).
 const RAW_MAX_MERGES: usize = 1 << 21;
@@ -91,6 +94,7 @@ impl Bpe {
         let mut vocab: FxHashMap<String, u32> = FxHashMap::default();
         vocab.reserve(spec.vocab.len());
         let mut vocab_r: FxHashMap<u32, String> = FxHashMap::default();
+        vocab_r.reserve(spec.vocab.len());
         for (t, id) in &spec.vocab {
             vocab.insert(t.clone(), *id);
             if let Some(other) = vocab_r.insert(*id, t.clone()) {
@@ -174,14 +178,18 @@ impl Bpe {
         for (slot, &c) in byte_ids.iter_mut().zip(chars.iter()) {
             *slot = self.char_id(c)?;
         }
-        let byte_of: FxHashMap<char, u8> = chars.iter().zip(0..=255u8).map(|(&c, b)| (c, b)).collect();
+        // the byte of each byte-level character, by code point (all below BYTE_CHARS)
+        let mut byte_of = [None; BYTE_CHARS];
+        for (&c, b) in chars.iter().zip(0..=255u8) {
+            *byte_of.get_mut(c as usize)? = Some(b);
+        }
         // tokens whose characters are all byte-level ones (the others never
         // match a piece's mapped characters); the mapping is one-to-one
-        let tokens: FxHashMap<Vec<u8>, u32> = self
-            .vocab
-            .iter()
-            .filter_map(|(t, &id)| Some((t.chars().map(|c| byte_of.get(&c).copied()).collect::<Option<Vec<u8>>>()?, id)))
-            .collect();
+        let mut tokens: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
+        tokens.reserve(self.vocab.len());
+        tokens.extend(self.vocab.iter().filter_map(|(t, &id)| {
+            Some((t.chars().map(|c| *byte_of.get(c as usize)?).collect::<Option<Vec<u8>>>()?, id))
+        }));
         let triples: Vec<(u32, u32, u32)> = self.merges.iter().map(|(&(a, b), &(rank, _))| (a, b, rank)).collect();
         let mut results = vec![NONE; triples.iter().map(|t| t.2 as usize + 1).max().unwrap_or(0)];
         for &(rank, id) in self.merges.values() {

@@ -222,7 +222,11 @@ impl ByteRanks {
     /// From (token bytes, id) pairs; bytes given twice keep the smaller id.
     pub(crate) fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
         let tokens = tokens.into_iter();
-        let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::with_capacity_and_hasher(tokens.size_hint().0, Default::default());
+        // the upper bound: callers pass a table's tokens through filter_map, whose lower bound is 0 (the map
+        // then grew by rehashing every token again and again)
+        let (lower, upper) = tokens.size_hint();
+        let capacity = upper.unwrap_or(lower).min(crate::model::spec::MAX_VOCAB);
+        let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::with_capacity_and_hasher(capacity, Default::default());
         for (bytes, id) in tokens {
             ranks.entry(bytes).and_modify(|r| *r = (*r).min(id)).or_insert(id);
         }

@@ -250,12 +250,18 @@ fn merge_fault(
     }
 }
 
-/// Whether two merges of a list make the same text (`left + right`), on the
-/// merges given as pairs.
-pub(crate) fn merges_repeat_a_token(merges: &[(&str, &str)]) -> bool {
-    let mut seen: FxHashMap<String, ()> = FxHashMap::default();
-    seen.reserve(merges.len());
-    merges.iter().any(|(l, r)| seen.insert(format!("{l}{r}"), ()).is_some())
+/// Whether two merges of a list make the same text (`left + right`), the
+/// text of merge `k` being `made[ends[k - 1]..ends[k]]` (code points, all
+/// the merges' texts in one buffer: no string made per merge).
+pub(crate) fn merges_repeat_a_token(made: &[u32], ends: &[usize]) -> bool {
+    let mut seen: FxHashMap<&[u32], ()> = FxHashMap::default();
+    seen.reserve(ends.len());
+    let mut start = 0;
+    ends.iter().any(|&end| {
+        let text = &made[start..end];
+        start = end;
+        seen.insert(text, ()).is_some()
+    })
 }
 
 /// A merge written as Hugging Face's legacy `"left right"` string: exactly
@@ -337,7 +343,12 @@ mod tests {
         for bad in ["ab", "a  b", " a", "a ", "a b c"] {
             assert_eq!(split_legacy_merge(bad), None);
         }
-        assert!(merges_repeat_a_token(&[("a", "bc"), ("ab", "c")]));
-        assert!(!merges_repeat_a_token(&[("a", "b"), ("ab", "c")]));
+        let made = |texts: &[&str]| {
+            let ends: Vec<usize> = texts.iter().scan(0, |n, t| { *n += t.chars().count(); Some(*n) }).collect();
+            merges_repeat_a_token(&texts.iter().flat_map(|t| t.chars().map(|c| c as u32)).collect::<Vec<_>>(), &ends)
+        };
+        assert!(made(&["abc", "x", "abc"])); // ("a", "bc"), ("x", ""), ("ab", "c")
+        assert!(!made(&["ab", "abc", "a", "b"]));
+        assert!(!made(&[]));
     }
 }

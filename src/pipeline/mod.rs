@@ -16,6 +16,7 @@ pub mod fast;
 pub mod post_processor;
 pub mod pre_tokenizer;
 pub mod spec;
+pub(crate) mod spec_typed;
 
 use crate::error::{Error, Result};
 use crate::model::bpe::Bpe;
@@ -65,7 +66,7 @@ pub struct Encoding {
 
 impl Pipeline {
     pub fn from_json(text: &str, regexes: &RegexMap) -> Result<Pipeline> {
-        let spec = Spec::from_json(text)?;
+        let spec = spec_typed::parse(text)?;
         Pipeline::from_spec(&spec, text.to_string(), regexes)
     }
 

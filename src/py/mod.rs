@@ -429,6 +429,13 @@ impl CoreTokenizer {
         py.detach(|| self.inner.merge_triples())
     }
 
+    /// The first of `triples` that is not the merge bytepair's rule gives
+    /// its token: (index, that merge's pair or None); None when all are
+    /// (see `Tokenizer::first_underived`).
+    fn first_underived(&self, py: Python<'_>, triples: Vec<(u32, u32, u32)>) -> Option<(usize, Option<(u32, u32)>)> {
+        py.detach(|| self.inner.first_underived(&triples))
+    }
+
     fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let ids = py.detach(|| self.inner.encode_ordinary(text)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
@@ -735,7 +742,7 @@ impl CorePipeline {
         // the description moves into the pipeline (a copy of a 10^7-entry file's text was 188 MB more at the peak)
         let inner = py
             .detach(|| {
-                let spec = crate::pipeline::spec::Spec::from_json(&description)?;
+                let spec = crate::pipeline::spec_typed::parse(&description)?;
                 crate::pipeline::Pipeline::from_spec(&spec, description, &map)
             })
             .py()?;

@@ -44,7 +44,17 @@ fn str_ids<'py>(d: &Bound<'py, PyDict>) -> PyResult<Option<(Vec<Bound<'py, PyStr
 /// The strings (copied: the limited API has no borrowed UTF-8 view), or
 /// None if one is empty or holds a lone surrogate.
 fn strs(keys: &[Bound<'_, PyString>]) -> Option<Vec<String>> {
-    keys.iter().map(|k| k.to_cow().ok().filter(|s| !s.is_empty()).map(|s| s.into_owned())).collect()
+    let mut buf = Vec::new();
+    keys.iter().map(|k| text_of(k, &mut buf).filter(|s| !s.is_empty())).collect()
+}
+
+/// The text of a Python string, read through its code points (no Python
+/// bytes object made, as `to_cow` makes one under the limited API of 3.9);
+/// None if it holds a lone surrogate. `buf` is scratch space.
+fn text_of(s: &Bound<'_, PyString>, buf: &mut Vec<u32>) -> Option<String> {
+    buf.clear();
+    push_code_points(s, buf).ok()?;
+    buf.iter().map(|&c| char::from_u32(c)).collect()
 }
 
 /// Whether Hugging Face's `model.vocab` is regular: non-empty string tokens
@@ -74,26 +84,30 @@ fn merge_strings<'py>(merges: &Bound<'py, PyList>) -> PyResult<Option<(Vec<Bound
             held.push(s.clone());
             continue;
         }
-        let pair: Vec<Bound<'py, PyAny>> = if let Ok(l) = m.cast::<PyList>() {
-            l.iter().collect()
-        } else if let Ok(t) = m.cast::<PyTuple>() {
-            t.iter().collect()
-        } else {
-            return Ok(None);
-        };
-        if pair.len() != 2 {
-            return Ok(None);
-        }
-        let (Ok(a), Ok(b)) = (pair[0].cast::<PyString>(), pair[1].cast::<PyString>()) else { return Ok(None) };
+        let Some((a, b)) = string_pair(&m) else { return Ok(None) };
         items.push(Item::Pair(held.len(), held.len() + 1));
-        held.push(a.clone());
-        held.push(b.clone());
+        held.push(a);
+        held.push(b);
     }
     Ok(Some((held, items)))
 }
 
+/// The two strings of a merge item that is a list or tuple of two strings, else None.
+fn string_pair<'py>(m: &Bound<'py, PyAny>) -> Option<(Bound<'py, PyString>, Bound<'py, PyString>)> {
+    let pair: Vec<Bound<'py, PyAny>> = if let Ok(l) = m.cast::<PyList>() {
+        l.iter().collect()
+    } else {
+        m.cast::<PyTuple>().ok()?.iter().collect()
+    };
+    match pair.as_slice() {
+        [a, b] => Some((a.cast::<PyString>().ok()?.clone(), b.cast::<PyString>().ok()?.clone())),
+        _ => None,
+    }
+}
+
 fn merge_strs(held: &[Bound<'_, PyString>]) -> Option<Vec<String>> {
-    held.iter().map(|h| h.to_cow().ok().map(|s| s.into_owned())).collect()
+    let mut buf = Vec::new();
+    held.iter().map(|h| text_of(h, &mut buf)).collect()
 }
 
 fn merge_pairs<'a>(s: &'a [String], items: &[Item]) -> Option<Vec<(&'a str, &'a str)>> {
@@ -106,13 +120,49 @@ fn merge_pairs<'a>(s: &'a [String], items: &[Item]) -> Option<Vec<(&'a str, &'a 
         .collect()
 }
 
-/// Whether two merges of a regular merge list make the same token; None
-/// for an irregular list.
+/// Appends the code points of `s` to `out`, without a Python object or a
+/// string made (`PyUnicode_AsUCS4`, in the limited API).
+fn push_code_points(s: &Bound<'_, PyString>, out: &mut Vec<u32>) -> PyResult<()> {
+    // SAFETY: `s` is a live str; PyUnicode_AsUCS4 writes at most `n` code points into the `n` reserved
+    // after `start` (no NUL: copy_null is 0), and `out` keeps only what was written
+    let n = unsafe { pyo3::ffi::PyUnicode_GetLength(s.as_ptr()) };
+    if n < 0 {
+        return Err(PyErr::fetch(s.py()));
+    }
+    let start = out.len();
+    out.resize(start + n as usize, 0);
+    if n > 0 {
+        let buf = unsafe { out.as_mut_ptr().add(start) };
+        if unsafe { pyo3::ffi::PyUnicode_AsUCS4(s.as_ptr(), buf, n, 0) }.is_null() {
+            out.truncate(start);
+            return Err(PyErr::fetch(s.py()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether two merges of a list make the same token: the text `left +
+/// right` of each item, a string (its first space taken out, Hugging Face's
+/// legacy `"left right"`) or a list or tuple of two strings. None for a
+/// list with any other item.
 #[pyfunction]
 pub(crate) fn merges_repeat_a_token(merges: &Bound<'_, PyList>) -> PyResult<Option<bool>> {
-    let Some((held, items)) = merge_strings(merges)? else { return Ok(None) };
-    let Some(s) = merge_strs(&held) else { return Ok(None) };
-    Ok(merge_pairs(&s, &items).map(|pairs| vocab_files::merges_repeat_a_token(&pairs)))
+    let (mut made, mut ends) = (Vec::with_capacity(merges.len() * 8), Vec::with_capacity(merges.len()));
+    for m in merges.iter() {
+        if let Ok(s) = m.cast::<PyString>() {
+            let start = made.len();
+            push_code_points(s, &mut made)?;
+            if let Some(space) = made[start..].iter().position(|&c| c == ' ' as u32) {
+                made.remove(start + space);
+            }
+        } else {
+            let Some((a, b)) = string_pair(&m) else { return Ok(None) };
+            push_code_points(&a, &mut made)?;
+            push_code_points(&b, &mut made)?;
+        }
+        ends.push(made.len());
+    }
+    Ok(Some(merges.py().detach(|| vocab_files::merges_repeat_a_token(&made, &ends))))
 }
 
 /// A byte-level vocabulary with its merges, checked (`vocab_files::byte_vocab`):

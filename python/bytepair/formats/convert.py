@@ -269,10 +269,11 @@ def check_merges_derived(core: Any, triples: Sequence[Tuple[int, int, int]], mer
     ...
     bytepair.errors.FormatError: merge 0: the merge (98, 97) makes the token 256, which bytepair's rule makes from (97, 98); a merge list and the rule would then give different ids
     """
-    derived = {t: (l, r) for l, r, t in core.merge_triples()}
-    for k, (left, right, made) in enumerate(triples):
-        if derived.get(made) != (left, right):
-            raise FormatError(
-                f"{merge_where(k)}: the merge ({left}, {right}) makes the token {made}, which bytepair's rule "
-                f"makes from {derived.get(made)}; a merge list and the rule would then give different ids"
-            )
+    found = core.first_underived(list(triples))  # the core's comparison with merge_triples(), in one pass
+    if found is not None:
+        k, derived = found
+        left, right, made = triples[k]
+        raise FormatError(
+            f"{merge_where(k)}: the merge ({left}, {right}) makes the token {made}, which bytepair's rule "
+            f"makes from {derived}; a merge list and the rule would then give different ids"
+        )

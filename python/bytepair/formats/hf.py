@@ -758,10 +758,12 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     if isinstance(post, dict) and post.get("type") == "Sequence" and not isinstance(post.get("processors"), list):
         raise FormatError(f"{path}: post_processor.processors: expected a list")  # as the pipeline's loader says
     if pattern is None and special_tokens is None and (_adds_tokens(post) or _trims_offsets(post)
-                                                       or _merges_make_a_token_twice(d)):
+                                                       or _models_refuse_at_once(d) or _merges_make_a_token_twice(d)):
         # encode(text, add_special_tokens=True) must add them, and offsets be trimmed as HF trims them:
-        # only the pipeline runs post-processors; and the byte model refuses two merges making one token
-        # (Llama 3's), so such a file goes to the pipeline at once (if it refuses, the byte model's reason is given)
+        # only the pipeline runs post-processors; and the byte and char models refuse a file whose normalizer or
+        # pre-tokenizer they cannot run, and two merges making one token (Llama 3's), so such a file goes to the
+        # pipeline at once, without the models' pass over its vocabulary (if the pipeline refuses, the models'
+        # reason is given, as before)
         try:
             return checked_pipeline(d, path, text, decode_skips=_pipeline_holes(d))
         except FormatError:
@@ -780,16 +782,46 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
 
 def _merges_make_a_token_twice(d: Any) -> bool:
     """Whether ``d`` is byte-level and two of its merges make one token, which bytepair's rule (the byte model)
-    refuses; False for a merge list the core does not read as regular (the byte model then says what it finds)."""
+    refuses; False for a merge list with an item that is neither a string nor a pair of strings (the byte model
+    then says what it finds)."""
     if not isinstance(d, dict):
         return False
     model = d.get("model")
     merges = model.get("merges") if isinstance(model, dict) else None
-    pre = d.get("pre_tokenizer")
-    seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
-    pres = [pre] + (seq if isinstance(seq, list) else [])
-    return (isinstance(merges, list) and any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in pres)
+    return (isinstance(merges, list) and _has_byte_level(d.get("pre_tokenizer"))
             and _core.merges_repeat_a_token(merges) is True)
+
+
+def _has_byte_level(pre: Any) -> bool:
+    """Whether the pre-tokenizer ``pre`` is ``ByteLevel`` or a Sequence holding one (a byte-level file)."""
+    seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
+    pres = [pre, *(seq if isinstance(seq, list) else [])]
+    return any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in pres)
+
+
+def _models_refuse_at_once(d: Any) -> bool:
+    """Whether :func:`_load_models` (without a caller's pattern) refuses ``d`` for a reason found without
+    reading its vocabulary: what :func:`_check_common` refuses (a normalizer, a model type, dropout), or
+    a byte-level file's word affixes or pre-tokenizer (DeepSeek V3's three splits). A cheap look for the
+    routing of :func:`loads`; the models' own pass still gives the reason when the pipeline refuses too.
+
+    >>> _models_refuse_at_once({"model": {"type": "BPE"}, "normalizer": {"type": "NFC"}})
+    True
+    >>> _models_refuse_at_once({"model": {"type": "BPE"}, "pre_tokenizer": {"type": "ByteLevel"}})
+    False
+    """
+    fail = _Fail("<routing>")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # _check_common's notes on what is ignored: _load_models gives them
+            model = _check_common(d, fail)
+        if _has_byte_level(d.get("pre_tokenizer")):
+            if any(model.get(key) for key in ("continuing_subword_prefix", "end_of_word_suffix")):
+                return True
+            _byte_pre(d.get("pre_tokenizer"), fail)
+    except FormatError:
+        return True
+    return False
 
 
 def _pipeline_holes(d: Any) -> FrozenSet[int]:
@@ -797,7 +829,8 @@ def _pipeline_holes(d: Any) -> FrozenSet[int]:
     tokens with the ids Hugging Face gives them), which HF decodes to nothing."""
     model = d.get("model") if isinstance(d, dict) else None
     vocab = model.get("vocab") if isinstance(model, dict) else None
-    if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
+    # the ids' types, not each id, looked at in Python (bool is a subclass of int, as isinstance has it)
+    if not isinstance(vocab, dict) or not all(issubclass(t, int) for t in set(map(type, vocab.values()))):
         return frozenset()  # the pipeline's own checks refuse it, or it has no holes (a list)
     try:
         return vocabulary_holes([*vocab.values(), *_added(d, vocab, _Fail("<pipeline>")).values()])
@@ -848,13 +881,12 @@ def byte_model_of(description: Any) -> Optional[Any]:
     if not isinstance(model, dict) or model.get("byte_fallback"):
         return None
     pre = description.get("pre_tokenizer")
-    seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
-    if not any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in [pre, *(seq or [])]):
+    if not _has_byte_level(pre):
         return None
     merges = model.get("merges")
     if isinstance(merges, list):  # a cheap first look: two merges making one token (Llama 3) never route
         repeats = _core.merges_repeat_a_token(merges)
-        if repeats is None:  # not all "left right" or pairs of strings: the same look in Python
+        if repeats is None:  # an item neither a string nor a pair of strings: the same look in Python
             made = {m.replace(" ", "", 1) if isinstance(m, str) else "".join(map(str, m)) for m in merges}
             repeats = len(made) != len(merges)
         if repeats:
@@ -881,11 +913,7 @@ def _load_models(d: Any, path: str, pattern: Optional[str], special_tokens: Opti
     """The byte or char model of ``d``, or a FormatError saying why not."""
     fail = _Fail(path)
     model = _check_common(d, fail)
-    pre = d.get("pre_tokenizer")
-    seq = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else None
-    pres = [pre] + (seq if isinstance(seq, list) else [])
-    byte_level = any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in pres)
-    if byte_level:
+    if _has_byte_level(d.get("pre_tokenizer")):
         return _load_byte(d, model, fail, pattern, special_tokens)
     return _load_char(d, model, fail, pattern, special_tokens)
 
