@@ -172,24 +172,31 @@ def test_train_survives_a_killed_worker(cluster, corpus, tmp_path, record_proper
 def test_unreachable_scheduler_is_a_clear_error(corpus, tmp_path):
     import socket
 
+    from bytepair import Tokenizer
+
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    for args in (["train", *corpus[:1], "--vocab-size", "300", "-o", str(tmp_path / "t.json")],
-                 ["encode-dataset", "-t", str(tmp_path / "t.json"), *corpus[:1], "-o", str(tmp_path / "out")]):
-        if args[0] == "encode-dataset":
-            from bytepair import Tokenizer
-
-            Tokenizer.train("a b c", vocab_size=260).save(str(tmp_path / "t.json"))
-        done = subprocess.run(bytepair(*args, "--dask", f"tcp://127.0.0.1:{port}"), capture_output=True,
-                              timeout=180)
-        err = done.stderr.decode(errors="replace").strip()
-        assert done.returncode == 1, err[-2000:]
-        assert "Dask scheduler" in err and f"127.0.0.1:{port}" in err, err[-2000:]
-        assert len(err.splitlines()) == 1 and "Traceback" not in err, err[-2000:]
-        assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
-        if args[0] == "train":
-            assert not (tmp_path / "t.json").exists()
+    Tokenizer.train("a b c", vocab_size=260).save(str(tmp_path / "enc.json"))
+    # both commands at once: each waits for the client's 30 s connect timeout
+    runs = {args[0]: subprocess.Popen(bytepair(*args, "--dask", f"tcp://127.0.0.1:{port}"), stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE)
+            for args in (["train", *corpus[:1], "--vocab-size", "300", "-o", str(tmp_path / "t.json")],
+                         ["encode-dataset", "-t", str(tmp_path / "enc.json"), *corpus[:1], "-o", str(tmp_path / "out")])}
+    try:
+        for command, proc in runs.items():
+            _, err = proc.communicate(timeout=180)
+            err = err.decode(errors="replace").strip()
+            assert proc.returncode == 1, (command, err[-2000:])
+            assert "Dask scheduler" in err and f"127.0.0.1:{port}" in err, err[-2000:]
+            assert len(err.splitlines()) == 1 and "Traceback" not in err, err[-2000:]
+    finally:
+        for proc in runs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
+    assert not (tmp_path / "t.json").exists()
 
 
 @pytest.mark.parametrize("command", ["encode-dataset", "train"])

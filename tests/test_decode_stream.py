@@ -108,7 +108,8 @@ def test_with_a_prompt(pairs, name, data):
 @given(text=st.text())
 def test_generated_text(pairs, name, text):
     tok, theirs = pairs[name]
-    _run_both(tok, theirs, tok.encode(text))
+    # the text as text: Hypothesis also draws string constants of the code under test, "<|endoftext|>" among them
+    _run_both(tok, theirs, tok.encode(text, disallowed_special=()))
 
 
 def test_byte_tokens_of_one_character_return_none_until_complete(pairs):

@@ -77,12 +77,25 @@ def texts(real_texts):
     return lines[:600] + EDGE + [real_texts[0][:8000]]
 
 
+@pytest.fixture(scope="module")
+def with_hf_ids(paths, texts):
+    """``with_hf_ids(name)``: bytepair's and HF's tokenizers of ``paths[name]`` and HF's ids of ``texts``,
+    loaded and computed once for both cache sizes (the same files, the same oracle)."""
+    done = {}
+
+    def get(name):
+        if name not in done:
+            theirs = tokenizers.Tokenizer.from_file(paths[name])
+            done[name] = (bytepair.Tokenizer.load(paths[name]), theirs,
+                          [e.ids for e in theirs.encode_batch(texts, add_special_tokens=False)])
+        return done[name]
+    return get
+
+
 @pytest.mark.parametrize("name", ["llama3", "deepseek-v3", "bytelevel-regex", "split-sequence", "nfc", "nfkc-sequence"])
 @pytest.mark.parametrize("cache_bytes", [4 << 20, 256])
-def test_fast_route_gives_hfs_ids_cold_and_warm(paths, texts, name, cache_bytes):
-    tok = bytepair.Tokenizer.load(paths[name])
-    theirs = tokenizers.Tokenizer.from_file(paths[name])
-    want = [e.ids for e in theirs.encode_batch(texts, add_special_tokens=False)]
+def test_fast_route_gives_hfs_ids_cold_and_warm(with_hf_ids, texts, name, cache_bytes):
+    tok, theirs, want = with_hf_ids(name)
     old = _core.cache_info()[0]
     _core.set_cache_bytes(cache_bytes)
     try:

@@ -2,6 +2,8 @@
 //! (`lexer.rs`, chosen by the exact pattern text), or a regex (fancy-regex,
 //! which supports tiktoken's possessive quantifiers, lookahead and `\p{..}`).
 
+use std::sync::{Arc, Mutex};
+
 use crate::error::{Error, Result};
 use crate::pretok::preset::Preset;
 use crate::pretok::regex_guard::GuardedRegex;
@@ -34,6 +36,10 @@ pub enum Pretokenizer {
     Regex(GuardedRegex),
 }
 
+/// How many compiled patterns `Pretokenizer::cached` keeps, and the longest it keeps (bytes).
+pub(crate) const CACHED_PATTERNS: usize = 8;
+pub(crate) const CACHED_PATTERN_BYTES: usize = 1 << 14;
+
 /// Longest regex pattern accepted (bytes).
 pub(crate) const MAX_PATTERN_BYTES: usize = 1 << 18;
 
@@ -58,6 +64,35 @@ impl Pretokenizer {
             ))),
             Some(p) => GuardedRegex::new(p, "pattern").map(Pretokenizer::Regex),
         }
+    }
+
+    /// `new(pattern)` (`regex_only`: `with_regex(pattern)`), compiled once for the last
+    /// [`CACHED_PATTERNS`] patterns of at most [`CACHED_PATTERN_BYTES`] bytes: the bindings'
+    /// `split_words` is called text by text with one pattern, and compiling a regex such as
+    /// DeepSeek V3's takes milliseconds. Errors are not kept (every call reports them).
+    pub fn cached(pattern: Option<&str>, regex_only: bool) -> Result<Arc<Self>> {
+        static CACHE: Mutex<Vec<(bool, Option<String>, Arc<Pretokenizer>)>> = Mutex::new(Vec::new());
+        let same = |e: &(bool, Option<String>, Arc<Pretokenizer>)| e.0 == regex_only && e.1.as_deref() == pattern;
+        {
+            let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(i) = cache.iter().position(same) {
+                let entry = cache.remove(i);
+                let pre = Arc::clone(&entry.2);
+                cache.push(entry); // most recently used last
+                return Ok(pre);
+            }
+        }
+        let pre = Arc::new(if regex_only { Self::with_regex(pattern)? } else { Self::new(pattern)? });
+        if pattern.map_or(0, str::len) <= CACHED_PATTERN_BYTES {
+            let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+            if !cache.iter().any(same) {
+                if cache.len() == CACHED_PATTERNS {
+                    cache.remove(0);
+                }
+                cache.push((regex_only, pattern.map(str::to_owned), Arc::clone(&pre)));
+            }
+        }
+        Ok(pre)
     }
 
     /// Calls `f` on every non-empty word of `text`, in text order.
@@ -106,5 +141,31 @@ mod tests {
     #[test]
     fn bad_pattern_is_an_error() {
         assert!(matches!(Pretokenizer::new(Some("(")), Err(Error::Pattern(_))));
+    }
+
+    #[test]
+    fn cached_is_new_compiled_once() {
+        let pattern = r"\p{L}+|\s+(?!\S)|\s+|[0-9]{1,2}"; // no preset: a regex
+        let text = "Hello  world 12345 \u{e9}t\u{e9}";
+        let first = Pretokenizer::cached(Some(pattern), false).unwrap();
+        let again = Pretokenizer::cached(Some(pattern), false).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(again.words(text).unwrap(), Pretokenizer::new(Some(pattern)).unwrap().words(text).unwrap());
+        // the regex engine and the preset's lexer are kept apart
+        let lexer = Pretokenizer::cached(Some(GPT2), false).unwrap();
+        let regex = Pretokenizer::cached(Some(GPT2), true).unwrap();
+        assert!(matches!(*lexer, Pretokenizer::Lexer(Preset::Gpt2)));
+        assert!(matches!(*regex, Pretokenizer::Regex(_)));
+        assert!(matches!(*Pretokenizer::cached(None, true).unwrap(), Pretokenizer::Whitespace));
+        // errors on every call, never kept
+        for _ in 0..2 {
+            assert!(matches!(Pretokenizer::cached(Some("("), false), Err(Error::Pattern(_))));
+        }
+        // the oldest pattern leaves once CACHED_PATTERNS others were used after it
+        let others: Vec<String> = (0..CACHED_PATTERNS).map(|i| format!("a{{{i}}}|{pattern}")).collect();
+        for p in &others {
+            Pretokenizer::cached(Some(p), false).unwrap();
+        }
+        assert!(!Arc::ptr_eq(&first, &Pretokenizer::cached(Some(pattern), false).unwrap()));
     }
 }

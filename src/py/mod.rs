@@ -634,11 +634,12 @@ impl EncodeStream {
     }
 }
 
-/// The words of `text` under a pattern (None: `str.split()`).
+/// The words of `text` under a pattern (None: `str.split()`); the pattern is compiled once
+/// for the calls that follow (`Pretokenizer::cached`).
 #[pyfunction]
 #[pyo3(signature = (text, pattern))]
 fn split_words(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyResult<Vec<String>> {
-    let pre = Pretokenizer::new(pattern).py()?;
+    let pre = Pretokenizer::cached(pattern, false).py()?;
     py.detach(|| pre.words(text).map(|w| w.into_iter().map(str::to_owned).collect())).py()
 }
 
@@ -647,7 +648,7 @@ fn split_words(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyResult<Ve
 #[pyfunction]
 #[pyo3(signature = (text, pattern))]
 fn split_words_regex(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyResult<Vec<String>> {
-    let pre = Pretokenizer::with_regex(pattern).py()?;
+    let pre = Pretokenizer::cached(pattern, true).py()?;
     py.detach(|| pre.words(text).map(|w| w.into_iter().map(str::to_owned).collect())).py()
 }
 
