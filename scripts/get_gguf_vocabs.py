@@ -46,7 +46,8 @@ def get_gguf_vocabs(cache: str = "") -> Dict[str, str]:
     gv = _get_vocabs()
     cache = cache or os.environ.get("BYTEPAIR_GGUF") or DEFAULT_CACHE
     vocab = gv.Vocab(ARCHIVE, REQUIREMENT, ["--no-binary", "llama-cpp-python"], ARCHIVE, "", SHA256)
-    archive = gv._archive(vocab, os.path.join(cache, ".archives"))
+    with gv._fetch_lock(cache):  # test workers ask at once: one downloads, the others wait for its file
+        archive = gv._archive(vocab, os.path.join(cache, ".archives"))
     digest = gv._sha256(archive)
     if digest != SHA256:
         raise gv.FetchError(f"{archive} has sha256 {digest}, expected {SHA256}")
