@@ -44,7 +44,7 @@ import os
 import re
 import struct
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from bytepair.errors import FormatError
 from bytepair.formats.convert import UNICODE_TO_BYTE, bytes_to_unicode
@@ -599,11 +599,13 @@ def _parse(data: Any, path: str) -> Metadata:
 # ---------------------------------------------------------------- the description
 
 
-def _vocab(meta: Metadata) -> Tuple[List[str], List[int], Optional[List[float]]]:
+def _vocab(meta: Metadata) -> Tuple[List[str], List[int], Optional[List[float]], Dict[str, int]]:
+    """The tokens, their types and scores, and ``{token: id}`` (the tokens are distinct, or the file refused)."""
     tokens = meta.get("tokenizer.ggml.tokens", T_ARRAY, element=T_STRING, required=True)
     if len(tokens) > MAX_TOKENS:
         raise FormatError(f"{meta.path}: {len(tokens)} tokens is more than bytepair reads (at most {MAX_TOKENS})")
-    tokens = [t or f"[EMPTY_{i}]" for i, t in enumerate(tokens)]  # llama.cpp's name for an empty token
+    if "" in tokens:
+        tokens = [t or f"[EMPTY_{i}]" for i, t in enumerate(tokens)]  # llama.cpp's name for an empty token
     types = meta.get("tokenizer.ggml.token_type", T_ARRAY, element=T_INT32)
     if types is None:
         types = [TOKEN_NORMAL] * len(tokens)
@@ -616,12 +618,26 @@ def _vocab(meta: Metadata) -> Tuple[List[str], List[int], Optional[List[float]]]
         if len(scores) < len(tokens):
             raise FormatError(f"{meta.path}: tokenizer.ggml.scores has {len(scores)} entries for {len(tokens)} tokens")
         scores = [float(s) for s in scores[:len(tokens)]]
-    seen: Dict[str, int] = {}
-    for i, t in enumerate(tokens):
-        if t in seen:
-            raise FormatError(f"{meta.path}: token {i} {t[:40]!r} is also token {seen[t]} (llama.cpp refuses the file)")
-        seen[t] = i
-    return tokens, list(types[:len(tokens)]), scores
+    ids = dict(zip(tokens, range(len(tokens))))
+    if len(ids) < len(tokens):
+        seen: Dict[str, int] = {}
+        for i, t in enumerate(tokens):
+            if t in seen:
+                raise FormatError(f"{meta.path}: token {i} {t[:40]!r} is also token {seen[t]} (llama.cpp refuses the "
+                                  "file)")
+            seen[t] = i
+    return tokens, list(types[:len(tokens)]), scores, ids
+
+
+def _first_other_type(types: Sequence[int], allowed: Sequence[int]) -> Tuple[int, int]:
+    """The first token whose type is not ``allowed`` (its id and type), or (-1, -1).
+
+    >>> _first_other_type([1, 3, 5, 1], (1, 3))
+    (2, 5)
+    """
+    if set(types) <= set(allowed):
+        return -1, -1
+    return next((i, t) for i, t in enumerate(types) if t not in allowed)
 
 
 def _role_ids(meta: Metadata, n: int, defaults: Mapping[str, int]) -> Dict[str, int]:
@@ -661,7 +677,8 @@ _EOT_TEXTS = ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endofte
 _HARMONY_USER = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
 
 
-def llama_cpp_types(meta: Metadata, tokens: Sequence[str], types: Sequence[int], roles: Mapping[str, int]) -> List[int]:
+def llama_cpp_types(meta: Metadata, tokens: Sequence[str], types: Sequence[int], roles: Mapping[str, int],
+                    ids: Optional[Mapping[str, int]] = None) -> List[int]:
     """The token types llama.cpp tokenizes with: the file's, with the retyping of its load() (control-looking
     texts made control, Harmony's markers user-defined). A FIM role llama.cpp would take from one of several
     candidate texts present, in an order of its hash map, is refused.
@@ -671,7 +688,7 @@ def llama_cpp_types(meta: Metadata, tokens: Sequence[str], types: Sequence[int],
     [1, 3, 4]
     """
     out = list(types)
-    ids = {t: i for i, t in enumerate(tokens)}
+    ids = {t: i for i, t in enumerate(tokens)} if ids is None else ids  # {token: id}, when the caller has it
     control = {ids[t] for t in _EOG_TEXTS if t in ids}
     eog = set(control)
     for role, texts in _FIM_TEXTS.items():
@@ -840,7 +857,7 @@ def _special_cut(meta: Metadata, tokens: Sequence[str], types: Sequence[int], ad
         desc["special_cut"] = "llama.cpp"
 
 
-def _byte_gaps(meta: Metadata, tokens: Sequence[str], merges: Sequence[Sequence[str]]) -> List[Dict[str, Any]]:
+def _byte_gaps(meta: Metadata, tokens: Sequence[str], merges: Sequence[Any]) -> List[Dict[str, Any]]:
     """Splits standing for the bytes the vocabulary lacks. llama.cpp keeps such a byte as a symbol that no
     merge joins and drops it at the end, so nothing merges across it; bytepair's BPE drops it first. A missing
     ASCII byte is cut out as a piece of its own, a missing lead byte cuts the text before its characters."""
@@ -849,9 +866,10 @@ def _byte_gaps(meta: Metadata, tokens: Sequence[str], merges: Sequence[Sequence[
     if not missing:
         return []
     gone = {bytes_to_unicode(bytes([b])) for b in missing}
-    for pair in merges:
-        if any(c in gone for c in "".join(pair)):
-            raise FormatError(f"{meta.path}: the merge {' '.join(pair)!r} uses a byte that is not a token")
+    for pair in merges:  # "left right" strings or [left, right] pairs (_merge_pairs)
+        text = pair if isinstance(pair, str) else " ".join(pair)
+        if any(c in gone for c in text):
+            raise FormatError(f"{meta.path}: the merge {text!r} uses a byte that is not a token")
     ascii_ = [(b, b) for b in missing if b < 0x80]
     leads: List[Tuple[int, int]] = []
     for b in missing:
@@ -876,15 +894,22 @@ def _byte_gaps(meta: Metadata, tokens: Sequence[str], merges: Sequence[Sequence[
     return out
 
 
-def _merge_pairs(meta: Metadata, merges: Sequence[str], tokens: Sequence[str], fallback: str) -> List[List[str]]:
+def _merge_pairs(meta: Metadata, merges: Sequence[str], have: AbstractSet[str], fallback: str) -> List[Any]:
     """Each merge as llama.cpp reads it (cut at the first space after the first character), checked to make a
-    token (``fallback``: what llama.cpp does otherwise, for the message).
+    token of ``have`` (``fallback``: what llama.cpp does otherwise, for the message): the file's own ``"left right"``
+    strings when Hugging Face's reading (cut at the first space) is the same for every one (none starts with a
+    space, each has one), as it is in the files in use, else ``[left, right]`` pairs.
 
-    >>> _merge_pairs(Metadata("m.gguf", {}, {}, {}), ["a b", "ab c"], ["a", "b", "c", "ab", "abc"], "")
-    [['a', 'b'], ['ab', 'c']]
+    >>> meta = Metadata("m.gguf", {}, {}, {})
+    >>> _merge_pairs(meta, ["a b", "ab c"], {"a", "b", "c", "ab", "abc"}, "")
+    ['a b', 'ab c']
+    >>> _merge_pairs(meta, ["  b"], {" ", " b", "b"}, "")
+    [[' ', 'b']]
     """
+    if not any(m[:1] == " " or " " not in m for m in merges):
+        if {m.replace(" ", "", 1) for m in merges} <= have:
+            return list(merges)
     pairs = [[m[:cut], m[cut + 1:]] if (cut := m.find(" ", 1)) >= 0 else ["", ""] for m in merges]
-    have = set(tokens)
     if not {left + right for left, right in pairs} <= have:
         left, right = next(p for p in pairs if p[0] + p[1] not in have)
         raise FormatError(f"{meta.path}: the merge {left + ' ' + right!r} makes {left + right!r}, which is not a "
@@ -899,15 +924,15 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
         raise FormatError(f"{meta.path}: unknown pre-tokenizer type {pre!r} (tokenizer.ggml.pre); llama.cpp "
                           "refuses it too")
     regexes, ignore_merges, add_bos = PRE_TYPES[pre]
-    tokens, types, _ = _vocab(meta)
+    tokens, types, _, ids = _vocab(meta)
     merges = meta.get("tokenizer.ggml.merges", T_ARRAY, element=T_STRING, required=True)
-    pairs = _merge_pairs(meta, merges, tokens, "llama.cpp then falls back to single bytes")
+    pairs = _merge_pairs(meta, merges, ids.keys(), "llama.cpp then falls back to single bytes")
     roles = _role_ids(meta, len(tokens), {} if pre == "chatglm-bpe" else {"bos": 11, "eos": 11})
-    types = llama_cpp_types(meta, tokens, types, roles)
-    for i, t in enumerate(types):
-        if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED):
-            raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}; llama.cpp's byte-level "
-                              "BPE decodes such a token its own way, which bytepair does not run")
+    types = llama_cpp_types(meta, tokens, types, roles, ids)
+    i, t = _first_other_type(types, (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED))
+    if i >= 0:
+        raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}; llama.cpp's byte-level "
+                          "BPE decodes such a token its own way, which bytepair does not run")
     bos, eos = _bos_eos(meta, tokens, roles, add_bos, False)
     splits = [_llama_split(r) if r in _ROUTINES else
               {"type": "Split", "pattern": {"Regex": llama_regex(r)}, "behavior": "Isolated", "invert": False}
@@ -923,16 +948,16 @@ def _gpt2(meta: Metadata) -> Dict[str, Any]:
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
-                  "ignore_merges": ignore_merges, "vocab": {t: i for i, t in enumerate(tokens)}, "merges": pairs},
+                  "ignore_merges": ignore_merges, "vocab": ids, "merges": pairs},
     }
     _special_cut(meta, tokens, types, desc["added_tokens"], desc)
     return desc
 
 
 def _llama(meta: Metadata) -> Dict[str, Any]:
-    tokens, types, scores = _vocab(meta)
+    tokens, types, scores, ids = _vocab(meta)
     roles = _role_ids(meta, len(tokens), {"bos": 1, "eos": 2, "unknown": 0})
-    types = llama_cpp_types(meta, tokens, types, roles)
+    types = llama_cpp_types(meta, tokens, types, roles, ids)
     sp_types = []
     for i, t in enumerate(types):
         if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_UNUSED, TOKEN_BYTE):
@@ -1000,20 +1025,20 @@ def _raw_utf8_bpe(meta: Metadata, model: str, pre: str) -> Dict[str, Any]:
     a run of newlines that is a token is taken whole and BOS is always added. As Hugging Face components: a
     ``Replace`` normalizer, a ``Split``, a ``BPE`` model with byte fallback."""
     regex, escape, gemma4 = RAW_UTF8_PRE[pre]
-    tokens, types, _ = _vocab(meta)
+    tokens, types, _, ids = _vocab(meta)
     # llama.cpp's defaults: none for the gemma4 model, its BPE ones (11) for gpt2
     roles = _role_ids(meta, len(tokens), {} if model == "gemma4" else {"bos": 11, "eos": 11})
-    types = llama_cpp_types(meta, tokens, types, roles)
-    for i, t in enumerate(types):
-        if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_BYTE):
-            raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}, which llama.cpp's "
-                              "gemma4 tokenizer decodes its own way")
+    types = llama_cpp_types(meta, tokens, types, roles, ids)
+    i, t = _first_other_type(types, (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_BYTE))
+    if i >= 0:
+        raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}, which llama.cpp's "
+                          "gemma4 tokenizer decodes its own way")
     byte_pieces = {tokens[i] for i, t in enumerate(types) if t == TOKEN_BYTE}
     if byte_pieces != {f"<0x{b:02X}>" for b in range(256)}:
         raise FormatError(f"{meta.path}: the byte tokens are not the 256 tokens <0x00>..<0xFF> (llama.cpp drops "
                           "a byte without a token, Hugging Face's byte fallback does not)")
     merges = meta.get("tokenizer.ggml.merges", T_ARRAY, element=T_STRING, required=True)
-    pairs = _merge_pairs(meta, merges, tokens, "llama.cpp would then spell it in bytes")
+    pairs = _merge_pairs(meta, merges, ids.keys(), "llama.cpp would then spell it in bytes")
     # llama.cpp adds BOS to Gemma 4's text whatever the file says (its workaround for Gemma 4)
     if gemma4:
         meta = replace(meta, values={**meta.values, "tokenizer.ggml.add_bos_token": True},
@@ -1031,7 +1056,7 @@ def _raw_utf8_bpe(meta: Metadata, model: str, pre: str) -> Dict[str, Any]:
             {"type": "ByteFallback"}, {"type": "Fuse"}]},
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": True, "ignore_merges": False,
-                  "vocab": {t: i for i, t in enumerate(tokens)}, "merges": pairs},
+                  "vocab": ids, "merges": pairs},
     }
     _special_cut(meta, tokens, types, desc["added_tokens"], desc)
     return desc
