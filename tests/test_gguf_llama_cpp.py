@@ -24,6 +24,17 @@ TEXTS = int(os.environ.get("BYTEPAIR_GGUF_TEXTS", "2000"))
 PRE_TYPE_TEXTS = 150  # per pre type (87 of them): a wrong regex changes the ids of about a third of them
 
 
+def assert_ids_and_decoding_equal(tok, ref, texts, bos_with_specials):
+    """bytepair's ids equal llama.cpp's on every text, without parsing special tokens (with and without BOS) and
+    parsing them (BOS as ``bos_with_specials``), and the parsed ids decode as llama.cpp decodes them."""
+    for text in texts:
+        for bos in (False, True):
+            assert tok.encode_ordinary(text, add_special_tokens=bos) == ref.tokenize(text, bos, False), (text, bos)
+        ids = tok.encode(text, add_special_tokens=bos_with_specials)
+        assert ids == ref.tokenize(text, bos_with_specials, True), text
+        assert tok.decode_bytes(ids) == ref.detokenize(ids, False, True), text
+
+
 def texts_for(tok, seed):
     """Hostile texts with the file's special and user-defined tokens mixed in, plus short prose."""
     specials = sorted(tok.added_tokens)[:40]
@@ -191,12 +202,7 @@ def test_every_pre_type_equals_llama_cpp(tmp_path, boundary_vocab, pre):
     texts = hostile_texts(sum(map(ord, pre)), PRE_TYPE_TEXTS, specials) + ["Hello world 123456 don't \n\n日本語",
                                                                          "a <mask>  b\t<mask>", "x\r\n\r\n y"]
     texts += PRE_TYPE_EDGES
-    for text in texts:
-        for bos in (False, True):
-            assert tok.encode_ordinary(text, add_special_tokens=bos) == ref.tokenize(text, bos, False), (text, bos)
-        ids = tok.encode(text, add_special_tokens=False)
-        assert ids == ref.tokenize(text, False, True), text
-        assert tok.decode_bytes(ids) == ref.detokenize(ids, False, True), text
+    assert_ids_and_decoding_equal(tok, ref, texts, bos_with_specials=False)
 
 
 def test_sentencepiece_gguf_without_space_prefix_equals_llama_cpp(gguf_paths, tmp_path):
@@ -265,12 +271,7 @@ def test_raw_utf8_pre_types_equal_llama_cpp(gguf_paths, tmp_path, pre):
         for text in aborting:
             with pytest.raises(EncodeError, match="aborts"):
                 tok.encode(text, add_special_tokens=False)
-    for text in texts:
-        for bos in (False, True):
-            assert tok.encode_ordinary(text, add_special_tokens=bos) == ref.tokenize(text, bos, False), (text, bos)
-        ids = tok.encode(text, add_special_tokens=True)
-        assert ids == ref.tokenize(text, True, True), text
-        assert tok.decode_bytes(ids) == ref.detokenize(ids, False, True), text
+    assert_ids_and_decoding_equal(tok, ref, texts, bos_with_specials=True)
 
 
 def test_written_gguf_loads_in_llama_cpp(tmp_path):
