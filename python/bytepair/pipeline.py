@@ -317,17 +317,14 @@ class PipelineTokenizer(Tokenizer):
         """The joined pieces as llama.cpp's token_to_piece gives them: an added (control, unknown or
         user-defined) token's text as it is, nothing for a special one when skipped; the rest decoded."""
         added, out, run = self._added_text, [], []
-        if self._spec.llama_decode[2:] == (True,):  # llama.cpp reads a normal token's text as byte characters
+        # raw-UTF-8 tokens that llama.cpp reads as GPT-2 byte characters (the whitespace pre type), one by one
+        byte_text = self._spec.llama_decode[2:] == (True,)
+        if byte_text:
             from bytepair.formats.gguf import llama_piece_bytes
-            for i in ids:
-                if i in added:
-                    text, special = added[i]
-                    out.append(b"" if special and skip_special_tokens else text)
-                else:
-                    out.append(llama_piece_bytes(self._core.id_to_token(i)))
-            return b"".join(out)
         for i in ids:
-            if i in added:
+            if byte_text and i not in added:
+                out.append(llama_piece_bytes(self._core.id_to_token(i)))
+            elif i in added:
                 if run:
                     out.append(self._core.decode_bytes(run, bool(skip_special_tokens)))
                     run = []

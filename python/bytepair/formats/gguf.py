@@ -958,12 +958,12 @@ def _llama(meta: Metadata) -> Dict[str, Any]:
     tokens, types, scores, ids = _vocab(meta)
     roles = _role_ids(meta, len(tokens), {"bos": 1, "eos": 2, "unknown": 0})
     types = llama_cpp_types(meta, tokens, types, roles, ids)
-    sp_types = []
-    for i, t in enumerate(types):
-        if t not in (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_UNUSED, TOKEN_BYTE):
-            raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}, which llama.cpp's "
-                              "SentencePiece tokenizer does not run")
-        sp_types.append(t)  # llama.cpp's numbers are SentencePiece's
+    i, t = _first_other_type(types, (TOKEN_NORMAL, TOKEN_UNKNOWN, TOKEN_CONTROL, TOKEN_USER_DEFINED, TOKEN_UNUSED,
+                                     TOKEN_BYTE))
+    if i >= 0:
+        raise FormatError(f"{meta.path}: token {i} {tokens[i][:40]!r} has token type {t}, which llama.cpp's "
+                          "SentencePiece tokenizer does not run")
+    sp_types = list(types)  # llama.cpp's numbers are SentencePiece's
     unks = [i for i, t in enumerate(types) if t == TOKEN_UNKNOWN]
     if len(unks) > 1:  # llama.cpp treats every unknown-type token as a control one; the unknown id is its role's
         unk = roles["unknown"] if types[roles.get("unknown", unks[0])] == TOKEN_UNKNOWN else unks[0]
