@@ -174,6 +174,36 @@ def test_long_string_arrays_read_by_the_core_as_by_python(tmp_path, monkeypatch)
     assert by_core[0] == tokens and "element 4757 is not UTF-8" in by_core[1] and "element 4757 is 5, more than the 2 bytes left" in by_core[2]
 
 
+@pytest.mark.parametrize("merge", ["a c", "ab", "a  b", " a b"])
+def test_a_merge_that_makes_no_token_is_refused(tmp_path, merge):
+    """A merge whose parts or result are not tokens (llama.cpp would fall back to other pieces; a merge
+    without a space is its empty pair) is refused, naming the file and the merge."""
+    path = write(tmp_path, small_gguf(tokenizer__ggml__merges=(gguf.T_ARRAY, ["a b", merge], gguf.T_STRING)))
+    with pytest.raises(FormatError, match=r"t\.gguf: model\.merges\[1\]: the token .* is not in model\.vocab"):
+        Tokenizer.load(path)
+
+
+@pytest.mark.parametrize("name", ["llama-bpe", "command-r", "gemma-4", "gpt-2"])
+def test_core_built_from_lists_as_from_json(gguf_paths, name):
+    """The core a GGUF load builds from the vocabulary and merges handed over as lists (never written as JSON)
+    gives the ids and the decoding of the core built from the description's whole JSON text."""
+    from bytepair import _core
+    from bytepair import spec as specs
+    from hostile_text import hostile_texts
+    spec = gguf.load(gguf_paths[f"ggml-vocab-{name}.gguf"])
+    assert specs._bpe_lists(spec.description) is not None  # the lists route is the one taken
+    regexes = {}
+    specs._regexes(spec.description, regexes)
+    whole = _core.CorePipeline(json.dumps(spec.description), regexes)
+    specials = [t["content"] for t in spec.description["added_tokens"]][:40]
+    for text in hostile_texts(7, 150, specials):
+        for add, ordinary in ((False, False), (True, True)):
+            ids = whole.encode(text, add, ordinary)
+            assert spec.built.encode(text, add, ordinary) == ids, text
+            assert spec.built.decode_bytes(ids) == whole.decode_bytes(ids), text
+    assert spec.built.n_vocab == whole.n_vocab
+
+
 def test_not_gguf_magic_and_versions(tmp_path):
     with pytest.raises(FormatError, match="GGUF version 1"):
         Tokenizer.load(write(tmp_path, b"GGUF" + struct.pack("<I", 1) + bytes(40)))

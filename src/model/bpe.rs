@@ -89,36 +89,53 @@ const RAW_MAX_MERGES: usize = 1 << 21;
 /// scan); longer ones by the heap.
 const RAW_STACK: usize = 64;
 
+/// Merges looked up per parallel task when a model is built.
+const MERGE_CHUNK: usize = 1 << 14;
+
 impl Bpe {
-    pub fn new(spec: &BpeSpec) -> Result<Bpe> {
+    /// The model of `spec`, whose tokens it takes (a copy of 10^5 of them was a tenth of a big file's load).
+    pub fn new(mut spec: BpeSpec) -> Result<Bpe> {
         let mut vocab: FxHashMap<String, u32> = FxHashMap::default();
         vocab.reserve(spec.vocab.len());
         let mut vocab_r: FxHashMap<u32, String> = FxHashMap::default();
         vocab_r.reserve(spec.vocab.len());
-        for (t, id) in &spec.vocab {
-            vocab.insert(t.clone(), *id);
-            if let Some(other) = vocab_r.insert(*id, t.clone()) {
+        for (t, id) in std::mem::take(&mut spec.vocab) {
+            if let Some(other) = vocab_r.insert(id, t.clone()) {
                 return Err(Error::Format(format!("model.vocab: the id {id} is given to both {other:?} and {t:?}")));
             }
+            vocab.insert(t, id);
         }
         let prefix_len = spec.continuing_subword_prefix.as_ref().map_or(0, |p| p.len());
+        // the merges' ids, looked up in parallel: three probes of a 10^5-token map per merge, each a cache
+        // miss, were most of the build of a big vocabulary
+        let chunks: Vec<(usize, &[(String, String)])> =
+            spec.merges.chunks(MERGE_CHUNK).enumerate().map(|(k, c)| (k * MERGE_CHUNK, c)).collect();
+        let resolved = crate::parallel::map(&chunks, |&(start, chunk)| {
+            let mut buf = String::new();
+            let mut out = Vec::with_capacity(chunk.len());
+            for (rank, (a, b)) in (start..).zip(chunk) {
+                let miss = |t: &str| {
+                    Error::Format(format!("model.merges[{rank}]: the token {t:?} is not in model.vocab"))
+                };
+                let a_id = *vocab.get(a).ok_or_else(|| miss(a))?;
+                let b_id = *vocab.get(b).ok_or_else(|| miss(b))?;
+                buf.clear();
+                buf.push_str(a);
+                let rest = b.get(prefix_len.min(b.len())..).ok_or_else(|| {
+                    Error::Format(format!(
+                        "model.merges[{rank}]: {b:?} does not start with the continuing_subword_prefix"
+                    ))
+                })?;
+                buf.push_str(rest);
+                let new_id = *vocab.get(buf.as_str()).ok_or_else(|| miss(&buf))?;
+                out.push(((a_id, b_id), (rank as u32, new_id)));
+            }
+            Ok(out)
+        });
         let mut merges: FxHashMap<(u32, u32), (u32, u32)> = FxHashMap::default();
         merges.reserve(spec.merges.len());
-        let mut buf = String::new();
-        for (rank, (a, b)) in spec.merges.iter().enumerate() {
-            let miss = |t: &str| {
-                Error::Format(format!("model.merges[{rank}]: the token {t:?} is not in model.vocab"))
-            };
-            let a_id = *vocab.get(a).ok_or_else(|| miss(a))?;
-            let b_id = *vocab.get(b).ok_or_else(|| miss(b))?;
-            buf.clear();
-            buf.push_str(a);
-            let rest = b.get(prefix_len.min(b.len())..).ok_or_else(|| {
-                Error::Format(format!("model.merges[{rank}]: {b:?} does not start with the continuing_subword_prefix"))
-            })?;
-            buf.push_str(rest);
-            let new_id = *vocab.get(buf.as_str()).ok_or_else(|| miss(&buf))?;
-            merges.insert((a_id, b_id), (rank as u32, new_id));
+        for part in resolved {
+            merges.extend(part?); // in rank order: a pair given twice keeps its last rank, as before
         }
         let mut byte_ids = [NONE; 256];
         if spec.byte_fallback {
@@ -145,12 +162,12 @@ impl Bpe {
             vocab,
             vocab_r,
             merges,
-            unk_token: spec.unk_token.clone(),
+            unk_token: spec.unk_token.take(),
             fuse_unk: spec.fuse_unk,
             byte_fallback: spec.byte_fallback,
             ignore_merges: spec.ignore_merges,
-            prefix: spec.continuing_subword_prefix.clone(),
-            suffix: spec.end_of_word_suffix.clone(),
+            prefix: spec.continuing_subword_prefix.take(),
+            suffix: spec.end_of_word_suffix.take(),
             dropout: spec.dropout.filter(|&p| p > 0.0),
             byte_ids,
             char_table,

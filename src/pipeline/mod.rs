@@ -31,8 +31,6 @@ use spec::Spec;
 
 #[derive(Debug)]
 pub struct Pipeline {
-    /// the description it was built from (the `tokenizer.json` text)
-    pub description: String,
     normalizer: Option<Normalizer>,
     pre_tokenizer: Option<PreTokenizer>,
     pub model: Bpe,
@@ -66,14 +64,18 @@ pub struct Encoding {
 
 impl Pipeline {
     pub fn from_json(text: &str, regexes: &RegexMap) -> Result<Pipeline> {
-        let spec = spec_typed::parse(text)?;
-        Pipeline::from_spec(&spec, text.to_string(), regexes)
+        Pipeline::from_spec(spec_typed::parse(text)?, regexes)
     }
 
-    pub(crate) fn from_spec(spec: &Spec, description: String, regexes: &RegexMap) -> Result<Pipeline> {
+    pub(crate) fn from_spec(spec: Spec, regexes: &RegexMap) -> Result<Pipeline> {
         let normalizer = spec.normalizer.as_ref().map(|n| Normalizer::new(n, regexes)).transpose()?;
         let pre_tokenizer = spec.pre_tokenizer.as_ref().map(|p| PreTokenizer::new(p, regexes)).transpose()?;
-        let mut model = Bpe::new(&spec.model)?;
+        let cut = if spec.pre_tokenizer.is_none() && spec.sentencepiece.is_none() {
+            sentencepiece::hf_cut_marker(&spec.model)
+        } else {
+            None
+        };
+        let mut model = Bpe::new(spec.model)?;
         let added = AddedTokens::new(&spec.added_tokens, &model, normalizer.as_ref(), spec.special_cut)?;
         let post = spec.post_processor.clone().map(PostProcessor);
         let decoder = spec.decoder.as_ref().map(|d| Decoder::new(d, regexes)).transpose()?;
@@ -88,18 +90,13 @@ impl Pipeline {
         let max_model = model.vocab_r.keys().max().map_or(0, |&m| m as usize + 1);
         let max_added = added.by_id.keys().max().map_or(0, |&m| m as usize + 1);
         Ok(Pipeline {
-            description,
             normalizer,
             pre_tokenizer,
             model,
             added,
             post,
             decoder,
-            cut: if spec.pre_tokenizer.is_none() && sp.is_none() {
-                sentencepiece::hf_cut_marker(&spec.model)
-            } else {
-                None
-            },
+            cut,
             sp,
             byte_level,
             needs_alignments,

@@ -54,6 +54,49 @@ fn read(text: &str) -> Option<Spec> {
     Some(spec)
 }
 
+/// The merges of a description given as a list (`read_with_lists`).
+pub(crate) enum MergeList {
+    /// `"a b"`, cut at the first space as Hugging Face reads a merge string
+    Strings(Vec<String>),
+    /// `[a, b]`
+    Pairs(Vec<Vec<String>>),
+}
+
+/// The description `text`, whose BPE model has an empty `vocab` and `merges`, with `tokens` (`tokens[id]`)
+/// and `merges` as its vocabulary and merges: what `read` gives of the same description written whole, or
+/// None where `read` gives None (the caller then reads the whole description, which names the fault).
+pub(crate) fn read_with_lists(text: &str, tokens: Vec<String>, merges: MergeList) -> Option<Spec> {
+    if tokens.len() > MAX_VOCAB || tokens.iter().any(|t| t.len() > MAX_TOKEN_BYTES) {
+        return None;
+    }
+    let merges: Vec<(String, String)> = match merges {
+        MergeList::Strings(strings) => strings
+            .into_iter()
+            .map(|mut a| {
+                let cut = a.find(' ')?;
+                let b = a[cut + 1..].to_string();
+                a.truncate(cut); // the left part keeps the string's buffer
+                Some((a, b))
+            })
+            .collect::<Option<_>>()?,
+        MergeList::Pairs(pairs) => pairs
+            .into_iter()
+            .map(|p| <[String; 2]>::try_from(p).ok().map(|[a, b]| (a, b)))
+            .collect::<Option<_>>()?,
+    };
+    if merges.len() > MAX_MERGES {
+        return None;
+    }
+    let vocab: Vec<(String, u32)> = tokens.into_iter().zip(0u32..).collect();
+    let mut spec = read(text)?;
+    if !spec.model.vocab.is_empty() || !spec.model.merges.is_empty() || !distinct(&vocab) {
+        return None;
+    }
+    spec.model.vocab = vocab;
+    spec.model.merges = merges;
+    Some(spec)
+}
+
 /// Whether the tokens and the ids of `vocab` are all distinct.
 fn distinct(vocab: &[(String, u32)]) -> bool {
     let mut ids = vec![0u64; vocab.iter().map(|&(_, id)| id as usize / 64 + 1).max().unwrap_or(0)];
@@ -278,6 +321,28 @@ mod tests {
             let fast = read(&text).expect("regular");
             assert_eq!(summary(&fast), summary(&value_reading(&text).unwrap()), "{text}");
         }
+    }
+
+    #[test]
+    fn the_lists_reading_is_the_whole_reading() {
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let tokens = strings(&["a", "b", "ab", "a b", "\u{e9}"]);
+        let vocab = r#"{"a": 0, "b": 1, "ab": 2, "a b": 3, "\u00e9": 4}"#;
+        let empty = doc("{}", "[]");
+        let merges = || MergeList::Strings(strings(&["a b", "a  b"]));
+        let pairs = MergeList::Pairs(vec![strings(&["a", "b"]), strings(&["a", " b"])]);
+        let from_strings = read_with_lists(&empty, tokens.clone(), merges()).expect("regular");
+        let from_pairs = read_with_lists(&empty, tokens.clone(), pairs).expect("regular");
+        assert_eq!(summary(&from_strings), summary(&read(&doc(vocab, r#"["a b", "a  b"]"#)).unwrap()));
+        assert_eq!(summary(&from_pairs), summary(&read(&doc(vocab, r#"[["a", "b"], ["a", " b"]]"#)).unwrap()));
+        // irregular: left to the whole description's reading, which names the fault
+        let two = strings(&["a", "a"]);
+        assert!(read_with_lists(&empty, two, merges()).is_none()); // one token twice
+        assert!(read_with_lists(&empty, tokens.clone(), MergeList::Strings(strings(&["ab"]))).is_none()); // no space
+        assert!(read_with_lists(&empty, tokens.clone(), MergeList::Pairs(vec![strings(&["a"])])).is_none());
+        assert!(read_with_lists(&doc("{}", r#"["a b"]"#), tokens.clone(), merges()).is_none()); // merges in both
+        assert!(read_with_lists(&doc(r#"{"a": 0}"#, "[]"), tokens.clone(), merges()).is_none()); // vocab in both
+        assert!(read_with_lists(&doc("{}", "[]").replace("BPE", "WordPiece"), tokens, merges()).is_none());
     }
 
     #[test]

@@ -740,24 +740,43 @@ impl CorePipeline {
     #[pyo3(signature = (description, regexes=None))]
     fn new(py: Python<'_>, description: String, regexes: Option<std::collections::HashMap<String, String>>) -> PyResult<Self> {
         let map: crate::pretok::patterns::RegexMap = regexes.unwrap_or_default().into_iter().collect();
-        // the description moves into the pipeline (a copy of a 10^7-entry file's text was 188 MB more at the peak)
-        let inner = py
-            .detach(|| {
-                let spec = crate::pipeline::spec_typed::parse(&description)?;
-                crate::pipeline::Pipeline::from_spec(&spec, description, &map)
-            })
-            .py()?;
+        let inner = py.detach(|| crate::pipeline::Pipeline::from_json(&description, &map)).py()?;
         Ok(CorePipeline { inner, ints: Default::default() })
+    }
+
+    /// The pipeline of a BPE `description` whose `model.vocab` and `model.merges` are empty in its text and
+    /// given here as lists (`tokens[id]`; merges as `"a b"` strings, cut at the first space, or as `[a, b]`
+    /// pairs): a vocabulary of 10^5 tokens is never written as JSON and read back. None when the lists or
+    /// the description are irregular (as `spec_typed` reads them): the caller then builds from the whole
+    /// description's JSON, which names the fault.
+    #[staticmethod]
+    #[pyo3(signature = (description, regexes, tokens, merges))]
+    fn with_lists(
+        py: Python<'_>,
+        description: String,
+        regexes: std::collections::HashMap<String, String>,
+        tokens: Vec<String>,
+        merges: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<Self>> {
+        let merges = if let Ok(strings) = merges.extract::<Vec<String>>() {
+            crate::pipeline::spec_typed::MergeList::Strings(strings)
+        } else if let Ok(pairs) = merges.extract::<Vec<Vec<String>>>() {
+            crate::pipeline::spec_typed::MergeList::Pairs(pairs)
+        } else {
+            return Ok(None);
+        };
+        let map: crate::pretok::patterns::RegexMap = regexes.into_iter().collect();
+        let inner = py.detach(|| {
+            crate::pipeline::spec_typed::read_with_lists(&description, tokens, merges)
+                .map(|spec| crate::pipeline::Pipeline::from_spec(spec, &map))
+                .transpose()
+        });
+        Ok(inner.py()?.map(|inner| CorePipeline { inner, ints: Default::default() }))
     }
 
     #[getter]
     fn n_vocab(&self) -> usize {
         self.inner.n_vocab()
-    }
-
-    #[getter]
-    fn description(&self) -> String {
-        self.inner.description.clone()
     }
 
     #[getter]
