@@ -755,9 +755,12 @@ impl CorePipeline {
         py: Python<'_>,
         description: String,
         regexes: std::collections::HashMap<String, String>,
-        tokens: Vec<String>,
+        tokens: &Bound<'_, PyAny>,
         merges: &Bound<'_, PyAny>,
     ) -> PyResult<Option<Self>> {
+        let Ok(tokens) = tokens.extract::<Vec<String>>() else {
+            return Ok(None);
+        };
         let merges = if let Ok(strings) = merges.extract::<Vec<String>>() {
             crate::pipeline::spec_typed::MergeList::Strings(strings)
         } else if let Ok(pairs) = merges.extract::<Vec<Vec<String>>>() {
