@@ -81,8 +81,10 @@ def cli_spelling(message: str) -> str:
     return _API_NAME.sub(option, message)
 
 
-TOKENIZER_HELP = ("tokenizer file: native JSON, HF tokenizer.json, .tiktoken (--pattern for an unknown one), "
-                  "a GPT-2 folder (vocab.json + merges.txt) or subword-nmt codes; or one of tiktoken's encoding "
+TOKENIZER_HELP = ("tokenizer file: native JSON, HF tokenizer.json or a transformers folder, .tiktoken (--pattern "
+                  "for an unknown one), SentencePiece .model, tekken.json, a GGUF model file (.gguf: its tokenizer "
+                  "only), a GPT-2 folder (vocab.json + merges.txt, or OpenAI's encoder.json + vocab.bpe) or "
+                  "subword-nmt codes; or one of tiktoken's encoding "
                   "names (cl100k_base, o200k_base, ...: its file already on this machine, as get_encoding)")
 FORMAT_HELP = "format of TOK (detected when omitted)"
 PATTERN_HELP = "pre-tokenizer for formats that do not store one (e.g. .tiktoken): gpt2, cl100k, o200k or a regex"
