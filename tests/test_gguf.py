@@ -10,7 +10,7 @@ import pytest
 
 from bytepair import Tokenizer
 from bytepair.errors import FormatError
-from bytepair.formats import detect, gguf
+from bytepair.formats import detect, gguf, hf
 
 # every byte-level, SentencePiece and Gemma 4 BPE file llama.cpp ships with expected ids (WordPiece is out of scope)
 ORACLE_FILES = ["llama-bpe", "llama-spm", "qwen2", "qwen35", "deepseek-llm", "deepseek-coder", "gpt-2", "mpt",
@@ -246,8 +246,10 @@ def test_overlapping_special_tokens_cut_as_llama_cpp_or_refused(tmp_path):
     def with_added(added, kind):
         tokens = base + ["ab"] + added
         types = [1] * 257 + [kind] * len(added)
+        # a pre type whose decoding llama.cpp does not clean: a tokenizer.json can hold it
         return small_gguf(tokenizer__ggml__tokens=(gguf.T_ARRAY, tokens, gguf.T_STRING),
-                          tokenizer__ggml__token_type=(gguf.T_ARRAY, types, gguf.T_INT32))
+                          tokenizer__ggml__token_type=(gguf.T_ARRAY, types, gguf.T_INT32),
+                          tokenizer__ggml__pre=(gguf.T_STRING, "qwen2", None))
 
     with pytest.raises(FormatError, match=r"'<x>' and '>y>' overlap .* same length"):
         Tokenizer.load(write(tmp_path, with_added(["<x>", ">y>"], gguf.TOKEN_CONTROL)))
@@ -263,6 +265,56 @@ def test_overlapping_special_tokens_cut_as_llama_cpp_or_refused(tmp_path):
     plain.save(str(tmp_path / "tokenizer.json"), format="hf")
 
 
+@pytest.mark.parametrize("name,lost", [("llama-bpe", "clean_spaces"), ("llama-spm", "leading space.*U\\+FFFD"),
+                                       ("deepseek-coder", "added token 'õ'"), ("qwen2", None), ("qwen35", None),
+                                       ("command-r", None)])
+def test_written_elsewhere_only_with_llama_cpp_decoding(gguf_tokenizer, tmp_path, name, lost):
+    """A GGUF tokenizer that llama.cpp decodes otherwise than Hugging Face (clean_spaces, the first space
+    dropped, byte tokens, an added token's text read as byte characters) is refused by every format that would
+    keep its ids but not its decoding; the native format keeps both. The others are written as a tokenizer.json
+    that Hugging Face reads with bytepair's ids and decoding."""
+    import tokenizers
+    from hostile_text import hostile_texts
+    tok = gguf_tokenizer(name)
+    specials = sorted(tok.special_tokens)[:30]
+    texts = hostile_texts(3, 100, specials) + ["Hello , it ' s me . Why ?", " leading space", "a  b\n\n c"]
+    out = tmp_path / "tokenizer.json"
+    native = tmp_path / "native.json"
+    tok.save(str(native))
+    back = Tokenizer.load(str(native))
+    assert back.chat_template == tok.chat_template
+    for text in texts:
+        ids = tok.encode(text, add_special_tokens=False)
+        assert back.encode(text, add_special_tokens=False) == ids and back.decode(ids) == tok.decode(ids), text
+    if lost is not None:
+        for fmt in ("hf", "tiktoken", "sentencepiece"):
+            with pytest.raises(FormatError, match=f"cannot hold llama.cpp's decoding .*{lost}"):
+                tok.save(str(out), format=fmt)
+        with pytest.raises(FormatError, match=f"cannot hold llama.cpp's decoding .*{lost}"):
+            tok.save_pretrained(str(tmp_path / "folder"))
+        assert not out.exists() and not (tmp_path / "folder").exists()
+        return
+    tok.save(str(out), format="hf")
+    theirs = tokenizers.Tokenizer.from_file(str(out))
+    for text in texts:
+        ids = tok.encode(text, add_special_tokens=False)  # special-token text parsed, as Hugging Face always does
+        assert theirs.encode(text, add_special_tokens=False).ids == ids, text
+        assert theirs.decode(ids, skip_special_tokens=False) == tok.decode(ids), text
+
+
+def test_native_file_checks_the_gguf_fields(tmp_path):
+    """A native file of a GGUF tokenizer keeps its chat template and llama.cpp's decoding; wrong ones are named."""
+    tok = Tokenizer.load(write(tmp_path, small_gguf(tokenizer__chat_template=(gguf.T_STRING, "{{x}}", None))))
+    d = tok.to_dict()
+    assert d["chat_template"] == "{{x}}" and d["llama_decode"] == [False, True]
+    for key, bad, why in [("chat_template", 3, "must be a string"), ("llama_decode", [], "2 or 3 booleans"),
+                          ("llama_decode", [1, 0], "2 or 3 booleans"), ("llama_decode", "yes", "2 or 3 booleans")]:
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps({**d, key: bad}))
+        with pytest.raises(FormatError, match=f"bad.json.*{key}.*{why}"):
+            Tokenizer.load(str(path))
+
+
 def test_llama_cpp_routines_run_as_llama_split_stages(tmp_path):
     """The pre types llama.cpp splits with hand-written routines run as bytepair-only LlamaSplit stages (their
     ids against llama.cpp: tests/test_gguf_llama_cpp.py): such a tokenizer is not written as a tokenizer.json,
@@ -275,6 +327,8 @@ def test_llama_cpp_routines_run_as_llama_split_stages(tmp_path):
         steps = tok.spec.description["pre_tokenizer"]["pretokenizers"]
         assert [s["routine"] for s in steps if s["type"] == "LlamaSplit"] == routines, pre
         with pytest.raises(FormatError, match="LlamaSplit"):
+            hf.dumps(tok)  # the tokenizer.json writer (jais-2's decoding is also refused before it, by save)
+        with pytest.raises(FormatError):
             tok.save(str(tmp_path / "tokenizer.json"), format="hf")
         assert not os.path.exists(tmp_path / "tokenizer.json")
         for text in ("7" * 100_000, "a" * 100_000, "日" * 100_000, " " * 100_000 + "x", "'s" * 50_000):

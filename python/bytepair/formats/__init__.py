@@ -17,7 +17,7 @@ import re
 from typing import Any, Mapping, Optional
 
 from bytepair.errors import BytepairError, FormatError, ResourceError
-from bytepair.formats.gguf import looks_like_gguf
+from bytepair.formats.gguf import check_decoding_kept, looks_like_gguf
 from bytepair.formats.magic import named_format
 from bytepair.formats.sentencepiece import looks_like_model
 
@@ -122,6 +122,8 @@ def _binary(head: bytes) -> bool:
 
 def save(tok: Any, path: str, format: str = "bytepair") -> None:
     """Write ``tok`` to ``path`` in ``format`` (atomically)."""
+    if format not in ("bytepair", "gguf"):  # the formats that keep llama.cpp's decoding of a GGUF file's tokenizer
+        check_decoding_kept(tok, f"the {format!r} format")
     _module(format).save(tok, os.fspath(path))
 
 

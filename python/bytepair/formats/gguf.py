@@ -1183,6 +1183,37 @@ def _load(path: str) -> Any:
     return spec
 
 
+_LLAMA_DECODING = ("it drops the first token's leading space", "it removes the spaces before punctuation and "
+                   "contractions (clean_spaces)", "it reads each token's characters as GPT-2's byte characters")
+
+
+def check_decoding_kept(tok: Any, target: str) -> None:
+    """Refuse to write a GGUF file's tokenizer as ``target`` (a format decoded as Hugging Face or sentencepiece
+    decode) when llama.cpp's decoding of it is not theirs: the ids would be kept, ``decode`` not.
+
+    >>> from bytepair import Tokenizer
+    >>> check_decoding_kept(Tokenizer.train("hello world", num_merges=2), "a tokenizer.json")  # nothing to lose
+    """
+    spec = tok.spec
+    flags = getattr(spec, "llama_decode", None)
+    if flags is None:
+        return  # not a GGUF file's tokenizer
+    lost = [what for what, on in zip(_LLAMA_DECODING, flags) if on]
+    decoders = spec.description.get("decoder") or {}
+    if "ByteFallback" in {d.get("type") for d in [decoders, *decoders.get("decoders", ())]}:
+        lost.append("byte tokens that form no character are llama.cpp's bytes, where Hugging Face and sentencepiece "
+                    "write one U+FFFD per byte")
+    for entry in spec.description.get("added_tokens", ()):
+        if spec.built.decode_bytes([entry["id"]]) != entry["content"].encode():  # Hugging Face's reading of it
+            lost.append(f"the added token {entry['content']!r} is its own text, where Hugging Face reads its "
+                        "characters as GPT-2's byte characters")
+            break
+    if lost:
+        raise FormatError(f"{target} cannot hold llama.cpp's decoding of this GGUF tokenizer ({'; '.join(lost)}): "
+                          "its ids would be the same but its decoding would not; write it as 'bytepair' (native "
+                          "JSON) or 'gguf'")
+
+
 def looks_like_gguf(head: bytes) -> bool:
     """Whether a file starts with GGUF's magic.
 

@@ -19,7 +19,7 @@ from bytepair._io import atomic_write_text, parse_json, read_model_bytes
 from bytepair.formats.magic import decode_text
 from bytepair.errors import BytepairError, FormatError
 from bytepair.patterns import resolve_pattern
-from bytepair.spec import MERGE_RULES, PipelineSpec, checked, from_dict
+from bytepair.spec import MERGE_RULES, checked, from_dict
 
 VERSION = 1
 MAX_ID = 2**32 - 2
@@ -129,7 +129,12 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
         if not isinstance(d.get("pipeline"), dict):
             raise _fail(path, "field 'pipeline' must be a tokenizer.json object")
         _check_skips(path, d)
-        return checked(PipelineSpec(d["pipeline"], path, decode_skips=frozenset(d.get("decode_skips", ()))))
+        if not isinstance(d.get("chat_template", ""), str):
+            raise _fail(path, "field 'chat_template' must be a string")
+        flags = d.get("llama_decode", [False, False])
+        if not isinstance(flags, list) or len(flags) not in (2, 3) or not all(isinstance(x, bool) for x in flags):
+            raise _fail(path, "field 'llama_decode' must be a list of 2 or 3 booleans")
+        return checked(from_dict(d, path))  # with the GGUF file's chat template and llama.cpp's decoding
     _check(path, d)
     if pattern is not None:
         d["pattern"] = resolve_pattern(pattern)

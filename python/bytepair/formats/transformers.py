@@ -34,6 +34,7 @@ from typing import Any, Dict, Mapping, Optional
 from bytepair._io import atomic_write_text
 from bytepair.errors import FormatError
 from bytepair.formats import hf
+from bytepair.formats.gguf import check_decoding_kept
 
 ROLES = ("bos", "eos", "pad", "unk")
 # transformers' VERY_LARGE_INTEGER: "no limit"
@@ -97,6 +98,7 @@ def save(tok: Any, folder: str, *, bos: Optional[str] = None, eos: Optional[str]
     folder = os.fspath(folder)
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise FormatError(f"{folder}: exists and is not a folder (a transformers tokenizer is a folder)")
+    check_decoding_kept(tok, "a transformers folder")
     tokenizer_json = hf.dumps(tok)  # refuses what Hugging Face cannot hold, before anything is written
     cfg = config(tok, bos=bos, eos=eos, pad=pad, unk=unk, chat_template=chat_template,
                  model_max_length=model_max_length)
