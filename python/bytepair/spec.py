@@ -346,7 +346,7 @@ def _bpe_lists(desc: Mapping[str, Any]) -> Optional[Tuple[List[str], List[Any]]]
         return None
     if list(vocab.values()) != list(range(len(vocab))):  # C loops: no Python frame per token
         return None
-    return list(vocab), merges
+    return list(vocab), list(merges)  # plain lists: the core reads their items directly
 
 
 def _regexes(node: Any, out: Dict[str, str], where: str = "") -> None:
