@@ -293,8 +293,6 @@ pub(crate) struct HfOutline {
     /// `(token, id)` of the vocabulary's tokens that are the `content` of an added token
     pub(crate) added_in_vocab: Vec<(String, u32)>,
     pub(crate) n_merges: usize,
-    /// whether two merges make the same text (`left + right`; an item `"a b"` without its first space)
-    pub(crate) repeats: bool,
 }
 
 /// The outline of a `tokenizer.json` text, or None for anything not
@@ -320,7 +318,7 @@ pub(crate) fn hf_outline(text: &str) -> Option<HfOutline> {
         None => Vec::new(),
     };
     let (n_vocab, dense, added_in_vocab) = vocab_facts(&text[vs..ve], &contents)?;
-    let (n_merges, repeats) = merge_facts(&text[gs..ge])?;
+    let n_merges = merge_items_regular(&text[gs..ge])?;
     let (first, second) = if vs < gs { (((vs, ve), "{}"), ((gs, ge), "[]")) } else { (((gs, ge), "[]"), ((vs, ve), "{}")) };
     let mut small = String::with_capacity(text.len() - (ve - vs) - (ge - gs) + 4);
     small.push_str(&text[..first.0 .0]);
@@ -349,7 +347,6 @@ pub(crate) fn hf_outline(text: &str) -> Option<HfOutline> {
         dense,
         added_in_vocab,
         n_merges,
-        repeats,
     })
 }
 
@@ -655,6 +652,38 @@ impl<'de> serde::de::Visitor<'de> for MergeItem {
     }
 }
 
+/// The number of items of a `model.merges` list of strings and pairs of strings (its strings
+/// read, escapes and all, but not kept); None for anything else.
+fn merge_items_regular(text: &str) -> Option<usize> {
+    struct List;
+    impl<'de> serde::de::Visitor<'de> for List {
+        type Value = usize;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a merge list")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut n = 0;
+            while seq.next_element_seed(MergeItem)?.is_some() {
+                n += 1;
+            }
+            Ok(n)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let out = serde::Deserializer::deserialize_seq(&mut de, List).ok()?;
+    de.end().ok()?;
+    Some(out)
+}
+
+/// Whether two items of a `model.merges` list of strings and pairs of strings make the same text
+/// (`left + right`; an item `"a b"` without its first space, as `merges_repeat_a_token`); None
+/// for any other list.
+pub(crate) fn merges_repeat(text: &str) -> Option<bool> {
+    merge_facts(text).map(|(_, repeats)| repeats)
+}
+
 /// (items, whether two make the same text) of a `model.merges` list of strings and pairs of strings.
 fn merge_facts(text: &str) -> Option<(usize, bool)> {
     use serde::de::{SeqAccess, Visitor};
@@ -794,9 +823,11 @@ mod tests {
         let span = |(s, e): (usize, usize)| chars[s..e].iter().collect::<String>();
         assert_eq!(span(o.vocab_span), r#"{"a": 0, "b": 1, "\u00e9": 2, "ab": 3}"#);
         assert_eq!(span(o.merges_span), r#"["a b", ["b", "a"]]"#);
-        assert_eq!((o.n_vocab, o.dense, o.added_in_vocab.clone(), o.n_merges, o.repeats), (4, true, vec![("ab".to_string(), 3)], 2, false));
-        let twice = text.replace(r#"["b", "a"]"#, r#"["a", "b"]"#);
-        assert!(hf_outline(&twice).unwrap().repeats);
+        assert_eq!((o.n_vocab, o.dense, o.added_in_vocab.clone(), o.n_merges), (4, true, vec![("ab".to_string(), 3)], 2));
+        let merges = |t: &str| { let o = hf_outline(t).unwrap(); merges_repeat(&t[o.merges_bytes.0..o.merges_bytes.1]) };
+        assert_eq!(merges(text), Some(false));
+        assert_eq!(merges(&text.replace(r#"["b", "a"]"#, r#"["a", "b"]"#)), Some(true));
+        assert_eq!(merges(&text.replace(r#"["b", "a"]"#, r#""ab""#)), Some(true)); // no space: its text as it is
         let holes = text.replace(r#""ab": 3"#, r#""ab": 7"#);
         assert!(!hf_outline(&holes).unwrap().dense);
         for irregular in [

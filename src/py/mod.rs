@@ -927,6 +927,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::byte_vocab, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_outline, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_byte_vocab, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_merges_repeat, m)?)?;
     m.add_class::<crate::py::vocab_files::ByteVocabRead>()?;
     Ok(())
 }

@@ -227,7 +227,7 @@ pub(crate) fn byte_vocab<'py>(
 
 /// The outline of a `tokenizer.json` text (`vocab_files::hf_outline`): `(small, (vocab span, merges
 /// span in code points, the same in bytes), n_vocab, dense, {token: id} of the added tokens' contents
-/// found in the vocabulary, n_merges, repeats)`; None when the file is not strictly regular.
+/// found in the vocabulary, n_merges)`; None when the file is not strictly regular.
 #[pyfunction]
 pub(crate) fn hf_outline<'py>(py: Python<'py>, text: pyo3::pybacked::PyBackedStr) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let Some(o) = py.detach(|| vocab_files::hf_outline(&text)) else { return Ok(None) };
@@ -236,8 +236,16 @@ pub(crate) fn hf_outline<'py>(py: Python<'py>, text: pyo3::pybacked::PyBackedStr
         found.set_item(token, id)?;
     }
     let spans = (o.vocab_span, o.merges_span, o.vocab_bytes, o.merges_bytes);
-    let out = (o.small, spans, o.n_vocab, o.dense, found, o.n_merges, o.repeats);
+    let out = (o.small, spans, o.n_vocab, o.dense, found, o.n_merges);
     Ok(Some(out.into_pyobject(py)?))
+}
+
+/// `merges_repeat_a_token` of the `model.merges` list at the byte span `merges_span` of a
+/// `tokenizer.json` text (its outline's), read here; None when an item is neither a string nor a
+/// pair of strings.
+#[pyfunction]
+pub(crate) fn hf_merges_repeat(py: Python<'_>, text: pyo3::pybacked::PyBackedStr, merges_span: (usize, usize)) -> Option<bool> {
+    py.detach(|| vocab_files::merges_repeat(text.get(merges_span.0..merges_span.1)?))
 }
 
 /// A byte-level vocabulary read straight from a `tokenizer.json`'s text and checked

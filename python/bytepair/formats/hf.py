@@ -818,7 +818,7 @@ def _outlined(text: str, path: str) -> Optional[Dict[str, Any]]:
     outline = _core.hf_outline(text)
     if outline is None:
         return None
-    small, spans, n_vocab, dense, found, n_merges, repeats = outline
+    small, spans, n_vocab, dense, found, n_merges = outline
     try:
         d = json.loads(small)
         check_json_text(small, d, path)
@@ -831,14 +831,21 @@ def _outlined(text: str, path: str) -> Optional[Dict[str, Any]]:
     model["vocab"] = UnreadDict(text, vocab_span, model, "vocab",
                                 facts={"n_vocab": n_vocab, "dense": dense, "added_in_vocab": found, "bytes": vocab_bytes})
     model["merges"] = UnreadList(text, merges_span, model, "merges",
-                                 facts={"n_merges": n_merges, "repeats": repeats, "bytes": merges_bytes})
+                                 facts={"n_merges": n_merges, "bytes": merges_bytes})  # "repeats" when asked
     return d
 
 
 def _repeats(merges: List[Any]) -> Optional[bool]:
-    """:func:`bytepair._core.merges_repeat_a_token` of ``merges``, known without reading it when it is unread."""
-    facts = getattr(merges, "facts", None) if isinstance(merges, UnreadList) else None
-    return facts["repeats"] if facts is not None else _core.merges_repeat_a_token(merges)
+    """:func:`bytepair._core.merges_repeat_a_token` of ``merges``, found without reading it when it is
+    unread (the core reads it from the file's text, once: kept in its facts)."""
+    facts = merges.facts if isinstance(merges, UnreadList) else None
+    if facts is None:
+        return _core.merges_repeat_a_token(merges)
+    if "repeats" not in facts:
+        source = merges.source
+        facts["repeats"] = (_core.hf_merges_repeat(source, facts["bytes"]) if source is not None
+                            else _core.merges_repeat_a_token(merges.read()))
+    return facts["repeats"]
 
 
 class _VocabFacts:
