@@ -497,10 +497,18 @@ impl<'de> serde::de::Visitor<'de> for CowStr {
 
 /// (distinct tokens, ids exactly 0 .. n - 1, the tokens among `contents` with their ids) of a
 /// `model.vocab` object whose tokens and ids are distinct and whose ids are integers of 0 to `MAX_RANK`.
+/// Tokens are told apart by a 64-bit hash of their text: two equal hashes (two equal tokens, or
+/// rarely two tokens whose hashes collide) give None, and the file is read whole, as any irregular one.
 #[allow(clippy::type_complexity)]
 fn vocab_facts(text: &str, contents: &[String]) -> Option<(usize, bool, Vec<(String, u32)>)> {
     use serde::de::{MapAccess, Visitor};
-    struct V<'c>(&'c [String]);
+    use std::hash::Hasher;
+    fn hash(s: &str) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        h.write(s.as_bytes());
+        h.finish()
+    }
+    struct V<'c>(&'c [String], usize);
     impl<'de> Visitor<'de> for V<'_> {
         type Value = (usize, bool, Vec<(String, u32)>);
 
@@ -511,17 +519,18 @@ fn vocab_facts(text: &str, contents: &[String]) -> Option<(usize, bool, Vec<(Str
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let refuse = || serde::de::Error::custom("irregular");
             let wanted: rustc_hash::FxHashSet<&str> = self.0.iter().map(String::as_str).collect();
-            let mut tokens: rustc_hash::FxHashSet<std::borrow::Cow<'de, str>> = Default::default();
-            tokens.reserve(map.size_hint().unwrap_or(1 << 16));
+            let wanted_hashes: rustc_hash::FxHashSet<u64> = self.0.iter().map(|c| hash(c)).collect();
+            // the hashes, sorted at the end to find two equal ones (no set grown token by token)
+            let mut seen: Vec<u64> = Vec::with_capacity(self.1 / 12); // about one entry per 12 bytes
             let (mut bits, mut top, mut found) = (Vec::<u64>::new(), 0u64, Vec::new());
             while let Some(token) = map.next_key_seed(CowStr)? {
                 let id: u64 = map.next_value()?;
-                if id > MAX_RANK {
-                    return Err(refuse());
+                if id > MAX_RANK || token.is_empty() {
+                    return Err(refuse()); // the whole reading names it
                 }
                 let (word, bit) = ((id / 64) as usize, 1u64 << (id % 64));
                 if word >= bits.len() {
-                    if word > 4 * (tokens.len() + 1024) {
+                    if word > 4 * (seen.len() + 1024) {
                         return Err(refuse()); // ids far apart: no bitset of them (the whole reading bounds them)
                     }
                     bits.resize(word + 1, 0);
@@ -531,22 +540,22 @@ fn vocab_facts(text: &str, contents: &[String]) -> Option<(usize, bool, Vec<(Str
                 }
                 bits[word] |= bit;
                 top = top.max(id);
-                if token.is_empty() {
-                    return Err(refuse()); // the whole reading names it
-                }
-                if wanted.contains(token.as_ref()) {
-                    found.push((token.to_string(), id as u32));
-                }
-                if !tokens.insert(token) {
-                    return Err(refuse());
+                let h = hash(&token);
+                seen.push(h);
+                if wanted_hashes.contains(&h) && wanted.contains(token.as_ref()) {
+                    found.push((token.into_owned(), id as u32));
                 }
             }
-            let n = tokens.len();
+            seen.sort_unstable();
+            if seen.windows(2).any(|w| w[0] == w[1]) {
+                return Err(refuse());
+            }
+            let n = seen.len();
             Ok((n, n == 0 || top + 1 == n as u64, found))
         }
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let out = serde::Deserializer::deserialize_map(&mut de, V(contents)).ok()?;
+    let out = serde::Deserializer::deserialize_map(&mut de, V(contents, text.len())).ok()?;
     de.end().ok()?;
     Some(out)
 }
