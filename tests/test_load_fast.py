@@ -165,6 +165,9 @@ def test_a_merge_list_making_a_token_twice_is_known_unread():
         assert hf._merges_make_a_token_twice(d) is twice
         assert _unread(d) == ["vocab", "merges"]
         assert hf._merges_make_a_token_twice(json.loads(json.dumps(_doc(vocab, merges)))) is twice
+        # a byte-level file without a normalizer: found by the outline itself
+        d = hf._outlined(_byte_doc(vocab, merges), "f")
+        assert d["model"]["merges"].facts["repeats"] is twice and hf._merges_make_a_token_twice(d) is twice
 
 
 def _unread_pair():

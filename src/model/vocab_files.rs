@@ -293,6 +293,8 @@ pub(crate) struct HfOutline {
     /// `(token, id)` of the vocabulary's tokens that are the `content` of an added token
     pub(crate) added_in_vocab: Vec<(String, u32)>,
     pub(crate) n_merges: usize,
+    /// whether two merges make the same text (`merges_repeat`), when found in the same pass
+    pub(crate) repeats: Option<bool>,
 }
 
 /// The outline of a `tokenizer.json` text, or None for anything not
@@ -318,7 +320,16 @@ pub(crate) fn hf_outline(text: &str) -> Option<HfOutline> {
         None => Vec::new(),
     };
     let (n_vocab, dense, added_in_vocab) = vocab_facts(&text[vs..ve], &contents)?;
-    let n_merges = merge_items_regular(&text[gs..ge])?;
+    // whether two merges make one token is asked of byte-level files without a normalizer (the loader's
+    // routing, the pipeline's byte model): found in this pass for them, on demand for the others
+    let byte_level = |key: &str| top.get(key).is_some_and(|(s, e)| text[s..e].contains("\"ByteLevel\""));
+    let plain = top.get("normalizer").is_none_or(|(s, e)| &text[s..e] == "null");
+    let (n_merges, repeats) = if byte_level("pre_tokenizer") && plain {
+        let (n, repeats) = merge_facts(&text[gs..ge])?;
+        (n, Some(repeats))
+    } else {
+        (merge_items_regular(&text[gs..ge])?, None)
+    };
     let (first, second) = if vs < gs { (((vs, ve), "{}"), ((gs, ge), "[]")) } else { (((gs, ge), "[]"), ((vs, ve), "{}")) };
     let mut small = String::with_capacity(text.len() - (ve - vs) - (ge - gs) + 4);
     small.push_str(&text[..first.0 .0]);
@@ -347,6 +358,7 @@ pub(crate) fn hf_outline(text: &str) -> Option<HfOutline> {
         dense,
         added_in_vocab,
         n_merges,
+        repeats,
     })
 }
 
@@ -835,6 +847,10 @@ mod tests {
         assert_eq!((o.n_vocab, o.dense, o.added_in_vocab.clone(), o.n_merges), (4, true, vec![("ab".to_string(), 3)], 2));
         let merges = |t: &str| { let o = hf_outline(t).unwrap(); merges_repeat(&t[o.merges_bytes.0..o.merges_bytes.1]) };
         assert_eq!(merges(text), Some(false));
+        assert_eq!(o.repeats, None); // a normalizer: found on demand
+        let byte = text.replace(r#""model""#, r#""pre_tokenizer": {"type": "ByteLevel"}, "normalizer": null, "model""#);
+        assert_eq!(hf_outline(&byte).unwrap().repeats, Some(false));
+        assert_eq!(hf_outline(&byte.replace(r#"["b", "a"]"#, r#""a b""#)).unwrap().repeats, Some(true));
         assert_eq!(merges(&text.replace(r#"["b", "a"]"#, r#"["a", "b"]"#)), Some(true));
         assert_eq!(merges(&text.replace(r#"["b", "a"]"#, r#""ab""#)), Some(true)); // no space: its text as it is
         let holes = text.replace(r#""ab": 3"#, r#""ab": 7"#);

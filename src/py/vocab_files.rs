@@ -227,7 +227,8 @@ pub(crate) fn byte_vocab<'py>(
 
 /// The outline of a `tokenizer.json` text (`vocab_files::hf_outline`): `(small, (vocab span, merges
 /// span in code points, the same in bytes), n_vocab, dense, {token: id} of the added tokens' contents
-/// found in the vocabulary, n_merges)`; None when the file is not strictly regular.
+/// found in the vocabulary, (n_merges, repeats or None when not found yet))`; None when the file is not
+/// strictly regular.
 #[pyfunction]
 pub(crate) fn hf_outline<'py>(py: Python<'py>, text: pyo3::pybacked::PyBackedStr) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let Some(o) = py.detach(|| vocab_files::hf_outline(&text)) else { return Ok(None) };
@@ -236,7 +237,7 @@ pub(crate) fn hf_outline<'py>(py: Python<'py>, text: pyo3::pybacked::PyBackedStr
         found.set_item(token, id)?;
     }
     let spans = (o.vocab_span, o.merges_span, o.vocab_bytes, o.merges_bytes);
-    let out = (o.small, spans, o.n_vocab, o.dense, found, o.n_merges);
+    let out = (o.small, spans, o.n_vocab, o.dense, found, (o.n_merges, o.repeats));
     Ok(Some(out.into_pyobject(py)?))
 }
 

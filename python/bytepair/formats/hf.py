@@ -818,7 +818,7 @@ def _outlined(text: str, path: str) -> Optional[Dict[str, Any]]:
     outline = _core.hf_outline(text)
     if outline is None:
         return None
-    small, spans, n_vocab, dense, found, n_merges = outline
+    small, spans, n_vocab, dense, found, (n_merges, repeats) = outline
     try:
         d = json.loads(small)
         check_json_text(small, d, path)
@@ -831,7 +831,9 @@ def _outlined(text: str, path: str) -> Optional[Dict[str, Any]]:
     model["vocab"] = UnreadDict(text, vocab_span, model, "vocab",
                                 facts={"n_vocab": n_vocab, "dense": dense, "added_in_vocab": found, "bytes": vocab_bytes})
     model["merges"] = UnreadList(text, merges_span, model, "merges",
-                                 facts={"n_merges": n_merges, "bytes": merges_bytes})  # "repeats" when asked
+                                 facts={"n_merges": n_merges, "bytes": merges_bytes})
+    if repeats is not None:  # found by the outline (a byte-level file without a normalizer); else when asked
+        model["merges"].facts["repeats"] = repeats
     return d
 
 
