@@ -874,35 +874,3 @@ mod tests {
         }
     }
 }
-
-#[cfg(test)]
-mod timing {
-    #[test]
-    #[ignore]
-    fn outline_parts() {
-        let path = std::env::var("OUTLINE_FILE").unwrap();
-        let text = std::fs::read_to_string(path).unwrap();
-        let t = std::time::Instant::now();
-        let o = super::hf_outline(&text).unwrap();
-        eprintln!("outline {:?}", t.elapsed());
-        let b = text.as_bytes();
-        let t = std::time::Instant::now();
-        let (top, _) = super::object_members(b, 0, Some("model")).unwrap();
-        eprintln!("scan {:?} {}", t.elapsed(), top.items.len());
-        let t = std::time::Instant::now();
-        let n = text.chars().count();
-        eprintln!("chars {:?} {n}", t.elapsed());
-        let t = std::time::Instant::now();
-        let f = super::vocab_facts(&text[o.vocab_bytes.0..o.vocab_bytes.1], &[]).unwrap();
-        eprintln!("vocab facts {:?} {}", t.elapsed(), f.0);
-        let t = std::time::Instant::now();
-        let f = super::merge_facts(&text[o.merges_bytes.0..o.merges_bytes.1]).unwrap();
-        eprintln!("merge facts {:?} {}", t.elapsed(), f.0);
-        let t = std::time::Instant::now();
-        let v = super::vocab_items(&text[o.vocab_bytes.0..o.vocab_bytes.1]).unwrap();
-        eprintln!("vocab items {:?} {}", t.elapsed(), v.len());
-        let t = std::time::Instant::now();
-        let m = super::merge_items(&text[o.merges_bytes.0..o.merges_bytes.1]).unwrap();
-        eprintln!("merge items {:?} {}", t.elapsed(), m.len());
-    }
-}
