@@ -17,6 +17,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 from typing import Any, BinaryIO, Iterator, Optional, Union
 
 from bytepair.errors import FormatError, InputError
@@ -314,3 +315,128 @@ def check_json_text(text: str, value: Any, path: str) -> None:
             f"{path}: {where} holds a lone surrogate (a \\ud800-\\udfff escape that is not half of a pair), "
             "which is not text"
         )
+
+
+# ---------------------------------------------------------------- JSON values read on first use
+
+_READ_LOCK = threading.Lock()  # one thread reads a value; the others wait and find it read
+
+
+def _read_first(base: type, names: Any) -> Any:
+    """A class decorator: each method of ``names`` reads the value before ``base``'s method runs."""
+    def wrap(cls: type) -> type:
+        for name in names:
+            method = getattr(base, name)
+
+            def call(self: Any, *args: Any, _method: Any = method, **kwargs: Any) -> Any:
+                for arg in args:  # the other side of ==, +, update(): read too, its items seen directly
+                    if isinstance(arg, _Unread):
+                        arg._read()
+                return _method(self._read(), *args, **kwargs)
+
+            call.__name__ = name
+            call.__qualname__ = f"{cls.__name__}.{name}"
+            call.__doc__ = method.__doc__
+            setattr(cls, name, call)
+        return cls
+    return wrap
+
+
+class _Unread:
+    """What :class:`UnreadDict` and :class:`UnreadList` share: the JSON text of the value (a span of
+    a document, in code points), read on first use into the container itself; its parent (a dict)
+    then holds the plain ``dict`` or ``list`` read, so later lookups run at C speed."""
+
+    __slots__ = ()
+    _plain: type = object
+
+    def _set_source(self, text: str, span: Any, parent: dict, key: str, facts: Any) -> None:
+        object.__setattr__(self, "_source", (text, span, parent, key))
+        object.__setattr__(self, "facts", facts)
+
+    def _read(self) -> Any:
+        if self._source is not None:
+            with _READ_LOCK:
+                if self._source is not None:
+                    text, (start, end), parent, key = self._source
+                    value = json.loads(text[start:end])  # the loader checked this JSON already (strictly)
+                    self._plain.clear(self)  # (a dict's placeholder, see UnreadDict)
+                    self._plain.__iadd__(self, value) if self._plain is list else self._plain.update(self, value)
+                    object.__setattr__(self, "_source", None)
+                    if parent.get(key) is self:
+                        parent[key] = value
+        return self
+
+    @property
+    def unread(self) -> bool:
+        """Whether the value is not read yet."""
+        return self._source is not None
+
+    @property
+    def source(self) -> Optional[str]:
+        """The document the value is read from while it is unread, else None."""
+        source = self._source
+        return None if source is None else source[0]
+
+    def read(self) -> Any:
+        """The value as a plain ``dict`` or ``list`` (a shallow copy), read now if it was not."""
+        return self._plain(self._read())
+
+    def __reduce_ex__(self, protocol: Any) -> Any:  # pickled and copied as the plain value
+        return self._plain, (self._plain(self._read()),)
+
+
+_DICT_METHODS = ("__getitem__", "__contains__", "__iter__", "__len__", "__eq__", "__ne__", "__repr__", "__reversed__",
+                 "__or__", "__ror__", "__ior__", "__setitem__", "__delitem__", "__sizeof__", "get", "keys", "values",
+                 "items", "copy", "setdefault", "pop", "popitem", "update", "clear")
+_LIST_METHODS = ("__getitem__", "__setitem__", "__delitem__", "__contains__", "__iter__", "__reversed__", "__len__",
+                 "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__repr__", "__add__", "__iadd__",
+                 "__mul__", "__rmul__", "__imul__", "__sizeof__", "append", "extend", "insert", "pop", "remove",
+                 "index", "count", "reverse", "sort", "clear", "copy")
+
+
+@_read_first(dict, _DICT_METHODS)
+class UnreadDict(_Unread, dict):
+    """A JSON object of a document, read when first used (any method reads it): a big
+    vocabulary that loading does not need is never made into Python objects. ``facts``: what the
+    loader learned of it without reading it into Python objects.
+
+    Until it is read it holds one placeholder item: C code that reads a dict's size without
+    calling its methods (``json.dumps``'s fast path for an empty dict) then does not take it for
+    empty, and calls ``items()``, which reads it.
+
+    >>> text = '{"vocab": {"a": 0, "b": 1}}'
+    >>> parent = {}
+    >>> parent["vocab"] = v = UnreadDict(text, (10, 26), parent, "vocab", facts={"n": 2})
+    >>> json.dumps(parent), v.facts, type(parent["vocab"]).__name__
+    ('{"vocab": {"a": 0, "b": 1}}', {'n': 2}, 'dict')
+    """
+
+    __slots__ = ("_source", "facts")
+    _plain = dict
+
+    def __init__(self, text: str, span: Any, parent: dict, key: str, facts: Any = None) -> None:
+        super().__init__()
+        dict.__setitem__(self, "\0unread", None)
+        self._set_source(text, span, parent, key, facts)
+
+
+@_read_first(list, _LIST_METHODS)
+class UnreadList(_Unread, list):
+    """A JSON array of a document, read when first used (see :class:`UnreadDict`; C code that
+    reads a list's items directly sees it empty until then: ``PySequence_Fast``, which ``json``
+    and ``str.join`` use, iterates it; ``plain + unread`` does not, ``unread + plain`` does).
+
+    >>> text = '{"merges": ["a b", ["a", "b"]]}'
+    >>> parent = {}
+    >>> parent["merges"] = m = UnreadList(text, (11, 30), parent, "merges")
+    >>> json.dumps(m), m.read()
+    ('["a b", ["a", "b"]]', ['a b', ['a', 'b']])
+    """
+
+    __slots__ = ("_source", "facts")
+    _plain = list
+
+    def __init__(self, text: str, span: Any, parent: dict, key: str, facts: Any = None) -> None:
+        super().__init__()
+        self._set_source(text, span, parent, key, facts)

@@ -24,7 +24,7 @@ import base64
 import json
 import operator
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from bytepair import _core
 from bytepair.errors import BytepairError, FormatError, PatternError, UnsupportedComponentError
@@ -180,7 +180,7 @@ def from_merges(
 
 
 def from_byte_vocab(
-    tokens: Mapping[int, bytes],
+    tokens: Union[Mapping[int, bytes], List[Optional[bytes]]],
     pattern: Optional[str],
     special_tokens: Optional[Mapping[str, int]] = None,
     add_prefix_space: bool = False,
@@ -188,18 +188,25 @@ def from_byte_vocab(
     """A byte model from a vocabulary of ranks ``{id: bytes}`` (tiktoken's
     ``mergeable_ranks`` inverted); ids are kept as they are and the merges
     are derived by the core. ``add_prefix_space``: Hugging Face's option of
-    that name (see the ``hf`` format).
+    that name (see the ``hf`` format). ``tokens`` may also be the table
+    itself, a list of bytes with None for an unused id.
 
     >>> spec = from_byte_vocab({i: bytes([i]) for i in range(256)} | {256: b"ab"}, "gpt2")
     >>> len(spec.tokens), spec.merge_ids is None
     (257, True)
     >>> from_byte_vocab({1: b"b", 0: b"a", 3: bytearray(b"d")}, "gpt2").tokens  # any order, holes, bytes-like
     (b'a', b'b', None, b'd')
+    >>> from_byte_vocab([b"a", b"b", None, b"d"], "gpt2") == from_byte_vocab({0: b"a", 1: b"b", 3: b"d"}, "gpt2")
+    True
     """
     regex = resolve_pattern(pattern)
     if regex is None:
         raise BytepairError("a byte-level vocabulary needs a pattern (a preset name or a regex)")
     specials = dict(special_tokens or {})
+    if isinstance(tokens, list):  # the table (a loader's, from the core): its bytes as they are
+        used = len(tokens) - tokens.count(None)
+        check_unused_ids(used + len(specials), max([len(tokens) - 1, *specials.values()]))
+        return ModelSpec("byte", regex, specials, merge_ids=None, tokens=tuple(tokens), add_prefix_space=add_prefix_space)
     check_unused_ids(len(tokens) + len(specials), max([*tokens, *specials.values()], default=-1))
     if all(map(operator.eq, tokens, range(len(tokens)))):  # ids 0, 1, 2, ... in order (a .tiktoken file's): no loop
         table: Tuple[Optional[bytes], ...] = tuple(map(bytes, tokens.values()))

@@ -271,6 +271,487 @@ pub(crate) fn split_legacy_merge(m: &str) -> Option<(&str, &str)> {
     (!l.is_empty() && !r.is_empty() && !r.contains(' ')).then_some((l, r))
 }
 
+/// What the pipeline route of the `tokenizer.json` loader needs of a file
+/// without Python objects for its vocabulary and merges: the document with
+/// `model.vocab` and `model.merges` written as `{}` and `[]` (every other
+/// byte as the file has it, for Python's own JSON reader), where those two
+/// values are (in code points, to parse them later from the same text),
+/// and what the loader's routing asks of them.
+#[derive(Debug, PartialEq)]
+pub(crate) struct HfOutline {
+    pub(crate) small: String,
+    /// code-point spans of the `model.vocab` object and the `model.merges` list
+    pub(crate) vocab_span: (usize, usize),
+    pub(crate) merges_span: (usize, usize),
+    /// the same spans in bytes
+    pub(crate) vocab_bytes: (usize, usize),
+    pub(crate) merges_bytes: (usize, usize),
+    /// distinct tokens (and ids) of `model.vocab`
+    pub(crate) n_vocab: usize,
+    /// whether the ids are exactly 0 .. n_vocab - 1
+    pub(crate) dense: bool,
+    /// `(token, id)` of the vocabulary's tokens that are the `content` of an added token
+    pub(crate) added_in_vocab: Vec<(String, u32)>,
+    pub(crate) n_merges: usize,
+    /// whether two merges make the same text (`merges_repeat`), when found in the same pass
+    pub(crate) repeats: Option<bool>,
+}
+
+/// The outline of a `tokenizer.json` text, or None for anything not
+/// strictly regular: not one object, a key twice at the top level or in
+/// `model`, no `model.vocab` object or `model.merges` list, an id that is
+/// not an integer of 0 to `MAX_RANK`, one token or id twice, a merge item
+/// that is neither a string nor a pair of strings, a lone surrogate. The
+/// caller then reads the whole file as before (and names what is wrong).
+pub(crate) fn hf_outline(text: &str) -> Option<HfOutline> {
+    let b = text.as_bytes();
+    let (top, model) = object_members(b, ws(b, 0), Some("model"))?;
+    if ws(b, top.end) != b.len() {
+        return None;
+    }
+    let model = model?;
+    let (vs, ve) = model.get("vocab")?;
+    let (gs, ge) = model.get("merges")?;
+    if b[vs] != b'{' || b[gs] != b'[' {
+        return None;
+    }
+    let contents = match top.get("added_tokens") {
+        Some((s, e)) => added_contents(&text[s..e])?,
+        None => Vec::new(),
+    };
+    let (n_vocab, dense, added_in_vocab) = vocab_facts(&text[vs..ve], &contents)?;
+    // whether two merges make one token is asked of byte-level files without a normalizer (the loader's
+    // routing, the pipeline's byte model): found in this pass for them, on demand for the others
+    let byte_level = |key: &str| top.get(key).is_some_and(|(s, e)| text[s..e].contains("\"ByteLevel\""));
+    let plain = top.get("normalizer").is_none_or(|(s, e)| &text[s..e] == "null");
+    let (n_merges, repeats) = if byte_level("pre_tokenizer") && plain {
+        let (n, repeats) = merge_facts(&text[gs..ge])?;
+        (n, Some(repeats))
+    } else {
+        (merge_items_regular(&text[gs..ge])?, None)
+    };
+    let (first, second) = if vs < gs { (((vs, ve), "{}"), ((gs, ge), "[]")) } else { (((gs, ge), "[]"), ((vs, ve), "{}")) };
+    let mut small = String::with_capacity(text.len() - (ve - vs) - (ge - gs) + 4);
+    small.push_str(&text[..first.0 .0]);
+    small.push_str(first.1);
+    small.push_str(&text[first.0 .1..second.0 .0]);
+    small.push_str(second.1);
+    small.push_str(&text[second.0 .1..]);
+    // byte offsets to code points, counted in one pass over the text
+    let mut offsets = [vs, ve, gs, ge];
+    offsets.sort_unstable();
+    let (mut at, mut count) = (0, 0);
+    let mut points = [0usize; 4];
+    for (i, &off) in offsets.iter().enumerate() {
+        count += text[at..off].chars().count();
+        at = off;
+        points[i] = count;
+    }
+    let point = |off: usize| points[offsets.iter().position(|&o| o == off).unwrap_or(0)];
+    Some(HfOutline {
+        small,
+        vocab_span: (point(vs), point(ve)),
+        merges_span: (point(gs), point(ge)),
+        vocab_bytes: (vs, ve),
+        merges_bytes: (gs, ge),
+        n_vocab,
+        dense,
+        added_in_vocab,
+        n_merges,
+        repeats,
+    })
+}
+
+/// The first byte at or after `i` that is not JSON whitespace.
+fn ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the JSON string starting at `i` (its opening quote), past its closing quote.
+fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+    i += 1;
+    while i < b.len() {
+        i += memchr::memchr2(b'"', b'\\', &b[i..])?;
+        match b[i] {
+            b'"' => return Some(i + 1),
+            _ => i += 2, // an escape: the next byte is never the string's end
+        }
+    }
+    None
+}
+
+/// The end of the JSON value starting at `i`, found without reading it (its
+/// strings and nesting followed, nothing checked: the value is parsed later).
+fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let (mut depth, mut j) = (0usize, i);
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            let end = b[i..].iter().position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'));
+            let end = end.map_or(b.len(), |n| i + n);
+            (end > i).then_some(end)
+        }
+    }
+}
+
+/// The members of the JSON object starting at `i`: each key (its text) and
+/// its value's byte span; None if it is not an object or a key is repeated.
+struct Members {
+    items: Vec<(String, (usize, usize))>,
+    end: usize,
+}
+
+impl Members {
+    fn get(&self, key: &str) -> Option<(usize, usize)> {
+        self.items.iter().find(|(k, _)| k == key).map(|&(_, span)| span)
+    }
+}
+
+/// With `inner`, the members of that key's value too, when it is an object (read in the same pass).
+fn object_members(b: &[u8], i: usize, inner: Option<&str>) -> Option<(Members, Option<Members>)> {
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut items: Vec<(String, (usize, usize))> = Vec::new();
+    let mut nested = None;
+    let mut j = ws(b, i + 1);
+    if b.get(j) == Some(&b'}') {
+        return Some((Members { items, end: j + 1 }, nested));
+    }
+    loop {
+        if b.get(j) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(b, j)?;
+        let key: String = serde_json::from_slice(&b[j..key_end]).ok()?;
+        if items.iter().any(|(k, _)| *k == key) {
+            return None; // Python keeps the last of two equal keys: left to the whole reading
+        }
+        j = ws(b, key_end);
+        if b.get(j) != Some(&b':') {
+            return None;
+        }
+        let start = ws(b, j + 1);
+        let end = if Some(key.as_str()) == inner && b.get(start) == Some(&b'{') {
+            let (members, _) = object_members(b, start, None)?;
+            let end = members.end;
+            nested = Some(members);
+            end
+        } else {
+            value_end(b, start)?
+        };
+        items.push((key, (start, end)));
+        j = ws(b, end);
+        match b.get(j) {
+            Some(b',') => j = ws(b, j + 1),
+            Some(b'}') => return Some((Members { items, end: j + 1 }, nested)),
+            _ => return None,
+        }
+    }
+}
+
+/// The `content` strings of an `added_tokens` list (its other fields are read by the loader).
+fn added_contents(text: &str) -> Option<Vec<String>> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let items = value.as_array()?;
+    Some(items.iter().filter_map(|t| t.get("content")?.as_str().map(str::to_string)).collect())
+}
+
+/// A JSON string read as borrowed text where it has no escape.
+struct CowStr;
+
+impl<'de> serde::de::DeserializeSeed<'de> for CowStr {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for CowStr {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Borrowed(s))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(s.to_string()))
+    }
+}
+
+/// (distinct tokens, ids exactly 0 .. n - 1, the tokens among `contents` with their ids) of a
+/// `model.vocab` object whose tokens and ids are distinct and whose ids are integers of 0 to `MAX_RANK`.
+/// Tokens are told apart by a 64-bit hash of their text: two equal hashes (two equal tokens, or
+/// rarely two tokens whose hashes collide) give None, and the file is read whole, as any irregular one.
+#[allow(clippy::type_complexity)]
+fn vocab_facts(text: &str, contents: &[String]) -> Option<(usize, bool, Vec<(String, u32)>)> {
+    use serde::de::{MapAccess, Visitor};
+    use std::hash::Hasher;
+    fn hash(s: &str) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        h.write(s.as_bytes());
+        h.finish()
+    }
+    struct V<'c>(&'c [String], usize);
+    impl<'de> Visitor<'de> for V<'_> {
+        type Value = (usize, bool, Vec<(String, u32)>);
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a vocabulary")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let refuse = || serde::de::Error::custom("irregular");
+            let wanted: rustc_hash::FxHashSet<&str> = self.0.iter().map(String::as_str).collect();
+            let wanted_hashes: rustc_hash::FxHashSet<u64> = self.0.iter().map(|c| hash(c)).collect();
+            // the hashes, sorted at the end to find two equal ones (no set grown token by token)
+            let mut seen: Vec<u64> = Vec::with_capacity(self.1 / 12); // about one entry per 12 bytes
+            let (mut bits, mut top, mut found) = (Vec::<u64>::new(), 0u64, Vec::new());
+            while let Some(token) = map.next_key_seed(CowStr)? {
+                let id: u64 = map.next_value()?;
+                if id > MAX_RANK || token.is_empty() {
+                    return Err(refuse()); // the whole reading names it
+                }
+                let (word, bit) = ((id / 64) as usize, 1u64 << (id % 64));
+                if word >= bits.len() {
+                    if word > 4 * (seen.len() + 1024) {
+                        return Err(refuse()); // ids far apart: no bitset of them (the whole reading bounds them)
+                    }
+                    bits.resize(word + 1, 0);
+                }
+                if bits[word] & bit != 0 {
+                    return Err(refuse());
+                }
+                bits[word] |= bit;
+                top = top.max(id);
+                let h = hash(&token);
+                seen.push(h);
+                if wanted_hashes.contains(&h) && wanted.contains(token.as_ref()) {
+                    found.push((token.into_owned(), id as u32));
+                }
+            }
+            seen.sort_unstable();
+            if seen.windows(2).any(|w| w[0] == w[1]) {
+                return Err(refuse());
+            }
+            let n = seen.len();
+            Ok((n, n == 0 || top + 1 == n as u64, found))
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let out = serde::Deserializer::deserialize_map(&mut de, V(contents, text.len())).ok()?;
+    de.end().ok()?;
+    Some(out)
+}
+
+/// The `(token, id)` items of a `model.vocab` object (the text of the span
+/// an outline found: the outline checked them), borrowed where they have no escape.
+pub(crate) fn vocab_items(text: &str) -> Option<Vec<(std::borrow::Cow<'_, str>, u32)>> {
+    use serde::de::{MapAccess, Visitor};
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Vec<(std::borrow::Cow<'de, str>, u32)>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a vocabulary")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::with_capacity(map.size_hint().unwrap_or(1 << 16));
+            while let Some(token) = map.next_key_seed(CowStr)? {
+                let id: u64 = map.next_value()?;
+                if id > MAX_RANK {
+                    return Err(serde::de::Error::custom("irregular"));
+                }
+                out.push((token, id as u32));
+            }
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let out = serde::Deserializer::deserialize_map(&mut de, V).ok()?;
+    de.end().ok()?;
+    Some(out)
+}
+
+/// The `(left, right)` of a `model.merges` list whose items are `"left right"`
+/// (`split_legacy_merge`) or pairs of non-empty strings; None for any other item.
+pub(crate) fn merge_items(text: &str) -> Option<Vec<(std::borrow::Cow<'_, str>, std::borrow::Cow<'_, str>)>> {
+    use std::borrow::Cow;
+    struct L;
+    impl<'de> serde::de::Visitor<'de> for L {
+        type Value = Vec<(Cow<'de, str>, Cow<'de, str>)>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a merge list")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let refuse = || serde::de::Error::custom("irregular");
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(1 << 16));
+            while let Some((a, b)) = seq.next_element_seed(MergeItem)? {
+                let pair = match (a, b) {
+                    (a, Some(b)) => (!a.is_empty() && !b.is_empty()).then_some((a, b)),
+                    (Cow::Borrowed(a), None) => split_legacy_merge(a).map(|(l, r)| (Cow::Borrowed(l), Cow::Borrowed(r))),
+                    (Cow::Owned(a), None) => {
+                        split_legacy_merge(&a).map(|(l, r)| (Cow::Owned(l.to_string()), Cow::Owned(r.to_string())))
+                    }
+                };
+                out.push(pair.ok_or_else(refuse)?);
+            }
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let out = serde::Deserializer::deserialize_seq(&mut de, L).ok()?;
+    de.end().ok()?;
+    Some(out)
+}
+
+/// A merge item: a string (its text, None), or a pair of strings.
+struct MergeItem;
+
+impl<'de> serde::de::DeserializeSeed<'de> for MergeItem {
+    type Value = (std::borrow::Cow<'de, str>, Option<std::borrow::Cow<'de, str>>);
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for MergeItem {
+    type Value = (std::borrow::Cow<'de, str>, Option<std::borrow::Cow<'de, str>>);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a merge")
+    }
+
+    fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok((std::borrow::Cow::Borrowed(s), None))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok((std::borrow::Cow::Owned(s.to_string()), None))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let refuse = || serde::de::Error::custom("irregular");
+        let a = seq.next_element_seed(CowStr)?.ok_or_else(refuse)?;
+        let b = seq.next_element_seed(CowStr)?.ok_or_else(refuse)?;
+        match seq.next_element::<serde::de::IgnoredAny>()? {
+            None => Ok((a, Some(b))),
+            Some(_) => Err(refuse()),
+        }
+    }
+}
+
+/// The number of items of a `model.merges` list of strings and pairs of strings (its strings
+/// read, escapes and all, but not kept); None for anything else.
+fn merge_items_regular(text: &str) -> Option<usize> {
+    struct List;
+    impl<'de> serde::de::Visitor<'de> for List {
+        type Value = usize;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a merge list")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut n = 0;
+            while seq.next_element_seed(MergeItem)?.is_some() {
+                n += 1;
+            }
+            Ok(n)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let out = serde::Deserializer::deserialize_seq(&mut de, List).ok()?;
+    de.end().ok()?;
+    Some(out)
+}
+
+/// Whether two items of a `model.merges` list of strings and pairs of strings make the same text
+/// (`left + right`; an item `"a b"` without its first space, as `merges_repeat_a_token`); None
+/// for any other list.
+pub(crate) fn merges_repeat(text: &str) -> Option<bool> {
+    merge_facts(text).map(|(_, repeats)| repeats)
+}
+
+/// (items, whether two make the same text) of a `model.merges` list of strings and pairs of strings.
+fn merge_facts(text: &str) -> Option<(usize, bool)> {
+    use serde::de::{SeqAccess, Visitor};
+    struct List;
+    impl<'de> Visitor<'de> for List {
+        type Value = (usize, bool);
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a merge list")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            // every merge's text in one buffer (no string made per merge), then a set of its slices
+            let (mut made, mut ends) = (Vec::<u8>::new(), Vec::<usize>::new());
+            while let Some((a, b)) = seq.next_element_seed(MergeItem)? {
+                match b {
+                    Some(b) => {
+                        made.extend_from_slice(a.as_bytes());
+                        made.extend_from_slice(b.as_bytes());
+                    }
+                    None => match a.split_once(' ') {
+                        Some((l, r)) => {
+                            made.extend_from_slice(l.as_bytes());
+                            made.extend_from_slice(r.as_bytes());
+                        }
+                        None => made.extend_from_slice(a.as_bytes()),
+                    },
+                }
+                ends.push(made.len());
+            }
+            let mut seen: rustc_hash::FxHashSet<&[u8]> = Default::default();
+            seen.reserve(ends.len());
+            let mut start = 0;
+            let repeats = !ends.iter().all(|&end| {
+                let new = seen.insert(&made[start..end]);
+                start = end;
+                new
+            });
+            Ok((ends.len(), repeats))
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let out = serde::Deserializer::deserialize_seq(&mut de, List).ok()?;
+    de.end().ok()?;
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,5 +831,46 @@ mod tests {
         assert!(made(&["abc", "x", "abc"])); // ("a", "bc"), ("x", ""), ("ab", "c")
         assert!(!made(&["ab", "abc", "a", "b"]));
         assert!(!made(&[]));
+    }
+
+    #[test]
+    fn hf_outline_cuts_out_vocab_and_merges() {
+        let text = r#"{"added_tokens": [{"id": 3, "content": "ab"}, {"id": 4, "content": "<s>"}],
+            "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "\u00e9": 2, "ab": 3}, "x": [1, {"y": "]"}],
+            "merges": ["a b", ["b", "a"]]}, "z": "é"}"#;
+        let o = hf_outline(text).unwrap();
+        assert_eq!(o.small, text.replace(r#"{"a": 0, "b": 1, "\u00e9": 2, "ab": 3}"#, "{}").replace(r#"["a b", ["b", "a"]]"#, "[]"));
+        let chars: Vec<char> = text.chars().collect();
+        let span = |(s, e): (usize, usize)| chars[s..e].iter().collect::<String>();
+        assert_eq!(span(o.vocab_span), r#"{"a": 0, "b": 1, "\u00e9": 2, "ab": 3}"#);
+        assert_eq!(span(o.merges_span), r#"["a b", ["b", "a"]]"#);
+        assert_eq!((o.n_vocab, o.dense, o.added_in_vocab.clone(), o.n_merges), (4, true, vec![("ab".to_string(), 3)], 2));
+        let merges = |t: &str| { let o = hf_outline(t).unwrap(); merges_repeat(&t[o.merges_bytes.0..o.merges_bytes.1]) };
+        assert_eq!(merges(text), Some(false));
+        assert_eq!(o.repeats, None); // a normalizer: found on demand
+        let byte = text.replace(r#""model""#, r#""pre_tokenizer": {"type": "ByteLevel"}, "normalizer": null, "model""#);
+        assert_eq!(hf_outline(&byte).unwrap().repeats, Some(false));
+        assert_eq!(hf_outline(&byte.replace(r#"["b", "a"]"#, r#""a b""#)).unwrap().repeats, Some(true));
+        assert_eq!(merges(&text.replace(r#"["b", "a"]"#, r#"["a", "b"]"#)), Some(true));
+        assert_eq!(merges(&text.replace(r#"["b", "a"]"#, r#""ab""#)), Some(true)); // no space: its text as it is
+        let holes = text.replace(r#""ab": 3"#, r#""ab": 7"#);
+        assert!(!hf_outline(&holes).unwrap().dense);
+        for irregular in [
+            text.replace(r#""b": 1"#, r#""b": 0"#),           // an id twice
+            text.replace(r#""b": 1"#, r#""a": 1"#),           // a token twice
+            text.replace(r#""b": 1"#, r#""b": -1"#),          // not an id
+            text.replace(r#""b": 1"#, r#""b": 1.0"#),
+            text.replace(r#""b": 1"#, r#""b": 4294967295"#),   // too large
+            text.replace(r#"["b", "a"]"#, r#"["b"]"#),        // not a pair
+            text.replace(r#"["b", "a"]"#, r#"1"#),
+            text.replace(r#""x": [1"#, r#""vocab": [1"#),     // a key twice
+            text.replace(r#""z": "é""#, r#""model": 1"#),
+            text.replace(r#""merges""#, r#""merge""#),          // no merges
+            text.replace(r#""\u00e9""#, r#""\ud800""#),         // a lone surrogate
+            format!("{text}x"),
+            text.replace(r#""merges": ["a b""#, r#""merges": {"a": "b"}, "m": ["a b""#),
+        ] {
+            assert!(hf_outline(&irregular).is_none(), "{irregular}");
+        }
     }
 }

@@ -436,6 +436,18 @@ impl CoreTokenizer {
         py.detach(|| self.inner.first_underived(&triples))
     }
 
+    /// `first_underived` of the merges a loader's `ByteVocabRead` holds (no list of them made):
+    /// (index, the rule's pair or None, the merge as (left, right, merged) ids); None when all are.
+    #[allow(clippy::type_complexity)]
+    fn first_underived_read(
+        &self,
+        py: Python<'_>,
+        read: &Bound<'_, crate::py::vocab_files::ByteVocabRead>,
+    ) -> Option<(usize, Option<(u32, u32)>, (u32, u32, u32))> {
+        let triples = read.get().triples();
+        py.detach(|| self.inner.first_underived(triples)).map(|(k, derived)| (k, derived, triples[k]))
+    }
+
     fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let ids = py.detach(|| self.inner.encode_ordinary(text)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
@@ -935,5 +947,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_vocab_ok, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::merges_repeat_a_token, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::byte_vocab, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_outline, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_byte_vocab, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_merges_repeat, m)?)?;
+    m.add_class::<crate::py::vocab_files::ByteVocabRead>()?;
     Ok(())
 }

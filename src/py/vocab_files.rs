@@ -61,6 +61,9 @@ fn text_of(s: &Bound<'_, PyString>, buf: &mut Vec<u32>) -> Option<String> {
 /// with distinct ids (the checked path names what is not).
 #[pyfunction]
 pub(crate) fn hf_vocab_ok(vocab: &Bound<'_, PyDict>) -> PyResult<bool> {
+    if !vocab.is_exact_instance_of::<PyDict>() {
+        return Ok(false); // a subclass (a vocabulary read on first use) may not hold its items yet
+    }
     let Some((keys, ids)) = str_ids(vocab)? else { return Ok(false) };
     if strs(&keys).is_none() {
         return Ok(false);
@@ -147,6 +150,9 @@ fn push_code_points(s: &Bound<'_, PyString>, out: &mut Vec<u32>) -> PyResult<()>
 /// list with any other item.
 #[pyfunction]
 pub(crate) fn merges_repeat_a_token(merges: &Bound<'_, PyList>) -> PyResult<Option<bool>> {
+    if !merges.is_exact_instance_of::<PyList>() {
+        return Ok(None); // as for a dict subclass in hf_vocab_ok
+    }
     let (mut made, mut ends) = (Vec::with_capacity(merges.len() * 8), Vec::with_capacity(merges.len()));
     for m in merges.iter() {
         if let Ok(s) = m.cast::<PyString>() {
@@ -180,6 +186,11 @@ pub(crate) fn byte_vocab<'py>(
     ignore_merges: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let irregular = || PyTuple::new(py, ["irregular"]);
+    if !(vocab.is_exact_instance_of::<PyDict>() && specials.is_exact_instance_of::<PyDict>()
+        && merges.is_exact_instance_of::<PyList>())
+    {
+        return irregular(); // as in hf_vocab_ok
+    }
     let (Some((vkeys, vids)), Some((skeys, sids)), Some((held, items))) =
         (str_ids(vocab)?, str_ids(specials)?, merge_strings(merges)?)
     else {
@@ -202,6 +213,106 @@ pub(crate) fn byte_vocab<'py>(
         }
         Err(Fault::Irregular) => irregular(),
         Err(Fault::Merge(k, fault)) => {
+            let (kind, detail) = match fault {
+                MergeFault::Char(side) => ("char", side as i64),
+                MergeFault::UnknownPart(side) => ("unknown-part", side as i64),
+                MergeFault::UnknownMerged => ("unknown-merged", -1),
+                MergeFault::MadeBy(j) => ("made-by", j as i64),
+                MergeFault::IdOrder(id) => ("id-order", id as i64),
+            };
+            ("merge", k, kind, detail).into_pyobject(py)
+        }
+    }
+}
+
+/// The outline of a `tokenizer.json` text (`vocab_files::hf_outline`): `(small, (vocab span, merges
+/// span in code points, the same in bytes), n_vocab, dense, {token: id} of the added tokens' contents
+/// found in the vocabulary, (n_merges, repeats or None when not found yet))`; None when the file is not
+/// strictly regular.
+#[pyfunction]
+pub(crate) fn hf_outline<'py>(py: Python<'py>, text: pyo3::pybacked::PyBackedStr) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let Some(o) = py.detach(|| vocab_files::hf_outline(&text)) else { return Ok(None) };
+    let found = PyDict::new(py);
+    for (token, id) in &o.added_in_vocab {
+        found.set_item(token, id)?;
+    }
+    let spans = (o.vocab_span, o.merges_span, o.vocab_bytes, o.merges_bytes);
+    let out = (o.small, spans, o.n_vocab, o.dense, found, (o.n_merges, o.repeats));
+    Ok(Some(out.into_pyobject(py)?))
+}
+
+/// `merges_repeat_a_token` of the `model.merges` list at the byte span `merges_span` of a
+/// `tokenizer.json` text (its outline's), read here; None when an item is neither a string nor a
+/// pair of strings.
+#[pyfunction]
+pub(crate) fn hf_merges_repeat(py: Python<'_>, text: pyo3::pybacked::PyBackedStr, merges_span: (usize, usize)) -> Option<bool> {
+    py.detach(|| vocab_files::merges_repeat(text.get(merges_span.0..merges_span.1)?))
+}
+
+/// A byte-level vocabulary read straight from a `tokenizer.json`'s text and checked
+/// (`hf_byte_vocab`): its tokens and merges stay here, for the loader's next steps.
+#[pyclass(module = "bytepair._core", frozen)]
+pub(crate) struct ByteVocabRead {
+    vocab: vocab_files::ByteVocab,
+}
+
+#[pymethods]
+impl ByteVocabRead {
+    /// `tokens[id]`: the bytes of each id kept, None for the others, up to the largest id kept.
+    fn table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let top = self.vocab.tokens.iter().map(|&(id, _)| id as usize + 1).max().unwrap_or(0);
+        let mut table: Vec<Option<&[u8]>> = vec![None; top];
+        for (id, bytes) in &self.vocab.tokens {
+            table[*id as usize] = Some(bytes);
+        }
+        PyList::new(py, table.into_iter().map(|t| t.map(|b| PyBytes::new(py, b))))
+    }
+
+    /// The number of merges read.
+    #[getter]
+    fn n_merges(&self) -> usize {
+        self.vocab.triples.len()
+    }
+}
+
+impl ByteVocabRead {
+    /// The merges as (left, right, merged) ids, in order (`CoreTokenizer.first_underived_read` checks them).
+    pub(crate) fn triples(&self) -> &[(u32, u32, u32)] {
+        &self.vocab.triples
+    }
+}
+
+/// `byte_vocab` of the `model.vocab` and `model.merges` of a `tokenizer.json` text, at the byte
+/// spans its outline found (`hf_outline`), read here: `("ok", ByteVocabRead)`, or what
+/// `byte_vocab` gives for a fault (`("merge", ...)`, `("irregular",)`).
+#[pyfunction]
+pub(crate) fn hf_byte_vocab<'py>(
+    py: Python<'py>,
+    text: pyo3::pybacked::PyBackedStr,
+    vocab_span: (usize, usize),
+    merges_span: (usize, usize),
+    specials: &Bound<'py, PyDict>,
+    ignore_merges: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let irregular = || PyTuple::new(py, ["irregular"]);
+    let Some((skeys, sids)) = str_ids(specials)? else { return irregular() };
+    let Some(sstr) = strs(&skeys) else { return irregular() };
+    let s: Vec<(&str, u32)> = sstr.iter().map(String::as_str).zip(sids).collect();
+    let read = py.detach(|| {
+        let span = |(a, b): (usize, usize)| text.get(a..b);
+        let vocab = vocab_files::vocab_items(span(vocab_span)?)?;
+        let merges = vocab_files::merge_items(span(merges_span)?)?;
+        let v: Vec<(&str, u32)> = vocab.iter().map(|(t, id)| (t.as_ref(), *id)).collect();
+        let m: Vec<(&str, &str)> = merges.iter().map(|(l, r)| (l.as_ref(), r.as_ref())).collect();
+        Some(vocab_files::byte_vocab(&v, &s, &m, ignore_merges))
+    });
+    match read {
+        None | Some(Err(Fault::Irregular)) => irregular(),
+        Some(Ok(vocab)) => {
+            let read = Bound::new(py, ByteVocabRead { vocab })?;
+            PyTuple::new(py, [PyString::new(py, "ok").into_any(), read.into_any()])
+        }
+        Some(Err(Fault::Merge(k, fault))) => {
             let (kind, detail) = match fault {
                 MergeFault::Char(side) => ("char", side as i64),
                 MergeFault::UnknownPart(side) => ("unknown-part", side as i64),

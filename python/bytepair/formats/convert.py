@@ -270,9 +270,21 @@ def check_merges_derived(core: Any, triples: Sequence[Tuple[int, int, int]], mer
     bytepair.errors.FormatError: merge 0: the merge (98, 97) makes the token 256, which bytepair's rule makes from (97, 98); a merge list and the rule would then give different ids
     """
     found = core.first_underived(list(triples))  # the core's comparison with merge_triples(), in one pass
+    merge_not_derived(None if found is None else (*found, triples[found[0]]), merge_where)
+
+
+def merge_not_derived(found: Optional[Tuple[int, Any, Tuple[int, int, int]]], merge_where: Callable[[int], str]) -> None:
+    """The ``FormatError`` of :func:`check_merges_derived` for ``found``: (the index of the first
+    merge that is not derived, the pair the rule gives, the merge as ids), or nothing when None.
+
+    >>> merge_not_derived(None, str)
+    >>> merge_not_derived((0, (97, 98), (98, 97, 256)), lambda k: f"merge {k}")
+    Traceback (most recent call last):
+    ...
+    bytepair.errors.FormatError: merge 0: the merge (98, 97) makes the token 256, which bytepair's rule makes from (97, 98); a merge list and the rule would then give different ids
+    """
     if found is not None:
-        k, derived = found
-        left, right, made = triples[k]
+        k, derived, (left, right, made) = found
         raise FormatError(
             f"{merge_where(k)}: the merge ({left}, {right}) makes the token {made}, which bytepair's rule "
             f"makes from {derived}; a merge list and the rule would then give different ids"

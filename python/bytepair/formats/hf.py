@@ -37,18 +37,20 @@ import os
 import re
 import warnings
 from dataclasses import replace
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
-from bytepair._io import atomic_write_text, parse_json, read_model_bytes
+from bytepair._io import UnreadDict, UnreadList, atomic_write_text, check_json_text, parse_json, read_model_bytes
 from bytepair.formats.magic import decode_text
 from bytepair.errors import BytepairError, FormatError, UnsupportedComponentError
 from bytepair.formats.convert import (
     bytes_to_unicode,
     byte_ranks,
     check_merges_derived,
+    merge_not_derived,
     unique_vocab,
     merges_as_ids,
 )
+from bytepair.limits import check_unused_ids
 from bytepair.regex_dialects import from_onig, to_onig
 from bytepair.patterns import PRESETS, preset_name
 from bytepair.spec import PipelineSpec, checked, checked_pipeline, from_byte_vocab, from_dict, vocabulary_holes
@@ -350,7 +352,7 @@ def _merge_list(model: Dict[str, Any], fail: _Fail) -> List[Any]:
     raw = model["merges"]
     if not isinstance(raw, list):
         raise fail("field 'model.merges' must be a list")
-    return raw
+    return raw.read() if isinstance(raw, UnreadList) else raw  # plain: the core reads a list's items directly
 
 
 def _merges(model: Dict[str, Any], fail: _Fail) -> List[Tuple[str, str]]:
@@ -373,6 +375,8 @@ def _vocab(model: Dict[str, Any], fail: _Fail) -> Dict[str, int]:
     vocab = model.get("vocab")
     if not isinstance(vocab, dict):
         raise fail("field 'model.vocab' must be an object mapping tokens to ids")
+    if isinstance(vocab, UnreadDict):
+        vocab = vocab.read()  # plain: the core reads a dict's items directly
     if _core.hf_vocab_ok(vocab):  # the core's one pass; the loop below names what is wrong
         return vocab
     seen: Dict[int, str] = {}
@@ -623,13 +627,23 @@ def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
     for key in ("continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key):
             raise fail(f"model.{key} is {model[key]!r}; a byte-level model cannot have one")
-    vocab = _vocab(model, fail)
-    added = _added(d, vocab, fail)
-    merges = _merge_list(model, fail)
+    vocab, merges = model.get("vocab"), model.get("merges")
+    ignore_merges = bool(model.get("ignore_merges", False))
     merge_where = lambda k: f"{fail.path}: model.merges[{k}]"  # noqa: E731
-    ids, triples = byte_ranks(vocab, added, merges, vocab_where=f"{fail.path}: model.vocab", merge_where=merge_where,
-                              ignore_merges=bool(model.get("ignore_merges", False)),
-                              parse_merges=lambda: _merges(model, fail))
+    # unread (the outline checked them): the core reads both from the file's text, checks them as byte_ranks
+    # does and keeps them for the check of the built core, without Python objects for every token and merge
+    unread = isinstance(vocab, UnreadDict) and isinstance(merges, UnreadList) and vocab.unread and merges.unread
+    added = _added(d, _VocabFacts(vocab.facts) if unread else _vocab(model, fail), fail)  # type: ignore[arg-type]
+    read = (_core.hf_byte_vocab(vocab.source, vocab.facts["bytes"], merges.facts["bytes"], added, ignore_merges)
+            if unread else None)
+    if read is not None and read[0] == "ok":
+        ids = read[1].table()  # tokens[id], None for an id not kept: what from_byte_vocab makes of a dict
+        derived = lambda core: merge_not_derived(core.first_underived_read(read[1]), merge_where)  # noqa: E731
+    else:  # read whole; a fault the core found is named here, as ever
+        ids, triples = byte_ranks(_vocab(model, fail), added, _merge_list(model, fail),
+                                  vocab_where=f"{fail.path}: model.vocab", merge_where=merge_where,
+                                  ignore_merges=ignore_merges, parse_merges=lambda: _merges(model, fail))
+        derived = lambda core: check_merges_derived(core, triples, merge_where)  # noqa: E731
     if pattern is None:
         pattern, prefix = _byte_pre(d.get("pre_tokenizer"), fail)
     else:  # the caller's pattern replaces the pre-tokenizer's split; a lone ByteLevel's prefix space stays
@@ -637,11 +651,15 @@ def _load_byte(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
         prefix = lone is not None and _byte_level_opts(lone)[1]
     specials = dict(added) if special_tokens is None else dict(special_tokens)
     try:
-        holes = vocabulary_holes([*ids, *specials.values()])
+        if isinstance(ids, list) and None not in ids:  # ids 0 .. n - 1 (most files): no list of them
+            holes = _dense_holes(len(ids), specials.values())
+        else:
+            used = [i for i, t in enumerate(ids) if t is not None] if isinstance(ids, list) else list(ids)
+            holes = vocabulary_holes([*used, *specials.values()])
         spec = checked(replace(from_byte_vocab(ids, pattern, specials, add_prefix_space=prefix), decode_skips=holes))
     except BytepairError as e:
         raise fail(str(e)) from None
-    check_merges_derived(spec.built, triples, merge_where)
+    derived(spec.built)
     return spec
 
 
@@ -753,7 +771,9 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
           special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """The description (:mod:`bytepair.spec`) of a ``tokenizer.json``'s text,
     checked: a byte or char model when it runs the file exactly, else a pipeline."""
-    d = parse_json(text, path)
+    d = _outlined(text, path) if pattern is None and special_tokens is None else None
+    if d is None:
+        d = parse_json(text, path)
     post = d.get("post_processor") if isinstance(d, dict) else None
     if isinstance(post, dict) and post.get("type") == "Sequence" and not isinstance(post.get("processors"), list):
         raise FormatError(f"{path}: post_processor.processors: expected a list")  # as the pipeline's loader says
@@ -780,6 +800,73 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     return tok
 
 
+def _outlined(text: str, path: str) -> Optional[Dict[str, Any]]:
+    """The document of ``text`` with ``model.vocab`` and ``model.merges`` left unread
+    (:class:`~bytepair._io.UnreadDict`, :class:`~bytepair._io.UnreadList`, read on first use from
+    ``text``), its other parts parsed by Python's reader as :func:`~bytepair._io.parse_json` parses
+    them; None when the core finds the file irregular (:func:`bytepair._core.hf_outline`: a key
+    twice, an id that is not one, a merge that is neither a string nor a pair of strings, ...) or
+    Python finds the rest invalid: the whole reading then names the fault. A file that goes to the
+    pipeline thus never has Python objects made for its vocabulary.
+
+    >>> d = _outlined('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}', "f")
+    >>> d["model"]["vocab"].facts["n_vocab"], d["model"]["merges"]
+    (3, ['a b'])
+    >>> _outlined('{"model": {"vocab": {"a": 0, "b": 0}, "merges": []}}', "f") is None  # an id twice
+    True
+    """
+    outline = _core.hf_outline(text)
+    if outline is None:
+        return None
+    small, spans, n_vocab, dense, found, (n_merges, repeats) = outline
+    try:
+        d = json.loads(small)
+        check_json_text(small, d, path)
+    except (ValueError, RecursionError, FormatError):
+        return None  # the whole reading names the fault, at its place in the file
+    model = d.get("model") if isinstance(d, dict) else None
+    if not isinstance(model, dict) or model.get("vocab") != {} or model.get("merges") != []:
+        return None  # never, unless the outline misread the document: then as before
+    (vocab_span, merges_span, vocab_bytes, merges_bytes) = spans
+    model["vocab"] = UnreadDict(text, vocab_span, model, "vocab",
+                                facts={"n_vocab": n_vocab, "dense": dense, "added_in_vocab": found, "bytes": vocab_bytes})
+    model["merges"] = UnreadList(text, merges_span, model, "merges",
+                                 facts={"n_merges": n_merges, "bytes": merges_bytes})
+    if repeats is not None:  # found by the outline (a byte-level file without a normalizer); else when asked
+        model["merges"].facts["repeats"] = repeats
+    return d
+
+
+def _repeats(merges: List[Any]) -> Optional[bool]:
+    """:func:`bytepair._core.merges_repeat_a_token` of ``merges``, found without reading it when it is
+    unread (the core reads it from the file's text, once: kept in its facts)."""
+    facts = merges.facts if isinstance(merges, UnreadList) else None
+    if facts is None:
+        return _core.merges_repeat_a_token(merges)
+    if "repeats" not in facts:
+        source = merges.source
+        facts["repeats"] = (_core.hf_merges_repeat(source, facts["bytes"]) if source is not None
+                            else _core.merges_repeat_a_token(merges.read()))
+    return facts["repeats"]
+
+
+class _VocabFacts:
+    """What :func:`_added` asks of a vocabulary (its size, the ids of the added tokens' texts), from an
+    unread vocabulary's facts."""
+
+    def __init__(self, facts: Mapping[str, Any]) -> None:
+        self.n, self.found = facts["n_vocab"], facts["added_in_vocab"]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __contains__(self, token: Any) -> bool:
+        return token in self.found
+
+    def __getitem__(self, token: Any) -> int:
+        return self.found[token]
+
+
 def _merges_make_a_token_twice(d: Any) -> bool:
     """Whether ``d`` is byte-level and two of its merges make one token, which bytepair's rule (the byte model)
     refuses; False for a merge list with an item that is neither a string nor a pair of strings (the byte model
@@ -789,7 +876,7 @@ def _merges_make_a_token_twice(d: Any) -> bool:
     model = d.get("model")
     merges = model.get("merges") if isinstance(model, dict) else None
     return (isinstance(merges, list) and _has_byte_level(d.get("pre_tokenizer"))
-            and _core.merges_repeat_a_token(merges) is True)
+            and _repeats(merges) is True)
 
 
 def _has_byte_level(pre: Any) -> bool:
@@ -829,6 +916,12 @@ def _pipeline_holes(d: Any) -> FrozenSet[int]:
     tokens with the ids Hugging Face gives them), which HF decodes to nothing."""
     model = d.get("model") if isinstance(d, dict) else None
     vocab = model.get("vocab") if isinstance(model, dict) else None
+    facts = vocab.facts if isinstance(vocab, UnreadDict) else None
+    if facts is not None and facts["dense"]:  # ids 0 .. n - 1, known without reading the vocabulary
+        try:
+            return _dense_holes(facts["n_vocab"], _added(d, _VocabFacts(facts), _Fail("<pipeline>")).values())  # type: ignore[arg-type]
+        except BytepairError:
+            return frozenset()
     # the ids' types, not each id, looked at in Python (bool is a subclass of int, as isinstance has it)
     if not isinstance(vocab, dict) or not all(issubclass(t, int) for t in set(map(type, vocab.values()))):
         return frozenset()  # the pipeline's own checks refuse it, or it has no holes (a list)
@@ -836,6 +929,19 @@ def _pipeline_holes(d: Any) -> FrozenSet[int]:
         return vocabulary_holes([*vocab.values(), *_added(d, vocab, _Fail("<pipeline>")).values()])
     except BytepairError:  # the pipeline's own checks name what is wrong (ids far apart, a bad added token)
         return frozenset()
+
+
+def _dense_holes(n: int, ids: Iterable[int]) -> FrozenSet[int]:
+    """``vocabulary_holes`` of the ids 0 .. n - 1 and ``ids`` (non-negative), without a list of the n.
+
+    >>> sorted(_dense_holes(3, [5, 1])), _dense_holes(3, [3, 0])
+    ([3, 4], frozenset())
+    """
+    extra = {i for i in ids if i >= n}
+    if not extra:
+        return frozenset()
+    check_unused_ids(n + len(extra), max(extra))
+    return frozenset(range(n, max(extra) + 1)) - extra
 
 
 def _adds_tokens(post: Any) -> bool:
@@ -885,7 +991,7 @@ def byte_model_of(description: Any) -> Optional[Any]:
         return None
     merges = model.get("merges")
     if isinstance(merges, list):  # a cheap first look: two merges making one token (Llama 3) never route
-        repeats = _core.merges_repeat_a_token(merges)
+        repeats = _repeats(merges)
         if repeats is None:  # an item neither a string nor a pair of strings: the same look in Python
             made = {m.replace(" ", "", 1) if isinstance(m, str) else "".join(map(str, m)) for m in merges}
             repeats = len(made) != len(merges)
