@@ -145,21 +145,32 @@ impl ConcatRanks {
     /// implausibly many such splits (real ones have about two per token).
     fn of_tokens(ranks: &FxHashMap<Vec<u8>, u32>, table: &TokenTable) -> Option<Self> {
         let most = ranks.len() * 8 + (1 << 16);
-        let mut pairs = Vec::with_capacity(ranks.len() * 2);
-        for (t, &r) in ranks {
-            if t.len() > PAIR_MAX_LEN {
-                continue;
-            }
-            for i in 1..t.len() {
-                if let (Some(a), Some(b)) = (table.get(&t[..i]), table.get(&t[i..])) {
-                    pairs.push((a, b, r));
+        // in parallel, a share of the tokens per task (a tenth of a 100k-token file's load on one thread);
+        // a task past the bound alone stops early, so that a hostile vocabulary never fills memory
+        let tokens: Vec<(&[u8], u32)> = ranks.iter().map(|(t, &r)| (t.as_slice(), r)).collect();
+        let shares: Vec<&[(&[u8], u32)]> = tokens.chunks(DERIVE_CHUNK).collect();
+        let parts = crate::parallel::map(&shares, |share| {
+            let mut pairs = Vec::with_capacity(share.len() * 2);
+            for &(t, r) in *share {
+                if t.len() > PAIR_MAX_LEN {
+                    continue;
+                }
+                for i in 1..t.len() {
+                    if let (Some(a), Some(b)) = (table.get(&t[..i]), table.get(&t[i..])) {
+                        pairs.push((a, b, r));
+                    }
+                }
+                if pairs.len() > most {
+                    return None;
                 }
             }
-            if pairs.len() > most {
-                return None;
-            }
+            Some(pairs)
+        });
+        let parts: Vec<Vec<(u32, u32, u32)>> = parts.into_iter().collect::<Option<_>>()?;
+        if parts.iter().map(Vec::len).sum::<usize>() > most {
+            return None;
         }
-        Some(ConcatRanks::new(&pairs))
+        Some(ConcatRanks::new(&parts.concat()))
     }
 
     pub(crate) fn new(pairs: &[(u32, u32, u32)]) -> Self {
@@ -646,36 +657,45 @@ pub(crate) fn derive_merges(tokens: &[Option<&[u8]>]) -> Vec<(u32, u32, u32)> {
             ranks.insert(t, id as u32);
         }
     }
-    let mut out = Vec::new();
-    let mut bounds: Vec<usize> = Vec::new();
-    for (id, t) in tokens.iter().enumerate() {
-        let (Some(t), rank) = (t, id as u32) else { continue };
-        if t.len() < 2 {
-            continue;
-        }
-        bounds.clear();
-        bounds.extend(0..=t.len());
-        // parts are t[bounds[i]..bounds[i + 1]]
-        while bounds.len() > 3 {
-            let mut best: Option<(u32, usize)> = None;
-            for i in 0..bounds.len() - 2 {
-                if let Some(&r) = ranks.get(&t[bounds[i]..bounds[i + 2]]) {
-                    if r < rank && best.is_none_or(|(b, _)| r < b) {
-                        best = Some((r, i));
+    // each token on its own: a share of the ids per parallel task, the results in id order
+    let shares: Vec<(usize, &[Option<&[u8]>])> =
+        tokens.chunks(DERIVE_CHUNK).enumerate().map(|(k, c)| (k * DERIVE_CHUNK, c)).collect();
+    let parts = crate::parallel::map(&shares, |&(start, share)| {
+        let mut out = Vec::new();
+        let mut bounds: Vec<usize> = Vec::new();
+        for (id, t) in (start..).zip(share) {
+            let (Some(t), rank) = (t, id as u32) else { continue };
+            if t.len() < 2 {
+                continue;
+            }
+            bounds.clear();
+            bounds.extend(0..=t.len());
+            // parts are t[bounds[i]..bounds[i + 1]]
+            while bounds.len() > 3 {
+                let mut best: Option<(u32, usize)> = None;
+                for i in 0..bounds.len() - 2 {
+                    if let Some(&r) = ranks.get(&t[bounds[i]..bounds[i + 2]]) {
+                        if r < rank && best.is_none_or(|(b, _)| r < b) {
+                            best = Some((r, i));
+                        }
                     }
                 }
+                let Some((_, i)) = best else { break };
+                bounds.remove(i + 1);
             }
-            let Some((_, i)) = best else { break };
-            bounds.remove(i + 1);
-        }
-        if bounds.len() == 3 {
-            if let (Some(&l), Some(&r)) = (ranks.get(&t[..bounds[1]]), ranks.get(&t[bounds[1]..])) {
-                out.push((l, r, rank));
+            if bounds.len() == 3 {
+                if let (Some(&l), Some(&r)) = (ranks.get(&t[..bounds[1]]), ranks.get(&t[bounds[1]..])) {
+                    out.push((l, r, rank));
+                }
             }
         }
-    }
-    out
+        out
+    });
+    parts.concat()
 }
+
+/// Tokens per parallel task when a byte model's merges or pair table are derived.
+const DERIVE_CHUNK: usize = 1 << 13;
 
 #[cfg(test)]
 mod tests {
