@@ -41,6 +41,7 @@ pids+=($!)
 # the dev-fast profile of `pip install .`: the dependencies it compiled are reused, only the tests are built;
 # --lib: the unit tests alone (the crate has no doctests, whose harness would compile the library once more)
 cargo test --lib --no-default-features --profile dev-fast --quiet
+echo "test.sh: the Rust tests passed after ${SECONDS} s" >&2
 for pid in "${pids[@]}"; do
     if ! wait "$pid"; then
         cat "$logs"/* >&2
@@ -50,4 +51,5 @@ for pid in "${pids[@]}"; do
 done
 pids=()
 cat "$logs"/*
+echo "test.sh: the installs were done after ${SECONDS} s; pytest starts" >&2
 python3 -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
