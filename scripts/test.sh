@@ -38,6 +38,11 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
 fi
 bash scripts/ci-llama-cpp.sh </dev/null >"$logs/llama-cpp" 2>&1 &
 pids+=($!)
+# the tests' data (sha256-checked downloads into data/, which the tests' fixtures would otherwise fetch while the
+# other worker waits for the fetch lock): fetched here, in the background too
+(python3 scripts/get_vocabs.py && python3 scripts/get_tokenizers.py && python3 scripts/get_published.py \
+    && python3 scripts/get_gguf_vocabs.py) </dev/null >/dev/null 2>"$logs/data" &
+pids+=($!)
 # the dev-fast profile of `pip install .`: the dependencies it compiled are reused, only the tests are built;
 # --lib: the unit tests alone (the crate has no doctests, whose harness would compile the library once more)
 cargo test --lib --no-default-features --profile dev-fast --quiet
@@ -45,11 +50,11 @@ echo "test.sh: the Rust tests passed after ${SECONDS} s" >&2
 for pid in "${pids[@]}"; do
     if ! wait "$pid"; then
         cat "$logs"/* >&2
-        echo "test.sh: installing the browser or llama-cpp-python failed (log above)" >&2
+        echo "test.sh: installing the browser or llama-cpp-python, or fetching the test data, failed (log above)" >&2
         exit 1
     fi
 done
 pids=()
 cat "$logs"/*
-echo "test.sh: the installs were done after ${SECONDS} s; pytest starts" >&2
+echo "test.sh: the installs and the data were ready after ${SECONDS} s; pytest starts" >&2
 python3 -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"

@@ -86,9 +86,18 @@ CARGO = "cargo test --lib --no-default-features --profile dev-fast --quiet"
 BROWSER = ("apt-get", "chromium", "chromedriver")
 
 
+FETCH = ["python3 scripts/get_vocabs.py", "python3 scripts/get_tokenizers.py", "python3 scripts/get_published.py",
+         "python3 scripts/get_gguf_vocabs.py"]
+
+
 def _llama_calls(calls: list) -> list:
-    """The calls of scripts/ci-llama-cpp.sh (python3's, and the CMAKE_ARGS its pip saw), pytest's left out."""
-    return [c for c in calls[:-1] if c.startswith(("python3 ", "CMAKE_ARGS="))]
+    """The calls of scripts/ci-llama-cpp.sh (python3's, and the CMAKE_ARGS its pip saw), pytest's and the data
+    fetches left out."""
+    return [c for c in calls[:-1] if c.startswith(("python3 ", "CMAKE_ARGS=")) and c not in FETCH]
+
+
+def _fetch_calls(calls: list) -> list:
+    return [c for c in calls if c in FETCH]
 
 
 def test_test_sh_installs_the_browser_when_chromium_is_missing(tmp_path):
@@ -100,14 +109,16 @@ def test_test_sh_installs_the_browser_when_chromium_is_missing(tmp_path):
     assert " install " in browser[1] and "chromium" in browser[1].split() and "chromium-driver" in browser[1].split()
     assert _llama_calls(calls) == ["python3 -c import llama_cpp"]
     assert [c for c in calls if c.split()[0] == "cargo"] == [CARGO]
-    assert len(calls) == len(browser) + 3
+    assert _fetch_calls(calls) == FETCH  # the tests' data, fetched in order before pytest
+    assert len(calls) == len(browser) + 3 + len(FETCH)
     # pytest last: after the browser and llama-cpp-python are installed and the Rust tests have passed
     assert calls[-1] == PYTEST
 
 
 def test_test_sh_leaves_an_installed_browser_and_llama_cpp_alone(tmp_path):
     calls = _run_test_sh(tmp_path, with_browser=True)
-    assert sorted(calls[:-1]) == [CARGO, "python3 -c import llama_cpp"]
+    assert sorted(calls[:-1]) == sorted([CARGO, "python3 -c import llama_cpp", *FETCH])
+    assert _fetch_calls(calls) == FETCH
     assert calls[-1] == PYTEST
 
 
@@ -122,7 +133,8 @@ def test_test_sh_builds_llama_cpp_with_its_tokenizer_alone_when_missing(tmp_path
     assert (ROOT / "scripts" / "llama-cpp-vocab-only.cmake").is_file()
     assert "-DLLAMA_BUILD_EXAMPLES=OFF" in cmake_args and "-DGGML_NATIVE=OFF" in cmake_args
     assert [c for c in calls if c.split()[0] == "cargo"] == [CARGO]
-    assert len(calls) == len(llama) + 2 and calls[-1] == PYTEST
+    assert _fetch_calls(calls) == FETCH
+    assert len(calls) == len(llama) + 2 + len(FETCH) and calls[-1] == PYTEST
 
 
 def test_a_failed_background_install_fails_the_run_with_its_log(tmp_path):
