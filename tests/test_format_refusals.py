@@ -41,6 +41,20 @@ def hf_files(vocab_paths, published_tokenizers, tmp_path_factory):
             "mistral": json.load(open(published_tokenizers["mistral-v1-legacy"], encoding="utf-8"))}
 
 
+def _trimmed(d, n=3000):
+    """The description with the tokens of ids below ``n`` and the merges between them (in their order): the same
+    layout and keys as the published file at a tenth of its size, for the tests that damage each key in turn."""
+    model = d["model"]
+    vocab = {token: i for token, i in model["vocab"].items() if i < n}
+    merges = []
+    for merge in model["merges"]:
+        left, right = merge.split(" ") if isinstance(merge, str) else merge
+        if left in vocab and right in vocab and left + right in vocab:
+            merges.append(merge)
+    assert len(merges) > n // 2
+    return dict(d, model=dict(model, vocab=vocab, merges=merges))
+
+
 def _variants(d):
     """(what was done, damaged description) for every key removed or renamed, at the top and in the model."""
     for key in list(d):
@@ -56,7 +70,7 @@ def _variants(d):
 @pytest.mark.parametrize("name", ["gpt2", "mistral"])
 def test_damaged_tokenizer_json_is_refused_where_hf_refuses(hf_files, name, tmp_path):
     refused = 0
-    for what, damaged in _variants(hf_files[name]):
+    for what, damaged in _variants(_trimmed(hf_files[name])):
         text = json.dumps(damaged)
         try:
             theirs = tokenizers.Tokenizer.from_str(text)

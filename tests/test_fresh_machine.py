@@ -41,10 +41,13 @@ def _stub(path: pathlib.Path, body: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_llama_cpp: bool = True) -> list:
+def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_llama_cpp: bool = True,
+                 apt_fails: bool = False, check: bool = True):
     """Runs a copy of scripts/test.sh (and its install scripts) with a PATH
     of stubs: returns the commands they ran, in order (python3's pip with
-    the CMAKE_ARGS it saw)."""
+    the CMAKE_ARGS it saw); with ``check`` false, the run itself too. The
+    browser and llama-cpp-python install in the background while cargo runs:
+    their commands interleave with cargo's."""
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     for name in ("test.sh", "ci-browser.sh", "ci-llama-cpp.sh"):
@@ -52,14 +55,15 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_
     bin_ = tmp_path / "bin"
     bin_.mkdir()
     log = tmp_path / "log"
-    for tool in ("bash", "dirname", "id", "cat", "chmod"):
+    for tool in ("bash", "dirname", "id", "cat", "chmod", "mktemp", "rm"):
         os.symlink(shutil.which(tool), bin_ / tool)
     record = f'echo "$(basename "$0") $*" >> {log}\n'
     browser = f'{record}echo "$(basename "$0") 1.0"\n'
     _stub(bin_ / "basename", 'echo "${1##*/}"\n')
     # apt-get install puts chromium and chromedriver on the PATH, as Debian's packages do
     install = "".join(f"printf '%s' '{browser}' > {bin_}/{b}; chmod +x {bin_}/{b}\n" for b in ("chromium", "chromedriver"))
-    _stub(bin_ / "apt-get", record + f'if [[ " $* " == *" install "* ]]; then\n{install}fi\n')
+    fail = 'if [[ " $* " == *" install "* ]]; then echo "E: Unable to locate package chromium" >&2; exit 100; fi\n'
+    _stub(bin_ / "apt-get", record + (fail if apt_fails else "") + f'if [[ " $* " == *" install "* ]]; then\n{install}fi\n')
     _stub(bin_ / "sudo", 'exec "$@"\n')
     _stub(bin_ / "cargo", record)
     # python3 -c "import llama_cpp" fails when it is missing; pip's line records CMAKE_ARGS
@@ -70,35 +74,87 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_
             _stub(bin_ / b, browser)
     done = subprocess.run(["/bin/bash", str(repo / "scripts" / "test.sh"), *args], env={"PATH": str(bin_)},
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    calls = log.read_text(encoding="utf-8").splitlines()
+    if not check:
+        return calls, done
     assert done.returncode == 0, done.stderr
-    return log.read_text(encoding="utf-8").splitlines()
+    return calls
+
+
+PYTEST = "python3 -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -x"
+CARGO = "cargo test --lib --no-default-features --profile dev-fast --quiet"
+BROWSER = ("apt-get", "chromium", "chromedriver")
+
+
+FETCH = ["python3 scripts/get_vocabs.py", "python3 scripts/get_tokenizers.py", "python3 scripts/get_published.py",
+         "python3 scripts/get_gguf_vocabs.py"]
+
+
+def _llama_calls(calls: list) -> list:
+    """The calls of scripts/ci-llama-cpp.sh (python3's, and the CMAKE_ARGS its pip saw), pytest's and the data
+    fetches left out."""
+    return [c for c in calls[:-1] if c.startswith(("python3 ", "CMAKE_ARGS=")) and c not in FETCH]
+
+
+def _fetch_calls(calls: list) -> list:
+    return [c for c in calls if c in FETCH]
 
 
 def test_test_sh_installs_the_browser_when_chromium_is_missing(tmp_path):
     calls = _run_test_sh(tmp_path, with_browser=False)
-    names = [c.split()[0] for c in calls]
-    assert names[:2] == ["apt-get", "apt-get"]
-    assert " update" in calls[0]
-    assert " install " in calls[1] and "chromium" in calls[1].split() and "chromium-driver" in calls[1].split()
-    assert names[2:] == ["chromium", "chromedriver", "python3", "cargo", "python3"]
-    assert calls[-1] == "python3 -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -x"
+    browser = [c for c in calls if c.split()[0] in BROWSER]
+    names = [c.split()[0] for c in browser]
+    assert names == ["apt-get", "apt-get", "chromium", "chromedriver"]
+    assert " update" in browser[0]
+    assert " install " in browser[1] and "chromium" in browser[1].split() and "chromium-driver" in browser[1].split()
+    assert _llama_calls(calls) == ["python3 -c import llama_cpp"]
+    assert [c for c in calls if c.split()[0] == "cargo"] == [CARGO]
+    assert _fetch_calls(calls) == FETCH  # the tests' data, fetched in order before pytest
+    assert len(calls) == len(browser) + 3 + len(FETCH)
+    # pytest last: after the browser and llama-cpp-python are installed and the Rust tests have passed
+    assert calls[-1] == PYTEST
 
 
 def test_test_sh_leaves_an_installed_browser_and_llama_cpp_alone(tmp_path):
     calls = _run_test_sh(tmp_path, with_browser=True)
-    assert calls[0] == "python3 -c import llama_cpp"
-    assert [c.split()[0] for c in calls[1:]] == ["cargo", "python3"]
+    assert sorted(calls[:-1]) == sorted([CARGO, "python3 -c import llama_cpp", *FETCH])
+    assert _fetch_calls(calls) == FETCH
+    assert calls[-1] == PYTEST
 
 
 def test_test_sh_builds_llama_cpp_with_its_tokenizer_alone_when_missing(tmp_path):
     calls = _run_test_sh(tmp_path, with_browser=True, with_llama_cpp=False)
-    assert calls[:2] == ["python3 -c import llama_cpp", "python3 -m pip install llama-cpp-python==0.3.36"]
-    cmake_args = calls[2].removeprefix("CMAKE_ARGS=").split()
+    llama = _llama_calls(calls)
+    assert llama[:2] == ["python3 -c import llama_cpp", "python3 -m pip install llama-cpp-python==0.3.36"]
+    assert len(llama) == 3
+    cmake_args = llama[2].removeprefix("CMAKE_ARGS=").split()
     include = next(a for a in cmake_args if a.startswith("-DCMAKE_PROJECT_llama.cpp_INCLUDE="))
     assert include.endswith("/scripts/llama-cpp-vocab-only.cmake")
     assert (ROOT / "scripts" / "llama-cpp-vocab-only.cmake").is_file()
     assert "-DLLAMA_BUILD_EXAMPLES=OFF" in cmake_args and "-DGGML_NATIVE=OFF" in cmake_args
-    assert [c.split()[0] for c in calls[3:]] == ["cargo", "python3"]
+    assert [c for c in calls if c.split()[0] == "cargo"] == [CARGO]
+    assert _fetch_calls(calls) == FETCH
+    assert len(calls) == len(llama) + 2 + len(FETCH) and calls[-1] == PYTEST
+
+
+def test_a_failed_background_install_fails_the_run_with_its_log(tmp_path):
+    """The browser's install fails (apt-get cannot find chromium): test.sh prints its log and exits non-zero,
+    and pytest never starts."""
+    calls, done = _run_test_sh(tmp_path, with_browser=False, apt_fails=True, check=False)
+    assert done.returncode != 0
+    assert "E: Unable to locate package chromium" in done.stderr and "log above" in done.stderr
+    assert CARGO in calls and PYTEST not in calls
+
+
+def test_the_rust_tests_are_the_library_unit_tests():
+    """scripts/test.sh runs `cargo test --lib`: the crate has no doctests (no code block in a doc comment), no
+    tests/*.rs and no other test target that it would leave out."""
+    assert not [p for p in (ROOT / "src").rglob("*.rs") if "```" in p.read_text(encoding="utf-8")]
+    assert not list((ROOT / "tests").glob("*.rs")) and not list((ROOT / "benches").glob("*.rs"))
+    assert not list(ROOT.glob("examples/*.rs")) and not (ROOT / "src" / "main.rs").exists()
+    assert not (ROOT / "src" / "bin").exists()
+    cargo = (ROOT / "Cargo.toml").read_text(encoding="utf-8")
+    assert not any(f"[[{kind}]]" in cargo for kind in ("test", "bin", "example", "bench"))
 
 
 def test_the_quick_tier_runs_pytest_alone_without_the_slow_tests(tmp_path):
