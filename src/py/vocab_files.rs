@@ -212,16 +212,7 @@ pub(crate) fn byte_vocab<'py>(
             PyTuple::new(py, [PyString::new(py, "ok").into_any(), ids.into_any(), triples.into_any()])
         }
         Err(Fault::Irregular) => irregular(),
-        Err(Fault::Merge(k, fault)) => {
-            let (kind, detail) = match fault {
-                MergeFault::Char(side) => ("char", side as i64),
-                MergeFault::UnknownPart(side) => ("unknown-part", side as i64),
-                MergeFault::UnknownMerged => ("unknown-merged", -1),
-                MergeFault::MadeBy(j) => ("made-by", j as i64),
-                MergeFault::IdOrder(id) => ("id-order", id as i64),
-            };
-            ("merge", k, kind, detail).into_pyobject(py)
-        }
+        Err(Fault::Merge(k, fault)) => merge_fault(py, k, fault),
     }
 }
 
@@ -312,15 +303,18 @@ pub(crate) fn hf_byte_vocab<'py>(
             let read = Bound::new(py, ByteVocabRead { vocab })?;
             PyTuple::new(py, [PyString::new(py, "ok").into_any(), read.into_any()])
         }
-        Some(Err(Fault::Merge(k, fault))) => {
-            let (kind, detail) = match fault {
-                MergeFault::Char(side) => ("char", side as i64),
-                MergeFault::UnknownPart(side) => ("unknown-part", side as i64),
-                MergeFault::UnknownMerged => ("unknown-merged", -1),
-                MergeFault::MadeBy(j) => ("made-by", j as i64),
-                MergeFault::IdOrder(id) => ("id-order", id as i64),
-            };
-            ("merge", k, kind, detail).into_pyobject(py)
-        }
+        Some(Err(Fault::Merge(k, fault))) => merge_fault(py, k, fault),
     }
+}
+
+/// A merge's fault as the Python checks read it: `("merge", index, kind, detail)`.
+fn merge_fault(py: Python<'_>, k: usize, fault: MergeFault) -> PyResult<Bound<'_, PyTuple>> {
+    let (kind, detail) = match fault {
+        MergeFault::Char(side) => ("char", side as i64),
+        MergeFault::UnknownPart(side) => ("unknown-part", side as i64),
+        MergeFault::UnknownMerged => ("unknown-merged", -1),
+        MergeFault::MadeBy(j) => ("made-by", j as i64),
+        MergeFault::IdOrder(id) => ("id-order", id as i64),
+    };
+    ("merge", k, kind, detail).into_pyobject(py)
 }
