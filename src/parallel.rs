@@ -22,6 +22,17 @@ pub fn map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync +
     }
 }
 
+/// `f(start, share)` of each share of `items` (`chunk` items each; `start`: the index of its first item), in
+/// parallel when it is safe, the results in the items' order.
+pub fn map_chunks<'a, T: Sync, R: Send>(
+    items: &'a [T],
+    chunk: usize,
+    f: impl Fn(usize, &'a [T]) -> R + Sync + Send,
+) -> Vec<R> {
+    let shares: Vec<(usize, &'a [T])> = items.chunks(chunk).enumerate().map(|(k, c)| (k * chunk, c)).collect();
+    map(&shares, |&(start, share)| f(start, share))
+}
+
 /// Number of threads work is spread over (1 after a fork).
 pub fn threads() -> usize {
     if pool_usable() {

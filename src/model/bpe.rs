@@ -108,9 +108,7 @@ impl Bpe {
         let prefix_len = spec.continuing_subword_prefix.as_ref().map_or(0, |p| p.len());
         // the merges' ids, looked up in parallel: three probes of a 10^5-token map per merge, each a cache
         // miss, were most of the build of a big vocabulary
-        let chunks: Vec<(usize, &[(String, String)])> =
-            spec.merges.chunks(MERGE_CHUNK).enumerate().map(|(k, c)| (k * MERGE_CHUNK, c)).collect();
-        let resolved = crate::parallel::map(&chunks, |&(start, chunk)| {
+        let resolved = crate::parallel::map_chunks(&spec.merges, MERGE_CHUNK, |start, chunk| {
             let mut buf = String::new();
             let mut out = Vec::with_capacity(chunk.len());
             for (rank, (a, b)) in (start..).zip(chunk) {

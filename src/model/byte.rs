@@ -148,10 +148,9 @@ impl ConcatRanks {
         // in parallel, a share of the tokens per task (a tenth of a 100k-token file's load on one thread);
         // a task past the bound alone stops early, so that a hostile vocabulary never fills memory
         let tokens: Vec<(&[u8], u32)> = ranks.iter().map(|(t, &r)| (t.as_slice(), r)).collect();
-        let shares: Vec<&[(&[u8], u32)]> = tokens.chunks(DERIVE_CHUNK).collect();
-        let parts = crate::parallel::map(&shares, |share| {
+        let parts = crate::parallel::map_chunks(&tokens, DERIVE_CHUNK, |_, share| {
             let mut pairs = Vec::with_capacity(share.len() * 2);
-            for &(t, r) in *share {
+            for &(t, r) in share {
                 if t.len() > PAIR_MAX_LEN {
                     continue;
                 }
@@ -658,9 +657,7 @@ pub(crate) fn derive_merges(tokens: &[Option<&[u8]>]) -> Vec<(u32, u32, u32)> {
         }
     }
     // each token on its own: a share of the ids per parallel task, the results in id order
-    let shares: Vec<(usize, &[Option<&[u8]>])> =
-        tokens.chunks(DERIVE_CHUNK).enumerate().map(|(k, c)| (k * DERIVE_CHUNK, c)).collect();
-    let parts = crate::parallel::map(&shares, |&(start, share)| {
+    let parts = crate::parallel::map_chunks(tokens, DERIVE_CHUNK, |start, share| {
         let mut out = Vec::new();
         let mut bounds: Vec<usize> = Vec::new();
         for (id, t) in (start..).zip(share) {

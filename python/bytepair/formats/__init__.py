@@ -122,7 +122,9 @@ def _binary(head: bytes) -> bool:
 
 def save(tok: Any, path: str, format: str = "bytepair") -> None:
     """Write ``tok`` to ``path`` in ``format`` (atomically)."""
-    if format not in ("bytepair", "gguf"):  # the formats that keep llama.cpp's decoding of a GGUF file's tokenizer
+    # bytepair and gguf keep llama.cpp's decoding of a GGUF file's tokenizer; transformers.save checks it itself
+    # (save_pretrained goes there directly)
+    if format not in ("bytepair", "gguf", "transformers"):
         check_decoding_kept(tok, f"the {format!r} format")
     _module(format).save(tok, os.fspath(path))
 
