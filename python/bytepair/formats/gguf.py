@@ -1133,9 +1133,12 @@ def llama_detokenize(raw: bytes, first: bytes, strip_first_space: bool, clean_sp
 
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any] = None) -> Any:
     """``Tokenizer.load`` of a ``.gguf`` file: its tokenizer as llama.cpp
-    runs it (a pipeline tokenizer). ``encode(text)`` parses special tokens
-    (llama.cpp's ``parse_special=True``), ``encode_ordinary(text)`` does not;
-    ``add_special_tokens=True`` adds BOS/EOS as llama.cpp's ``add_special``.
+    runs it (a pipeline tokenizer). ``encode(text, add_special_tokens=...)``
+    parses special tokens (llama.cpp's ``parse_special=True``) and, with
+    ``True``, adds BOS/EOS as llama.cpp's ``add_special``;
+    ``encode_ordinary(text)`` does not parse them; a bare ``encode(text)``
+    raises on special-token text, as with every tokenizer (the special-token
+    policy of docs/decisions.md).
     """
     path = os.fspath(path)
     if pattern is not None or special_tokens:
