@@ -243,3 +243,25 @@ def test_scheduler_going_away_is_a_clear_error(corpus, tmp_path, command):
     assert proc.returncode == 1, text[-3000:]
     assert len(text.splitlines()) == 1 and "went away" in text and address in text, text[-3000:]
     assert not (tmp_path / "out").exists() and not (tmp_path / "out.json").exists()
+
+
+def test_a_forgotten_task_is_submitted_again():
+    """A task the scheduler cancelled with the client still connected (its worker killed while holding what the
+    task needs: "already forgotten") is submitted again when the caller can; otherwise the error stands."""
+    from bytepair.distributed import result_of
+
+    class FutureCancelledError(Exception):  # distributed's, by name
+        pass
+
+    class Forgotten:
+        def result(self):
+            raise FutureCancelledError("encode_unit-1 cancelled for reason: already forgotten.")
+
+    class Done:
+        def result(self):
+            return 7
+
+    calls = []
+    assert result_of(Forgotten(), resubmit=lambda: calls.append(1) or Done()) == 7 and calls == [1]
+    with pytest.raises(FutureCancelledError):
+        result_of(Forgotten())

@@ -548,21 +548,20 @@ def _count_on_dask(
     if workdir is not None:
         workdir = os.path.abspath(os.fspath(workdir))
         os.makedirs(workdir, exist_ok=True)
-    futures = []
-    for u, unit in enumerate(units):
+    def submit(u: int) -> Any:
         out = os.path.join(workdir, f"unit-{u:06d}-{os.getpid()}.counts") if workdir else None
-        futures.append(client.submit(
-            count_unit, [srcs[i] for i in unit], [caps[i] for i in unit], pattern, list(special_tokens), errors, out,
-            pure=False,
-        ))
+        return client.submit(count_unit, [srcs[i] for i in units[u]], [caps[i] for i in units[u]], pattern,
+                             list(special_tokens), errors, out, pure=False)
+
+    futures = [submit(u) for u in range(len(units))]
     counts = _core.WordCounts(pattern, list(special_tokens))
     info = {"documents": 0, "bytes": 0}
     total = sum(s.size() or 0 for s in srcs) if not any(s.compression for s in srcs) else None
     if total is not None and max_bytes is not None:
         total = min(total, max_bytes)
     try:
-        for fut in futures:
-            result, unit_info = result_of(fut)
+        for u, fut in enumerate(futures):
+            result, unit_info = result_of(fut, resubmit=lambda u=u: submit(u))  # a unit the scheduler forgot: again
             fut.release()
             if workdir is not None:
                 read_counts(result, into=counts)

@@ -701,17 +701,21 @@ def encode_dataset(
             import_distributed()
             abs_srcs = check_sources(srcs)
             tok_future = client.scatter(tok, broadcast=True)
+
+            def submit(u: int, tok_data: Any) -> Any:
+                return client.submit(encode_unit, tok_data, [abs_srcs[i] for i in units[u]], firsts[u], u, partial,
+                                     eot=eot, dtype=dtype, errors=errors, piece_tokens=piece_tokens, pure=False)
+
             futures: Dict[int, Any] = {}
-            for u, unit in enumerate(units):
+            for u in range(len(units)):
                 if not os.path.exists(os.path.join(_unit_dir(partial, u), "done.json")):
-                    futures[u] = client.submit(
-                        encode_unit, tok_future, [abs_srcs[i] for i in unit], firsts[u], u, partial,
-                        eot=eot, dtype=dtype, errors=errors, piece_tokens=piece_tokens, pure=False,
-                    )
+                    futures[u] = submit(u, tok_future)
             try:
                 for u in range(len(units)):
                     if u in futures:
-                        summary = result_of(futures.pop(u))
+                        # a unit the scheduler forgot (its worker killed) runs again, the tokenizer sent anew
+                        summary = result_of(futures.pop(u),
+                                            resubmit=lambda u=u: submit(u, client.scatter(tok, broadcast=True)))
                     else:
                         summary = _read_json(os.path.join(_unit_dir(partial, u), "done.json")) or {}
                     feed_unit_from_disk(u, summary)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Iterator, List, Sequence
+from typing import Any, Callable, Iterator, List, Optional, Sequence
 
 from bytepair.corpus import Source
 from bytepair.errors import BytepairError, InputError
@@ -120,10 +120,13 @@ def _scheduler_lost(e: BaseException, client: Any = None) -> bool:
                      or type(e).__name__ in ("FutureCancelledError", "CommClosedError", "CancelledError"))
 
 
-def result_of(future: Any, tries: int = 8) -> Any:
+def result_of(future: Any, tries: int = 8, resubmit: Optional[Callable[[], Any]] = None) -> Any:
     """``future.result()``, tried again when the connection that carried it
     closed (a worker killed while its result was being fetched: the
-    scheduler recomputes it elsewhere) and the client is still running.
+    scheduler recomputes it elsewhere) and the client is still running; and,
+    given ``resubmit`` (which submits the task again), when the scheduler
+    cancelled the task with the client still connected (a worker killed
+    while it held what the task needs: the scheduler forgets the task).
 
     >>> class Done:
     ...     def result(self):
@@ -140,8 +143,12 @@ def result_of(future: Any, tries: int = 8) -> Any:
             client = getattr(future, "client", None)
             running = client is None or getattr(client, "status", "running") == "running"
             closed = type(e).__name__ == "CommClosedError" or isinstance(e, (ConnectionError, EOFError))
-            if not (closed and running) or k == tries - 1:
+            forgotten = resubmit is not None and type(e).__name__ == "FutureCancelledError" and \
+                not _scheduler_lost(e, client)
+            if not ((closed or forgotten) and running) or k == tries - 1:
                 raise
+            if forgotten:
+                future = resubmit()
             time.sleep(min(0.2 * 2**k, 5.0))
 
 
