@@ -93,7 +93,10 @@ struct FrontSlot {
     /// 0: empty
     len: u8,
     n: u8,
-    _pad: [u8; 2],
+    /// Hit since it was put here (its set slot's hot bit is not kept up to
+    /// date by front hits; see `keep_displaced`).
+    hit: u8,
+    _pad: u8,
     ids: [u32; FRONT_IDS],
 }
 
@@ -155,6 +158,12 @@ impl Key {
             return None;
         }
         let words = load(piece);
+        Some(Key { words, owner, len: len as u8, hash: Self::hash(words, len, owner) })
+    }
+
+    /// The hash of a piece's words (`load`), length and owner.
+    #[inline]
+    fn hash(words: [u64; 3], len: usize, owner: u32) -> u64 {
         let mut h = (words[0] ^ ((len as u64) << 56) ^ ((owner as u64) << 24)).wrapping_mul(K);
         if len > 8 {
             h = (h.rotate_left(29) ^ words[1]).wrapping_mul(K);
@@ -162,7 +171,16 @@ impl Key {
                 h = (h.rotate_left(29) ^ words[2]).wrapping_mul(K);
             }
         }
-        Some(Key { words, owner, len: len as u8, hash: h })
+        // a product's low bits depend only on its input's low bits (a short
+        // piece's first bytes): mix the high bits down, so that every bit
+        // (the front table's index: the low ones) depends on every byte
+        let h = (h ^ h >> 32).wrapping_mul(K);
+        h ^ h >> 29
+    }
+
+    /// The key of the piece a set slot holds.
+    fn of_slot(slot: &Slot) -> Key {
+        Key { words: slot.key, owner: slot.owner, len: slot.len, hash: Self::hash(slot.key, slot.len as usize, slot.owner) }
     }
 }
 
@@ -282,9 +300,11 @@ impl PieceCache {
     }
 
     #[inline]
-    fn set_of(&self, key: &Key) -> usize {
-        // the top 32 bits of the hash scaled to the number of sets
-        ((((key.hash >> 32) * self.sets as u64) >> 32) as usize) << 1
+    fn set_of(&self, key: &Key) -> (usize, usize) {
+        // the top 32 bits of the hash scaled to the number of sets; a set is
+        // two slots side by side
+        let s = ((((key.hash >> 32) * self.sets as u64) >> 32) as usize) << 1;
+        (s, s + 1)
     }
 
     /// The front slot of `key`, if its piece may be held there.
@@ -305,6 +325,7 @@ impl PieceCache {
         slot.owner = key.owner;
         slot.len = key.len;
         slot.n = ids.len() as u8;
+        slot.hit = 0;
         slot.ids[..ids.len()].copy_from_slice(ids);
     }
 
@@ -358,15 +379,16 @@ impl PieceCache {
         if let Some(f) = f {
             if Self::front_matches(&self.front[f], key) {
                 self.hits += 1;
+                self.front[f].hit = 1;
                 let slot = &self.front[f];
                 return Some(&slot.ids[..slot.n as usize]);
             }
         }
-        let s = self.set_of(key);
+        let (s, t) = self.set_of(key);
         let at = if Self::matches(&self.slots[s], key) {
             s
-        } else if Self::matches(&self.slots[s + 1], key) {
-            s + 1
+        } else if Self::matches(&self.slots[t], key) {
+            t
         } else {
             self.misses += 1;
             return None;
@@ -383,6 +405,35 @@ impl PieceCache {
         Some(&slot.ids[..n])
     }
 
+    /// Marks recently used the set slot of the piece that front slot `f`
+    /// holds, which a new piece is about to displace: its hits were served by
+    /// the front and never reached its set.
+    fn keep_displaced(&mut self, f: usize) {
+        let old = self.front[f];
+        if old.len == 0 || old.hit == 0 {
+            return;
+        }
+        let words = [old.key[0], old.key[1], 0];
+        let key = Key { words, owner: old.owner, len: old.len, hash: Key::hash(words, old.len as usize, old.owner) };
+        let (s, t) = self.set_of(&key);
+        for at in [s, t] {
+            if Self::matches(&self.slots[at], &key) {
+                self.slots[at].hot = 1;
+            }
+        }
+    }
+
+    /// Whether a set slot's piece was used since it was last cooled: its hot
+    /// bit, or a hit in the front table, whose hits never reach the set.
+    fn recently_used(&self, at: usize) -> bool {
+        let slot = &self.slots[at];
+        if slot.hot != 0 {
+            return true;
+        }
+        let key = Key::of_slot(slot);
+        self.front_of(&key).is_some_and(|f| self.front[f].hit != 0 && Self::front_matches(&self.front[f], &key))
+    }
+
     /// Remembers that `key`'s piece encodes to `ids` (ignored when there are
     /// more than `MAX_IDS`).
     #[inline]
@@ -391,23 +442,24 @@ impl PieceCache {
             return;
         }
         if let Some(f) = self.front_of(key).filter(|_| ids.len() <= FRONT_IDS) {
+            self.keep_displaced(f);
             self.put_front(f, key, ids);
         }
-        let s = self.set_of(key);
-        let (a, b) = (&self.slots[s], &self.slots[s + 1]);
+        let (s, t) = self.set_of(key);
+        let (a, b) = (&self.slots[s], &self.slots[t]);
         let at = if a.len == 0 || Self::matches(a, key) {
             s
         } else if b.len == 0 || Self::matches(b, key) {
-            s + 1
-        } else if a.hot == 0 {
+            t
+        } else if !self.recently_used(s) {
             s
-        } else if b.hot == 0 {
-            s + 1
+        } else if !self.recently_used(t) {
+            t
         } else {
             // both recently used: cool both (second chance), replace one
             self.slots[s].hot = 0;
-            self.slots[s + 1].hot = 0;
-            s + (key.hash & 1) as usize
+            self.slots[t].hot = 0;
+            if key.hash & 1 == 0 { s } else { t }
         };
         let slot = &mut self.slots[at];
         slot.key = key.words;
@@ -566,6 +618,27 @@ mod tests {
     }
 
     #[test]
+    fn every_byte_of_a_short_piece_moves_its_slots() {
+        // pieces that share their first bytes (" the", " then", " there" ...)
+        // must spread over the front table and both set slots: an index
+        // made from the hash's low bits alone (a product's low bits see only
+        // the input's low bits) put them all in one slot
+        let c = PieceCache::with_bytes(DEFAULT_CACHE_BYTES);
+        for prefix in ["", " the", "abcdefg", "0123456789abcde"] {
+            let keys: Vec<Key> = (0..1000u32)
+                .map(|i| Key::new(1, format!("{prefix}{}", char::from_u32(0x4E00 + i).unwrap()).as_bytes()).unwrap())
+                .collect();
+            let distinct = |f: &dyn Fn(&Key) -> usize| keys.iter().map(f).collect::<std::collections::HashSet<_>>().len();
+            if keys[0].len as usize <= FRONT_PIECE {
+                assert!(distinct(&|k| c.front_of(k).unwrap()) > 900, "front, prefix {prefix:?}");
+            }
+            assert!(distinct(&|k| c.set_of(k).0) > 900, "first slot, prefix {prefix:?}");
+            assert!(distinct(&|k| c.set_of(k).1) > 900, "second slot, prefix {prefix:?}");
+            assert!(keys.iter().all(|k| c.set_of(k).0 != c.set_of(k).1));
+        }
+    }
+
+    #[test]
     fn hits_return_exactly_what_was_inserted_under_eviction() {
         // a tiny cache (many evictions) against a map of every insertion:
         // a hit is always the latest ids of that piece and owner
@@ -653,8 +726,15 @@ mod tests {
                 }
             }
         }
-        let kept = hot.iter().filter(|k| c.get(k).is_some()).count();
-        assert!(kept >= 60, "only {kept} of 64 hot pieces kept");
+        // not-recently-used eviction in two-slot sets: a one-off piece takes
+        // the cold slot of its set, so a hot piece is lost only when the other
+        // slot of its set holds a hot piece too; every other one is kept
+        let sets: Vec<usize> = hot.iter().map(|k| c.set_of(k).0).collect();
+        let alone: Vec<&Key> = hot.iter().zip(&sets).filter(|(_, s)| sets.iter().filter(|t| t == s).count() == 1).map(|(k, _)| k).collect();
+        assert!(alone.len() >= 32, "{} of 64 hot pieces alone in their set", alone.len());
+        for k in alone {
+            assert!(c.get(k).is_some(), "a hot piece alone in its set was evicted");
+        }
     }
 
     #[test]

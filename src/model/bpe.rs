@@ -441,6 +441,15 @@ impl Bpe {
         if raw.is_empty() {
             return Ok(());
         }
+        if let (Some(tables), true) = (&self.raw, self.ignore_merges) {
+            // a whole token is its own id (HF's ignore_merges): the
+            // vocabulary answers it exactly, never evicted, and the piece
+            // cache keeps only the pieces that need merges
+            if let Some(id) = tables.tokens.get(raw) {
+                ids.push(id);
+                return Ok(());
+            }
+        }
         let compute = |ids: &mut Vec<u32>| match &self.raw {
             Some(tables) => {
                 self.tokenize_raw_bytes(tables, raw, ids);
