@@ -441,14 +441,9 @@ impl Bpe {
         if raw.is_empty() {
             return Ok(());
         }
-        if let (Some(tables), true) = (&self.raw, self.ignore_merges) {
-            // a whole token is its own id (HF's ignore_merges): the
-            // vocabulary answers it exactly, never evicted, and the piece
-            // cache keeps only the pieces that need merges
-            if let Some(id) = tables.tokens.get(raw) {
-                ids.push(id);
-                return Ok(());
-            }
+        if let Some(id) = self.whole_token_raw(raw) {
+            ids.push(id);
+            return Ok(());
         }
         let compute = |ids: &mut Vec<u32>| match &self.raw {
             Some(tables) => {
@@ -465,6 +460,18 @@ impl Bpe {
         match cache.filter(|_| self.dropout.is_none()) {
             Some(c) => c.through(self.raw_owner, raw, ids, compute),
             None => compute(ids),
+        }
+    }
+
+    /// The id of `raw` when the model takes a piece that is a token as that
+    /// token (HF's ignore_merges) and it is one: the vocabulary answers it
+    /// exactly, never evicted, and the piece cache keeps only the pieces
+    /// that need merges. Inlined into the callers' loops (one per piece).
+    #[inline(always)]
+    pub(crate) fn whole_token_raw(&self, raw: &[u8]) -> Option<u32> {
+        match (&self.raw, self.ignore_merges) {
+            (Some(tables), true) => tables.tokens.get(raw),
+            _ => None,
         }
     }
 

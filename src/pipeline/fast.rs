@@ -153,9 +153,11 @@ impl ByteLevelSplit {
     fn encode_lexed(preset: crate::pretok::preset::Preset, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
         let body = |mut cache: Option<&mut crate::cache::PieceCache>| -> Result<()> {
             let mut failed = None;
-            preset.for_each_word(text, |w| {
-                if failed.is_none() {
-                    if let Err(e) = model.tokenize_raw_in(cache.as_deref_mut(), w.as_bytes(), ids) {
+            preset.for_each_word_bytes(text, |w| {
+                if let Some(id) = model.whole_token_raw(w) {
+                    ids.push(id);
+                } else if failed.is_none() {
+                    if let Err(e) = model.tokenize_raw_in(cache.as_deref_mut(), w, ids) {
                         failed = Some(e);
                     }
                 }

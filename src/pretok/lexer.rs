@@ -230,7 +230,7 @@ fn ascii_letters(w: u64) -> u64 {
 
 /// End of the run of letters (`\p{L}`) starting at `i`: ASCII letters
 /// eight bytes at a time, then any other letters one by one.
-#[inline]
+#[inline(always)]
 fn run_letters(s: &str, mut i: usize) -> usize {
     let b = s.as_bytes();
     while i + 8 <= b.len() {

@@ -21,7 +21,22 @@ pub enum Preset {
 
 impl Preset {
     /// Calls `f` on every word of `text`, in order.
-    pub(crate) fn for_each_word<'t>(self, text: &'t str, f: impl FnMut(&'t str)) {
+    #[inline(always)]
+    pub(crate) fn for_each_word<'t>(self, text: &'t str, mut f: impl FnMut(&'t str)) {
+        self.for_each_range(text, |a, b| f(&text[a..b]))
+    }
+
+    /// `for_each_word` with each word's bytes (no check that a cut is a
+    /// character boundary: the lexers cut only there).
+    #[inline(always)]
+    pub(crate) fn for_each_word_bytes<'t>(self, text: &'t str, mut f: impl FnMut(&'t [u8])) {
+        let bytes = text.as_bytes();
+        self.for_each_range(text, |a, b| f(&bytes[a..b]))
+    }
+
+    /// Calls `f(start, end)` on every word of `text`, in order.
+    #[inline(always)]
+    fn for_each_range(self, text: &str, f: impl FnMut(usize, usize)) {
         // one loop per preset, so that the lexer's step and `f` are
         // inlined into it (a call through a function pointer per piece
         // was a tenth of the instructions of encoding English)
@@ -31,19 +46,26 @@ impl Preset {
             Preset::Llama3 => each_piece(text, f, |s, i| next_cl100k::<false, 3>(s, i)),
             Preset::Qwen2 => each_piece(text, f, |s, i| next_cl100k::<false, 1>(s, i)),
             Preset::SuperBpe => each_piece(text, f, superword::next_piece),
-            Preset::DeepSeek => lexer_deepseek::for_each_word(text, f),
+            Preset::DeepSeek => {
+                let mut f = f;
+                let base = text.as_ptr() as usize;
+                lexer_deepseek::for_each_word(text, |w| {
+                    let a = w.as_ptr() as usize - base;
+                    f(a, a + w.len())
+                })
+            }
         }
     }
 }
 
-/// Calls `f` on each piece of `text`, `next(text, i)` giving the end of
-/// the piece that starts at `i`.
+/// Calls `f(start, end)` on each piece of `text`, `next(text, i)` giving
+/// the end of the piece that starts at `i`.
 #[inline(always)]
-fn each_piece<'t>(text: &'t str, mut f: impl FnMut(&'t str), next: impl Fn(&str, usize) -> usize) {
+fn each_piece(text: &str, mut f: impl FnMut(usize, usize), next: impl Fn(&str, usize) -> usize) {
     let mut i = 0;
     while i < text.len() {
         let end = next(text, i);
-        f(&text[i..end]);
+        f(i, end);
         i = end;
     }
 }
