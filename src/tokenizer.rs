@@ -413,6 +413,19 @@ impl Tokenizer {
                 } else {
                     (text, 0)
                 };
+                if let (None, false, None, Pretokenizer::Lexer(preset)) = (words, sink.want_spans, &dropout, &self.pre) {
+                    // the common call (ids only, a preset's lexer): each piece's
+                    // bytes straight from the lexer's loop to the model
+                    let mut err = None;
+                    crate::cache::with_cache_if(true, |mut cache| {
+                        preset.for_each_word_bytes(text, |w| {
+                            if let Err(e) = ranks.encode_piece_in(cache.as_deref_mut(), w, &mut sink.ids) {
+                                err.get_or_insert(e);
+                            }
+                        })
+                    });
+                    return err.map_or(Ok(()), Err);
+                }
                 let mut err = None;
                 let mut scratch = Vec::new();
                 let cached = dropout.is_none();

@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 const NONE: u32 = u32::MAX;
 const CACHE_MAX_LEN: usize = 256;
@@ -76,7 +76,17 @@ struct RawBytes {
     ranks: ConcatRanks,
     /// rank -> id of the merge's result
     results: Box<[u32]>,
+    /// Per id: whether the token's own bytes encode to it alone (`SELF_*`),
+    /// found out the first time a piece is that token. Without
+    /// ignore_merges a piece that is a token need not come out as that token
+    /// (the merges may not reach it); once checked, the vocabulary answers
+    /// such a piece and the piece cache keeps the pieces that need merges.
+    self_encoding: Box<[AtomicU8]>,
 }
+
+const SELF_UNKNOWN: u8 = 0;
+const SELF_YES: u8 = 1;
+const SELF_NO: u8 = 2;
 
 /// Every byte-level character (GPT-2's map) is below this code point.
 const BYTE_CHARS: usize = 0x144;
@@ -210,7 +220,9 @@ impl Bpe {
         for &(rank, id) in self.merges.values() {
             results[rank as usize] = id;
         }
-        Some(RawBytes { tokens: TokenTable::new(&tokens), byte_ids, ranks: ConcatRanks::new(&triples), results: results.into() })
+        let n_ids = self.vocab_r.keys().max().map_or(0, |&m| m as usize + 1);
+        let self_encoding = (0..n_ids).map(|_| AtomicU8::new(SELF_UNKNOWN)).collect();
+        Some(RawBytes { tokens: TokenTable::new(&tokens), byte_ids, ranks: ConcatRanks::new(&triples), results: results.into(), self_encoding })
     }
 
     /// Appends the ids of the byte-level word whose raw bytes are `piece`
@@ -463,16 +475,37 @@ impl Bpe {
         }
     }
 
-    /// The id of `raw` when the model takes a piece that is a token as that
-    /// token (HF's ignore_merges) and it is one: the vocabulary answers it
+    /// The id of `raw` when it is a token that encodes to itself: with HF's
+    /// ignore_merges every token does; otherwise the merges decide, checked
+    /// once per token (`self_encoding`). The vocabulary answers such a piece
     /// exactly, never evicted, and the piece cache keeps only the pieces
     /// that need merges. Inlined into the callers' loops (one per piece).
     #[inline(always)]
     pub(crate) fn whole_token_raw(&self, raw: &[u8]) -> Option<u32> {
-        match (&self.raw, self.ignore_merges) {
-            (Some(tables), true) => tables.tokens.get(raw),
-            _ => None,
+        let tables = self.raw.as_ref()?;
+        let id = tables.tokens.get(raw)?;
+        if self.ignore_merges {
+            return Some(id);
         }
+        if self.dropout.is_some() {
+            return None; // dropout's merges are drawn anew each time
+        }
+        match tables.self_encoding.get(id as usize)?.load(Ordering::Relaxed) {
+            SELF_YES => Some(id),
+            SELF_NO => None,
+            _ => self.check_self_encoding(tables, raw, id),
+        }
+    }
+
+    /// Whether token `id`'s raw bytes `raw` encode to it alone, remembered
+    /// for the next time.
+    #[cold]
+    fn check_self_encoding(&self, tables: &RawBytes, raw: &[u8], id: u32) -> Option<u32> {
+        let mut ids = Vec::new();
+        self.tokenize_raw_bytes(tables, raw, &mut ids);
+        let alone = ids == [id];
+        tables.self_encoding[id as usize].store(if alone { SELF_YES } else { SELF_NO }, Ordering::Relaxed);
+        alone.then_some(id)
     }
 
     /// `tokenize` without the piece cache (the word cache below still applies).

@@ -255,7 +255,7 @@ impl ByteRanks {
     }
 
     /// The id (rank) of these bytes, if they are a token.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
         self.table.get(bytes)
     }

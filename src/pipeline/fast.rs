@@ -189,6 +189,53 @@ mod tests {
         {"type": "Split", "pattern": {"Regex": "[一-龥぀-ゟ゠-ヿ]+"}, "behavior": "Isolated", "invert": false},
         {"type": "Split", "pattern": {"Regex": "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"}, "behavior": "Isolated", "invert": false}"##;
 
+    /// A byte-level pipeline (Llama 3's split, every byte's character a
+    /// token) whose extra tokens and merges are `extra` and `merges`, with
+    /// or without ignore_merges.
+    fn byte_level_pipeline(extra: &[&str], merges: &[&str], ignore_merges: bool) -> crate::pipeline::Pipeline {
+        let mut vocab: Vec<String> = crate::text::byte_level::bytes_char().iter().map(|c| c.to_string()).collect();
+        vocab.extend(extra.iter().map(|t| t.to_string()));
+        let vocab = vocab.iter().enumerate().map(|(i, t)| format!("{}: {i}", serde_json::to_string(t).unwrap())).collect::<Vec<_>>();
+        let merges = merges.iter().map(|m| serde_json::to_string(m).unwrap()).collect::<Vec<_>>();
+        let split = serde_json::to_string(crate::pretok::patterns::LLAMA3).unwrap();
+        let json = format!(
+            r#"{{"pre_tokenizer": {{"type": "Sequence", "pretokenizers": [
+                {{"type": "Split", "pattern": {{"Regex": {split}}}, "behavior": "Isolated", "invert": false}},
+                {{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}}]}},
+            "model": {{"type": "BPE", "ignore_merges": {ignore_merges}, "vocab": {{{}}}, "merges": [{}]}}}}"#,
+            vocab.join(", "),
+            merges.join(", ")
+        );
+        crate::pipeline::Pipeline::from_json(&json, &Default::default()).unwrap()
+    }
+
+    #[test]
+    fn a_piece_that_is_a_token_is_that_token_only_when_the_merges_make_it() {
+        // "abc" is a token in both vocabularies; the merges make it in the
+        // second only (the first merges "a b" first and has no "ab c"). The
+        // string-free route (the vocabulary first, each token checked once)
+        // must give the general route's ids (merges on the mapped
+        // characters, with offsets), and HF's ignore_merges takes the token
+        // as it is
+        let text = "abc abc xabc abc";
+        let general = |p: &crate::pipeline::Pipeline| p.encode(text, false, false, true).unwrap().ids;
+        let fast = |p: &crate::pipeline::Pipeline| p.encode(text, false, false, false).unwrap().ids;
+        let unreachable = byte_level_pipeline(&["ab", "bc", "abc", "Ġabc"], &["a b", "b c"], false);
+        let reachable = byte_level_pipeline(&["ab", "bc", "abc", "Ġa", "Ġabc"], &["b c", "a bc", "Ġ a", "Ġa bc"], false);
+        let ignoring = byte_level_pipeline(&["ab", "bc", "abc", "Ġabc"], &["a b", "b c"], true);
+        for p in [&unreachable, &reachable, &ignoring] {
+            assert!(p.fast.is_some());
+            for _ in 0..3 {
+                // the first call checks each token, the next ones remember
+                assert_eq!(fast(p), general(p));
+            }
+        }
+        let abc = 258;
+        assert!(!fast(&unreachable).contains(&abc));
+        assert_eq!(fast(&reachable)[0], abc);
+        assert_eq!(fast(&ignoring)[0], abc);
+    }
+
     #[test]
     fn deepseeks_splits_take_the_lexer_and_others_the_regexes() {
         let p = pipeline_with_splits(DEEPSEEK_SPLITS);
@@ -204,3 +251,4 @@ mod tests {
         assert_eq!(route.then.len(), 2);
     }
 }
+
