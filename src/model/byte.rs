@@ -78,21 +78,34 @@ pub(crate) struct TokenTable {
 
 impl TokenTable {
     pub(crate) fn new(ids: &FxHashMap<Vec<u8>, u32>) -> Self {
-        let mut pair_ranks = vec![NONE; 1 << 16].into_boxed_slice();
         let n_long = ids.keys().filter(|t| t.len() > PACKED).count();
-        let mut short = FxHashMap::with_capacity_and_hasher(ids.len() - n_long, Default::default());
-        let mut long = FxHashMap::with_capacity_and_hasher(n_long, Default::default());
+        let mut table = TokenTable::with_capacity(ids.len() - n_long, n_long);
         for (t, &r) in ids {
-            if t.len() == 2 {
-                pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
-            }
-            if t.len() <= PACKED {
-                short.insert(pack(t), r);
-            } else {
-                long.insert(t.clone(), r);
-            }
+            table.insert(t, r);
         }
-        TokenTable { short, long, pair_ranks }
+        table
+    }
+
+    /// An empty table with room for `short` tokens of up to `PACKED` bytes and `long` longer ones.
+    pub(crate) fn with_capacity(short: usize, long: usize) -> Self {
+        TokenTable {
+            short: FxHashMap::with_capacity_and_hasher(short, Default::default()),
+            long: FxHashMap::with_capacity_and_hasher(long, Default::default()),
+            pair_ranks: vec![NONE; 1 << 16].into_boxed_slice(),
+        }
+    }
+
+    /// Adds a token (bytes not in the table yet): a loader's tokens go in one by one, without a map
+    /// of their bytes made first.
+    pub(crate) fn insert(&mut self, t: &[u8], r: u32) {
+        if t.len() == 2 {
+            self.pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
+        }
+        if t.len() <= PACKED {
+            self.short.insert(pack(t), r);
+        } else {
+            self.long.insert(t.to_vec(), r);
+        }
     }
 
     /// The id of these bytes, if they are a token.
