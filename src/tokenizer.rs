@@ -174,9 +174,10 @@ impl Tokenizer {
         if let (None, Model::Byte(ranks)) = (&self.merges, &self.model) {
             // each merge's token split on ids through the pair table (a tenth of the time of deriving every
             // token's merge by bytes); by bytes when the ids cannot tell for one of them
+            let mut scratch = Vec::new();
             let by_ids: Option<Vec<Option<(u32, u32)>>> = triples
                 .iter()
-                .map(|&(_, _, t)| ranks.derived_split(self.token_bytes(t)?, t))
+                .map(|&(_, _, t)| ranks.derived_split(self.token_bytes(t)?, t, &mut scratch))
                 .collect();
             if let Some(splits) = by_ids {
                 return triples.iter().zip(splits).enumerate().find_map(|(k, (&(l, r, _), pair))| {

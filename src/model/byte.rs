@@ -286,7 +286,8 @@ impl ByteRanks {
     /// not. The same result as `derive_merges`, whose ranks are these when no two tokens share their
     /// bytes; None when the ids cannot tell (no pair table, bytes given twice, `t` longer than the
     /// table's tokens or not the token `rank`): the caller then derives by bytes.
-    pub(crate) fn derived_split(&self, t: &[u8], rank: u32) -> Option<Option<(u32, u32)>> {
+    /// `scratch`: reused space (two ids per byte of `t`).
+    pub(crate) fn derived_split(&self, t: &[u8], rank: u32, scratch: &mut Vec<u32>) -> Option<Option<(u32, u32)>> {
         let pairs = self.pairs.as_ref()?;
         if !self.distinct || t.len() < 2 || t.len() > PAIR_MAX_LEN || self.rank(t) != Some(rank) {
             return None;
@@ -295,14 +296,17 @@ impl ByteRanks {
             let m = pairs.merged(a, b);
             if m < rank { m } else { NONE } // NONE is above every rank
         };
-        let mut sym = [0u32; PAIR_MAX_LEN];
-        let mut next = [NONE; PAIR_MAX_LEN]; // next[k]: the rank of merging parts k and k + 1
-        for (s, &b) in sym.iter_mut().zip(t) {
-            *s = self.byte_ids[b as usize]?;
-        }
         let mut len = t.len();
+        scratch.clear();
+        for &b in t {
+            scratch.push(self.byte_ids[b as usize]?);
+        }
+        scratch.resize(2 * len, NONE);
+        let (sym, next) = scratch.split_at_mut(len); // next[k]: the rank of merging parts k and k + 1
         for k in 0..len - 1 {
-            next[k] = below(sym[k], sym[k + 1]);
+            // two bytes: the direct table of two-byte tokens (no probe of the pair table)
+            let m = self.table.pair(t[k], t[k + 1]);
+            next[k] = if m < rank { m } else { NONE };
         }
         while len > 2 {
             let best = next[..len - 1].iter().copied().min().unwrap_or(NONE);
@@ -1025,7 +1029,7 @@ mod tests {
             let twice = tokens.iter().flatten().collect::<std::collections::HashSet<_>>().len() != tokens.iter().flatten().count();
             for (id, t) in tokens.iter().enumerate() {
                 let Some(t) = t.as_deref().filter(|t| t.len() >= 2) else { continue };
-                let split = ranks.derived_split(t, id as u32);
+                let split = ranks.derived_split(t, id as u32, &mut Vec::new());
                 if twice {
                     assert_eq!(split, None);
                 } else {

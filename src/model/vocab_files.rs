@@ -175,6 +175,7 @@ pub(crate) fn byte_vocab(
 ) -> Result<ByteVocab, Fault> {
     let map = unicode_to_byte();
     let special_of: FxHashMap<&str, u32> = specials.iter().copied().collect();
+    let special_ids: rustc_hash::FxHashSet<u32> = specials.iter().map(|&(_, id)| id).collect();
     let mut rank: FxHashMap<&str, u32> = FxHashMap::default();
     rank.reserve(vocab.len());
     let mut tokens = Vec::with_capacity(vocab.len());
@@ -183,17 +184,14 @@ pub(crate) fn byte_vocab(
         if special_of.get(text) == Some(&id) {
             continue; // an added token also listed in the vocab
         }
+        if special_ids.contains(&id) {
+            return Err(Fault::Irregular); // a special token on a token's id
+        }
         decode_gpt2(&map, text, &mut buf).ok_or(Fault::Irregular)?;
         tokens.push((id, buf.clone()));
         rank.insert(text, id);
     }
-    let taken: FxHashMap<u32, ()> = tokens.iter().map(|&(id, _)| (id, ())).collect();
-    if specials.iter().any(|(_, id)| taken.contains_key(id)) {
-        return Err(Fault::Irregular);
-    }
-    let mut made: FxHashMap<u32, usize> = FxHashMap::default();
-    made.reserve(merges.len());
-    let mut triples = Vec::with_capacity(merges.len());
+    let mut triples: Vec<(u32, u32, u32)> = Vec::with_capacity(merges.len());
     let mut last: i64 = -1;
     let mut merged = String::new();
     for (k, &(l, r)) in merges.iter().enumerate() {
@@ -201,19 +199,20 @@ pub(crate) fn byte_vocab(
         merged.push_str(l);
         merged.push_str(r);
         let ids = (rank.get(l), rank.get(r), rank.get(merged.as_str()));
-        let (Some(&lid), Some(&rid), Some(&mid)) = ids else {
-            return Err(Fault::Merge(k, merge_fault(&map, &rank, &made, l, r, &merged)));
-        };
-        if made.contains_key(&mid) || (mid as i64) <= last {
-            return Err(Fault::Merge(k, merge_fault(&map, &rank, &made, l, r, &merged)));
+        // the ids made grow with the merges: a token made twice is also one made at or below the last id
+        match ids {
+            (Some(&lid), Some(&rid), Some(&mid)) if (mid as i64) > last => {
+                triples.push((lid, rid, mid));
+                last = mid as i64;
+            }
+            _ => return Err(Fault::Merge(k, merge_fault(&map, &rank, &triples, l, r, &merged))),
         }
-        made.insert(mid, k);
-        triples.push((lid, rid, mid));
-        last = mid as i64;
     }
+    // the ids made, sorted (they grow with the merges)
+    let made = |id: u32| triples.binary_search_by_key(&id, |t| t.2).is_ok();
     let mut kept = Vec::with_capacity(tokens.len());
     for (id, bytes) in tokens {
-        if bytes.len() > 1 && !made.contains_key(&id) {
+        if bytes.len() > 1 && !made(id) {
             if ignore_merges {
                 return Err(Fault::Irregular);
             }
@@ -224,10 +223,11 @@ pub(crate) fn byte_vocab(
     Ok(ByteVocab { tokens: kept, triples })
 }
 
+/// What is wrong with a merge (left `l`, right `r`) after the merges `made` so far (their triples).
 fn merge_fault(
     map: &[Option<u8>; 324],
     rank: &FxHashMap<&str, u32>,
-    made: &FxHashMap<u32, usize>,
+    made: &[(u32, u32, u32)],
     l: &str,
     r: &str,
     merged: &str,
@@ -243,9 +243,9 @@ fn merge_fault(
     }
     match rank.get(merged) {
         None => MergeFault::UnknownMerged,
-        Some(mid) => match made.get(mid) {
-            Some(&j) => MergeFault::MadeBy(j),
-            None => MergeFault::IdOrder(*mid),
+        Some(&mid) => match made.iter().position(|t| t.2 == mid) {
+            Some(j) => MergeFault::MadeBy(j),
+            None => MergeFault::IdOrder(mid),
         },
     }
 }
