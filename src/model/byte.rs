@@ -97,6 +97,35 @@ impl TokenTable {
         }
     }
 
+    /// Adds a token, or keeps the smaller id of bytes given twice; whether the bytes were new.
+    pub(crate) fn insert_min(&mut self, t: &[u8], r: u32) -> bool {
+        use std::collections::hash_map::Entry;
+        if t.len() > PACKED {
+            return match self.long.get_mut(t) {
+                Some(old) => {
+                    *old = (*old).min(r);
+                    false
+                }
+                None => {
+                    self.long.insert(t.to_vec(), r);
+                    true
+                }
+            };
+        }
+        let (new, kept) = match self.short.entry(pack(t)) {
+            Entry::Vacant(e) => (true, *e.insert(r)),
+            Entry::Occupied(mut e) => {
+                let kept = (*e.get()).min(r);
+                *e.get_mut() = kept;
+                (false, kept)
+            }
+        };
+        if t.len() == 2 {
+            self.pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = kept;
+        }
+        new
+    }
+
     /// Adds a token (bytes not in the table yet): a loader's tokens go in one by one, without a map
     /// of their bytes made first.
     pub(crate) fn insert(&mut self, t: &[u8], r: u32) {
@@ -158,12 +187,11 @@ impl ConcatRanks {
     /// tokens (looked up in `table`, whose packed keys need no key bytes
     /// read from the heap); `None` (merge by bytes) if a vocabulary has
     /// implausibly many such splits (real ones have about two per token).
-    fn of_tokens(ranks: &FxHashMap<&[u8], u32>, table: &TokenTable) -> Option<Self> {
-        let most = ranks.len() * 8 + (1 << 16);
+    fn of_tokens(tokens: &[(&[u8], u32)], table: &TokenTable) -> Option<Self> {
+        let most = tokens.len() * 8 + (1 << 16);
         // in parallel, a share of the tokens per task (a tenth of a 100k-token file's load on one thread);
         // a task past the bound alone stops early, so that a hostile vocabulary never fills memory
-        let tokens: Vec<(&[u8], u32)> = ranks.iter().map(|(&t, &r)| (t, r)).collect();
-        let parts = crate::parallel::map_chunks(&tokens, DERIVE_CHUNK, |_, share| {
+        let parts = crate::parallel::map_chunks(tokens, DERIVE_CHUNK, |_, share| {
             let mut pairs = Vec::with_capacity(share.len() * 2);
             for &(t, r) in share {
                 if t.len() > PAIR_MAX_LEN {
@@ -254,28 +282,25 @@ impl ByteRanks {
         Self::of_slices(owned.iter().map(|(t, id)| (t.as_slice(), *id)))
     }
 
-    /// `new` of borrowed bytes (a tokenizer's table: no copy of each token made for the build).
+    /// `new` of borrowed bytes (a tokenizer's table: no copy of each token made for the build), the
+    /// tokens put straight into the lookup table (no map of their bytes made first).
     pub(crate) fn of_slices<'a>(tokens: impl IntoIterator<Item = (&'a [u8], u32)>) -> Self {
-        let tokens = tokens.into_iter();
-        // the upper bound: callers pass a table's tokens through filter_map, whose lower bound is 0 (the map
-        // then grew by rehashing every token again and again)
-        let (lower, upper) = tokens.size_hint();
-        let capacity = upper.unwrap_or(lower).min(crate::model::spec::MAX_VOCAB);
-        let mut ranks: FxHashMap<&[u8], u32> = FxHashMap::with_capacity_and_hasher(capacity, Default::default());
-        let mut given = 0;
-        for (bytes, id) in tokens {
-            ranks.entry(bytes).and_modify(|r| *r = (*r).min(id)).or_insert(id);
-            given += 1;
+        let tokens: Vec<(&[u8], u32)> = tokens.into_iter().collect();
+        let n_long = tokens.iter().filter(|(t, _)| t.len() > PACKED).count();
+        let mut table = TokenTable::with_capacity(tokens.len() - n_long, n_long);
+        let mut distinct = true;
+        for &(t, id) in &tokens {
+            distinct &= table.insert_min(t, id);
         }
-        let distinct = ranks.len() == given;
+        // bytes given twice: the smaller id is the rank, the other one is not a token of the lookups
+        let tokens = if distinct { tokens } else { tokens.into_iter().filter(|&(t, id)| table.get(t) == Some(id)).collect() };
         let mut byte_ids = [None; 256];
         for (b, slot) in byte_ids.iter_mut().enumerate() {
-            *slot = ranks.get(&[b as u8][..]).copied();
+            *slot = table.get(&[b as u8]);
         }
-        let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
-        let max_len = ranks.keys().map(|t| t.len()).max().unwrap_or(0);
-        let table = TokenTable::new(&ranks);
-        let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&ranks, &table) } else { None };
+        let rank_bound = tokens.iter().map(|&(_, r)| r as usize + 1).max().unwrap_or(0);
+        let max_len = tokens.iter().map(|(t, _)| t.len()).max().unwrap_or(0);
+        let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&tokens, &table) } else { None };
         let owner = cache::new_owner();
         ByteRanks { table, byte_ids, pairs, owner, rank_bound, max_len, distinct }
     }
@@ -1003,6 +1028,22 @@ mod tests {
         let mut out = Vec::new();
         v.encode_piece(b"aaa", &mut out).unwrap();
         assert_eq!(out, [256, b'a' as u32]);
+    }
+
+    #[test]
+    fn bytes_given_twice_rank_as_their_smaller_id() {
+        let long = b"abcdefghijklmnopq"; // longer than PACKED: the table's long map
+        for (first, second) in [(300u32, 260u32), (260, 300)] {
+            let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+            all.extend([(b"ab".to_vec(), first), (b"ab".to_vec(), second)]);
+            all.extend([(long.to_vec(), first + 1000), (long.to_vec(), second + 1000)]);
+            let v = ByteRanks::new(all);
+            assert_eq!((v.rank(b"ab"), v.rank(long), v.table.pair(b'a', b'b')), (Some(260), Some(1260), 260));
+            assert!(!v.distinct);
+            let mut out = Vec::new();
+            v.encode_piece_uncached(b"ab", &mut out).unwrap();
+            assert_eq!(out, vec![260]);
+        }
     }
 
     #[test]

@@ -247,14 +247,14 @@ fn span_text(bytes: &[u8], (a, b): (usize, usize)) -> Option<&str> {
 }
 
 /// The outline of a `tokenizer.json` text (a `str`, or the file's `bytes`; `vocab_files::hf_outline`):
-/// `(small, (vocab span, merges span in code points, the same in bytes), n_vocab, dense, {token: id}
+/// `(small, (vocab span, merges span in code points (in bytes for `bytes`), the same in bytes), n_vocab, dense, {token: id}
 /// of the added tokens' contents found in the vocabulary, (n_merges, repeats or None when not found
 /// yet))`; None when the file is not strictly regular (or its bytes are not UTF-8).
 #[pyfunction]
 pub(crate) fn hf_outline<'py>(py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let source = Source::of(text)?;
-    let bytes = source.bytes();
-    let Some(o) = py.detach(|| vocab_files::hf_outline(std::str::from_utf8(bytes).ok()?)) else { return Ok(None) };
+    let (bytes, points) = (source.bytes(), matches!(source, Source::Str(_)));
+    let Some(o) = py.detach(|| vocab_files::hf_outline(std::str::from_utf8(bytes).ok()?, points)) else { return Ok(None) };
     let found = PyDict::new(py);
     for (token, id) in &o.added_in_vocab {
         found.set_item(token, id)?;
