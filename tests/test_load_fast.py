@@ -300,3 +300,44 @@ def test_a_pipeline_tokenizer_with_an_unread_description_pickles_and_saves(tmp_p
         ids = theirs.encode(t, add_special_tokens=False).ids
         assert tok.encode_ordinary(t) == again.encode_ordinary(t) == saved.encode_ordinary(t) == ids
     assert again.spec.description == json.loads(text) == tok.spec.description
+
+
+def _outcome(run):
+    try:
+        spec = run()
+    except Exception as e:  # noqa: BLE001 - the refusal's class and words are compared
+        return type(e).__name__, str(e)
+    tok = Tokenizer.from_spec(spec)
+    return spec.model, tok.n_vocab, [tok.encode_ordinary(t) for t in TEXTS]
+
+
+@pytest.mark.parametrize("text", [
+    json.dumps(_doc(_byte_vocab(), ["Ġ a", "Ġa b"])),
+    json.dumps(_doc(_byte_vocab(), [["Ġ", "a"], ["Ġa", "b"]], normalizer=None), ensure_ascii=False),
+    json.dumps(_doc(_byte_vocab() | {"é": 258}, ["Ġ a", "Ġa b"], normalizer=None), ensure_ascii=False, indent=2),
+    json.dumps(_doc(_byte_vocab() | {"ab": 258}, ["Ġ a", "Ġa b", ["a", "b"]], normalizer=None)),
+    json.dumps(_doc({"a": 0}, [])).replace(', "merges": []', ""),
+    json.dumps(_doc({"a": 0, "b": 0}, [])),
+    json.dumps(_doc({"\ud800": 0}, [])),
+    json.dumps(_doc({"a": 0}, [["a", "b", "c"]])),
+    json.dumps(_doc({"a": 0}, [])) + " x",
+])
+def test_the_files_bytes_load_as_its_text(text):
+    """``load`` hands the file's bytes to the core (no str of the whole file): the same tokenizer or
+    the same refusal as the text gives."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _outcome(lambda: hf.loads(text.encode("utf-8"), "f.json")) == _outcome(lambda: hf.loads(text, "f.json"))
+
+
+def test_bytes_that_are_not_utf8_are_named_as_before(tmp_path):
+    from bytepair.formats.magic import decode_text
+
+    for data in [b'{"model": {"vocab": {"\xff": 0}, "merges": []}}', b"PK\x03\x04\xff" + b"x" * 60]:
+        path = tmp_path / "tokenizer.json"
+        path.write_bytes(data)
+        with pytest.raises(Exception) as got:
+            hf.load(str(path))
+        with pytest.raises(Exception) as expected:
+            decode_text(data, str(path), "tokenizer.json")
+        assert (type(got.value), str(got.value)) == (type(expected.value), str(expected.value))

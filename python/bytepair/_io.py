@@ -344,13 +344,13 @@ def _read_first(base: type, names: Any) -> Any:
 
 class _Unread:
     """What :class:`UnreadDict` and :class:`UnreadList` share: the JSON text of the value (a span of
-    a document, in code points), read on first use into the container itself; its parent (a dict)
+    a document: in code points of a ``str``, or in bytes of UTF-8 ``bytes``), read on first use into the container itself; its parent (a dict)
     then holds the plain ``dict`` or ``list`` read, so later lookups run at C speed."""
 
     __slots__ = ()
     _plain: type = object
 
-    def _set_source(self, text: str, span: Any, parent: dict, key: str, facts: Any) -> None:
+    def _set_source(self, text: Union[str, bytes], span: Any, parent: dict, key: str, facts: Any) -> None:
         object.__setattr__(self, "_source", (text, span, parent, key))
         object.__setattr__(self, "facts", facts)
 
@@ -373,8 +373,9 @@ class _Unread:
         return self._source is not None
 
     @property
-    def source(self) -> Optional[str]:
-        """The document the value is read from while it is unread, else None."""
+    def source(self) -> Optional[Union[str, bytes]]:
+        """The document the value is read from while it is unread (a ``str``, or UTF-8 bytes with
+        the span in bytes), else None."""
         source = self._source
         return None if source is None else source[0]
 
@@ -415,7 +416,7 @@ class UnreadDict(_Unread, dict):
     __slots__ = ("_source", "facts")
     _plain = dict
 
-    def __init__(self, text: str, span: Any, parent: dict, key: str, facts: Any = None) -> None:
+    def __init__(self, text: Union[str, bytes], span: Any, parent: dict, key: str, facts: Any = None) -> None:
         super().__init__()
         dict.__setitem__(self, "\0unread", None)
         self._set_source(text, span, parent, key, facts)
@@ -437,6 +438,6 @@ class UnreadList(_Unread, list):
     __slots__ = ("_source", "facts")
     _plain = list
 
-    def __init__(self, text: str, span: Any, parent: dict, key: str, facts: Any = None) -> None:
+    def __init__(self, text: Union[str, bytes], span: Any, parent: dict, key: str, facts: Any = None) -> None:
         super().__init__()
         self._set_source(text, span, parent, key, facts)

@@ -292,7 +292,7 @@ def build_core(spec: Any) -> Any:
     )
 
 
-def checked_pipeline(description: Mapping[str, Any], path: str, source: str, **fields: Any) -> PipelineSpec:
+def checked_pipeline(description: Mapping[str, Any], path: str, source: Union[str, bytes], **fields: Any) -> PipelineSpec:
     """``checked(PipelineSpec(description, path, **fields))``, the core reading
     ``source``: the JSON text that ``description`` was parsed from, as it
     is (no second serialisation of a big vocabulary).

@@ -37,7 +37,7 @@ pub fn clear_caches() {
 #[derive(Debug)]
 pub struct Bpe {
     pub vocab: FxHashMap<String, u32>,
-    pub(crate) vocab_r: FxHashMap<u32, String>,
+    pub(crate) vocab_r: IdTokens,
     merges: FxHashMap<(u32, u32), (u32, u32)>,
     unk_token: Option<String>,
     fuse_unk: bool,
@@ -58,6 +58,57 @@ pub struct Bpe {
     pub len: usize,
     /// The tables on raw bytes, once `prepare_raw_bytes` made them.
     raw: Option<RawBytes>,
+}
+
+/// Token text by id: every token's text in one buffer, found by its span (a map of 10^5 ids to
+/// strings of their own was a tenth of a big model's memory).
+#[derive(Debug, Default)]
+pub(crate) struct IdTokens {
+    text: String,
+    /// `spans[id]`, (`usize::MAX`, 0) for an id without a token; empty when the ids are far apart
+    spans: Vec<(usize, usize)>,
+    /// the spans of ids far apart (more than twice the tokens, plus 1024): no table with holes
+    sparse: FxHashMap<u32, (usize, usize)>,
+    /// one more than the largest id
+    bound: usize,
+}
+
+impl IdTokens {
+    /// Of distinct `(token, id)` items; Err(the id, the earlier token, the later one) for an id given twice.
+    fn new(items: &[(String, u32)]) -> std::result::Result<Self, (u32, String, String)> {
+        let bound = items.iter().map(|&(_, id)| id as usize + 1).max().unwrap_or(0);
+        let dense = bound <= 2 * items.len() + 1024;
+        let mut out = IdTokens {
+            text: String::with_capacity(items.iter().map(|(t, _)| t.len()).sum()),
+            spans: if dense { vec![(usize::MAX, 0); bound] } else { Vec::new() },
+            sparse: FxHashMap::default(),
+            bound,
+        };
+        for (t, id) in items {
+            if let Some(other) = out.get(*id) {
+                return Err((*id, other.to_string(), t.clone()));
+            }
+            let span = (out.text.len(), out.text.len() + t.len());
+            out.text.push_str(t);
+            if dense {
+                out.spans[*id as usize] = span;
+            } else {
+                out.sparse.insert(*id, span);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The token of `id`.
+    pub(crate) fn get(&self, id: u32) -> Option<&str> {
+        let &(a, b) = if self.spans.is_empty() { self.sparse.get(&id)? } else { self.spans.get(id as usize)? };
+        self.text.get(a..b)
+    }
+
+    /// One more than the largest id (0 without tokens).
+    pub(crate) fn bound(&self) -> usize {
+        self.bound
+    }
 }
 
 /// A byte-level model's tables on raw bytes: a piece's bytes are its first
@@ -105,23 +156,20 @@ const MERGE_CHUNK: usize = 1 << 14;
 impl Bpe {
     /// The model of `spec`, whose tokens it takes (a copy of 10^5 of them was a tenth of a big file's load).
     pub fn new(mut spec: BpeSpec) -> Result<Bpe> {
+        let vocab_r = IdTokens::new(&spec.vocab).map_err(|(id, other, t)| {
+            Error::Format(format!("model.vocab: the id {id} is given to both {other:?} and {t:?}"))
+        })?;
         let mut vocab: FxHashMap<String, u32> = FxHashMap::default();
         vocab.reserve(spec.vocab.len());
-        let mut vocab_r: FxHashMap<u32, String> = FxHashMap::default();
-        vocab_r.reserve(spec.vocab.len());
-        for (t, id) in std::mem::take(&mut spec.vocab) {
-            if let Some(other) = vocab_r.insert(id, t.clone()) {
-                return Err(Error::Format(format!("model.vocab: the id {id} is given to both {other:?} and {t:?}")));
-            }
-            vocab.insert(t, id);
-        }
+        vocab.extend(std::mem::take(&mut spec.vocab));
         let prefix_len = spec.continuing_subword_prefix.as_ref().map_or(0, |p| p.len());
         // the merges' ids, looked up in parallel: three probes of a 10^5-token map per merge, each a cache
         // miss, were most of the build of a big vocabulary
-        let resolved = crate::parallel::map_chunks(&spec.merges, MERGE_CHUNK, |start, chunk| {
+        let resolved = crate::parallel::map_chunks(spec.merges.ends(), MERGE_CHUNK, |start, chunk| {
             let mut buf = String::new();
             let mut out = Vec::with_capacity(chunk.len());
-            for (rank, (a, b)) in (start..).zip(chunk) {
+            for rank in start..start + chunk.len() {
+                let (a, b) = spec.merges.get(rank);
                 let miss = |t: &str| {
                     Error::Format(format!("model.merges[{rank}]: the token {t:?} is not in model.vocab"))
                 };
@@ -145,6 +193,7 @@ impl Bpe {
         for part in resolved {
             merges.extend(part?); // in rank order: a pair given twice keeps its last rank, as before
         }
+        drop(std::mem::take(&mut spec.merges)); // their text is not needed again
         let mut byte_ids = [NONE; 256];
         if spec.byte_fallback {
             for (b, slot) in byte_ids.iter_mut().enumerate() {
@@ -209,20 +258,23 @@ impl Bpe {
             *byte_of.get_mut(c as usize)? = Some(b);
         }
         // tokens whose characters are all byte-level ones (the others never
-        // match a piece's mapped characters); the mapping is one-to-one
-        let mut tokens: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
-        tokens.reserve(self.vocab.len());
-        tokens.extend(self.vocab.iter().filter_map(|(t, &id)| {
-            Some((t.chars().map(|c| *byte_of.get(c as usize)?).collect::<Option<Vec<u8>>>()?, id))
-        }));
+        // match a piece's mapped characters); the mapping is one-to-one, so their bytes are distinct,
+        // and they go into the table one by one (a map of them first was a tenth of Llama 3's peak)
+        let mut tokens = TokenTable::with_capacity(self.vocab.len(), 0);
+        let mut buf = Vec::new();
+        for (t, &id) in &self.vocab {
+            buf.clear();
+            if t.chars().all(|c| byte_of.get(c as usize).copied().flatten().map(|b| buf.push(b)).is_some()) {
+                tokens.insert(&buf, id);
+            }
+        }
         let triples: Vec<(u32, u32, u32)> = self.merges.iter().map(|(&(a, b), &(rank, _))| (a, b, rank)).collect();
         let mut results = vec![NONE; triples.iter().map(|t| t.2 as usize + 1).max().unwrap_or(0)];
         for &(rank, id) in self.merges.values() {
             results[rank as usize] = id;
         }
-        let n_ids = self.vocab_r.keys().max().map_or(0, |&m| m as usize + 1);
-        let self_encoding = (0..n_ids).map(|_| AtomicU8::new(SELF_UNKNOWN)).collect();
-        Some(RawBytes { tokens: TokenTable::new(&tokens), byte_ids, ranks: ConcatRanks::new(&triples), results: results.into(), self_encoding })
+        let self_encoding = (0..self.vocab_r.bound()).map(|_| AtomicU8::new(SELF_UNKNOWN)).collect();
+        Some(RawBytes { tokens, byte_ids, ranks: ConcatRanks::new(&triples), results: results.into(), self_encoding })
     }
 
     /// Appends the ids of the byte-level word whose raw bytes are `piece`

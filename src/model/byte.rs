@@ -34,6 +34,8 @@ pub(crate) struct ByteRanks {
     rank_bound: usize,
     /// Length of the longest token: longer spans are not looked up.
     max_len: usize,
+    /// Whether no two of the tokens given have the same bytes (each rank is then its token's only id).
+    distinct: bool,
 }
 
 /// Tokens of up to this many bytes are keyed by `pack`.
@@ -77,22 +79,64 @@ pub(crate) struct TokenTable {
 }
 
 impl TokenTable {
-    pub(crate) fn new(ids: &FxHashMap<Vec<u8>, u32>) -> Self {
-        let mut pair_ranks = vec![NONE; 1 << 16].into_boxed_slice();
-        let n_long = ids.keys().filter(|t| t.len() > PACKED).count();
-        let mut short = FxHashMap::with_capacity_and_hasher(ids.len() - n_long, Default::default());
-        let mut long = FxHashMap::with_capacity_and_hasher(n_long, Default::default());
+    pub(crate) fn new<K: AsRef<[u8]>>(ids: &FxHashMap<K, u32>) -> Self {
+        let n_long = ids.keys().filter(|t| t.as_ref().len() > PACKED).count();
+        let mut table = TokenTable::with_capacity(ids.len() - n_long, n_long);
         for (t, &r) in ids {
-            if t.len() == 2 {
-                pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
-            }
-            if t.len() <= PACKED {
-                short.insert(pack(t), r);
-            } else {
-                long.insert(t.clone(), r);
-            }
+            table.insert(t.as_ref(), r);
         }
-        TokenTable { short, long, pair_ranks }
+        table
+    }
+
+    /// An empty table with room for `short` tokens of up to `PACKED` bytes and `long` longer ones.
+    pub(crate) fn with_capacity(short: usize, long: usize) -> Self {
+        TokenTable {
+            short: FxHashMap::with_capacity_and_hasher(short, Default::default()),
+            long: FxHashMap::with_capacity_and_hasher(long, Default::default()),
+            pair_ranks: vec![NONE; 1 << 16].into_boxed_slice(),
+        }
+    }
+
+    /// Adds a token, or keeps the smaller id of bytes given twice; whether the bytes were new.
+    pub(crate) fn insert_min(&mut self, t: &[u8], r: u32) -> bool {
+        use std::collections::hash_map::Entry;
+        if t.len() > PACKED {
+            return match self.long.get_mut(t) {
+                Some(old) => {
+                    *old = (*old).min(r);
+                    false
+                }
+                None => {
+                    self.long.insert(t.to_vec(), r);
+                    true
+                }
+            };
+        }
+        let (new, kept) = match self.short.entry(pack(t)) {
+            Entry::Vacant(e) => (true, *e.insert(r)),
+            Entry::Occupied(mut e) => {
+                let kept = (*e.get()).min(r);
+                *e.get_mut() = kept;
+                (false, kept)
+            }
+        };
+        if t.len() == 2 {
+            self.pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = kept;
+        }
+        new
+    }
+
+    /// Adds a token (bytes not in the table yet): a loader's tokens go in one by one, without a map
+    /// of their bytes made first.
+    pub(crate) fn insert(&mut self, t: &[u8], r: u32) {
+        if t.len() == 2 {
+            self.pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
+        }
+        if t.len() <= PACKED {
+            self.short.insert(pack(t), r);
+        } else {
+            self.long.insert(t.to_vec(), r);
+        }
     }
 
     /// The id of these bytes, if they are a token (inlined into the
@@ -145,20 +189,22 @@ impl ConcatRanks {
     /// tokens (looked up in `table`, whose packed keys need no key bytes
     /// read from the heap); `None` (merge by bytes) if a vocabulary has
     /// implausibly many such splits (real ones have about two per token).
-    fn of_tokens(ranks: &FxHashMap<Vec<u8>, u32>, table: &TokenTable) -> Option<Self> {
-        let most = ranks.len() * 8 + (1 << 16);
+    fn of_tokens(tokens: &[(&[u8], u32)], table: &TokenTable) -> Option<Self> {
+        let most = tokens.len() * 8 + (1 << 16);
         // in parallel, a share of the tokens per task (a tenth of a 100k-token file's load on one thread);
         // a task past the bound alone stops early, so that a hostile vocabulary never fills memory
-        let tokens: Vec<(&[u8], u32)> = ranks.iter().map(|(t, &r)| (t.as_slice(), r)).collect();
-        let parts = crate::parallel::map_chunks(&tokens, DERIVE_CHUNK, |_, share| {
+        let parts = crate::parallel::map_chunks(tokens, DERIVE_CHUNK, |_, share| {
             let mut pairs = Vec::with_capacity(share.len() * 2);
             for &(t, r) in share {
                 if t.len() > PAIR_MAX_LEN {
                     continue;
                 }
                 for i in 1..t.len() {
-                    if let (Some(a), Some(b)) = (table.get(&t[..i]), table.get(&t[i..])) {
-                        pairs.push((a, b, r));
+                    // the right part looked up only when the left one is a token
+                    if let Some(a) = table.get(&t[..i]) {
+                        if let Some(b) = table.get(&t[i..]) {
+                            pairs.push((a, b, r));
+                        }
                     }
                 }
                 if pairs.len() > most {
@@ -232,26 +278,82 @@ const SHORT_PIECE: usize = 128;
 
 impl ByteRanks {
     /// From (token bytes, id) pairs; bytes given twice keep the smaller id.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn new(tokens: impl IntoIterator<Item = (Vec<u8>, u32)>) -> Self {
-        let tokens = tokens.into_iter();
-        // the upper bound: callers pass a table's tokens through filter_map, whose lower bound is 0 (the map
-        // then grew by rehashing every token again and again)
-        let (lower, upper) = tokens.size_hint();
-        let capacity = upper.unwrap_or(lower).min(crate::model::spec::MAX_VOCAB);
-        let mut ranks: FxHashMap<Vec<u8>, u32> = FxHashMap::with_capacity_and_hasher(capacity, Default::default());
-        for (bytes, id) in tokens {
-            ranks.entry(bytes).and_modify(|r| *r = (*r).min(id)).or_insert(id);
+        let owned: Vec<(Vec<u8>, u32)> = tokens.into_iter().collect();
+        Self::of_slices(owned.iter().map(|(t, id)| (t.as_slice(), *id)))
+    }
+
+    /// `new` of borrowed bytes (a tokenizer's table: no copy of each token made for the build), the
+    /// tokens put straight into the lookup table (no map of their bytes made first).
+    pub(crate) fn of_slices<'a>(tokens: impl IntoIterator<Item = (&'a [u8], u32)>) -> Self {
+        let tokens: Vec<(&[u8], u32)> = tokens.into_iter().collect();
+        let n_long = tokens.iter().filter(|(t, _)| t.len() > PACKED).count();
+        let mut table = TokenTable::with_capacity(tokens.len() - n_long, n_long);
+        let mut distinct = true;
+        for &(t, id) in &tokens {
+            distinct &= table.insert_min(t, id);
         }
+        // bytes given twice: the smaller id is the rank, the other one is not a token of the lookups
+        let tokens = if distinct { tokens } else { tokens.into_iter().filter(|&(t, id)| table.get(t) == Some(id)).collect() };
         let mut byte_ids = [None; 256];
         for (b, slot) in byte_ids.iter_mut().enumerate() {
-            *slot = ranks.get(&[b as u8][..]).copied();
+            *slot = table.get(&[b as u8]);
         }
-        let rank_bound = ranks.values().map(|&r| r as usize + 1).max().unwrap_or(0);
-        let max_len = ranks.keys().map(Vec::len).max().unwrap_or(0);
-        let table = TokenTable::new(&ranks);
-        let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&ranks, &table) } else { None };
+        let rank_bound = tokens.iter().map(|&(_, r)| r as usize + 1).max().unwrap_or(0);
+        let max_len = tokens.iter().map(|(t, _)| t.len()).max().unwrap_or(0);
+        let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&tokens, &table) } else { None };
         let owner = cache::new_owner();
-        ByteRanks { table, byte_ids, pairs, owner, rank_bound, max_len }
+        ByteRanks { table, byte_ids, pairs, owner, rank_bound, max_len, distinct }
+    }
+
+    /// The two tokens `derive_merges` splits the token `rank` (its bytes `t`) into, found on ids
+    /// through the pair table instead of hashing byte strings: BPE on `t` with the ranks below `rank`
+    /// only (the lowest first, the leftmost on ties) must end in two parts; `Some(None)` when it does
+    /// not. The same result as `derive_merges`, whose ranks are these when no two tokens share their
+    /// bytes; None when the ids cannot tell (no pair table, bytes given twice, `t` longer than the
+    /// table's tokens or not the token `rank`): the caller then derives by bytes.
+    /// `scratch`: reused space (two ids per byte of `t`).
+    pub(crate) fn derived_split(&self, t: &[u8], rank: u32, scratch: &mut Vec<u32>) -> Option<Option<(u32, u32)>> {
+        let pairs = self.pairs.as_ref()?;
+        if !self.distinct || t.len() < 2 || t.len() > PAIR_MAX_LEN || self.rank(t) != Some(rank) {
+            return None;
+        }
+        let below = |a: u32, b: u32| {
+            let m = pairs.merged(a, b);
+            if m < rank { m } else { NONE } // NONE is above every rank
+        };
+        let mut len = t.len();
+        scratch.clear();
+        for &b in t {
+            scratch.push(self.byte_ids[b as usize]?);
+        }
+        scratch.resize(2 * len, NONE);
+        let (sym, next) = scratch.split_at_mut(len); // next[k]: the rank of merging parts k and k + 1
+        for k in 0..len - 1 {
+            // two bytes: the direct table of two-byte tokens (no probe of the pair table)
+            let m = self.table.pair(t[k], t[k + 1]);
+            next[k] = if m < rank { m } else { NONE };
+        }
+        while len > 2 {
+            let best = next[..len - 1].iter().copied().min().unwrap_or(NONE);
+            if best == NONE {
+                break;
+            }
+            let at = next[..len - 1].iter().position(|&r| r == best).unwrap_or(0);
+            sym[at] = best;
+            sym.copy_within(at + 2..len, at + 1);
+            next.copy_within(at + 2..len, at + 1);
+            len -= 1;
+            next[len - 1] = NONE;
+            if at + 1 < len {
+                next[at] = below(sym[at], sym[at + 1]);
+            }
+            if at > 0 {
+                next[at - 1] = below(sym[at - 1], sym[at]);
+            }
+        }
+        Some((len == 2).then_some((sym[0], sym[1])))
     }
 
     /// The id (rank) of these bytes, if they are a token.
@@ -928,6 +1030,56 @@ mod tests {
         let mut out = Vec::new();
         v.encode_piece(b"aaa", &mut out).unwrap();
         assert_eq!(out, [256, b'a' as u32]);
+    }
+
+    #[test]
+    fn bytes_given_twice_rank_as_their_smaller_id() {
+        let long = b"abcdefghijklmnopq"; // longer than PACKED: the table's long map
+        for (first, second) in [(300u32, 260u32), (260, 300)] {
+            let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+            all.extend([(b"ab".to_vec(), first), (b"ab".to_vec(), second)]);
+            all.extend([(long.to_vec(), first + 1000), (long.to_vec(), second + 1000)]);
+            let v = ByteRanks::new(all);
+            assert_eq!((v.rank(b"ab"), v.rank(long), v.table.pair(b'a', b'b')), (Some(260), Some(1260), 260));
+            assert!(!v.distinct);
+            let mut out = Vec::new();
+            v.encode_piece_uncached(b"ab", &mut out).unwrap();
+            assert_eq!(out, vec![260]);
+        }
+    }
+
+    #[test]
+    fn splits_on_ids_are_the_derived_merges() {
+        let mut rng = Rng(7);
+        for round in 0..40 {
+            // random tokens over a small alphabet (ties, overlaps, tokens no merge makes), ids with gaps
+            let alphabet = &b"abcd"[..2 + round % 3];
+            let mut tokens: Vec<Option<Vec<u8>>> = (0..=255u8).map(|b| Some(vec![b])).collect();
+            for _ in 0..60 {
+                let len = 2 + rng.below(5 + round % 7);
+                let t: Vec<u8> = (0..len).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+                if rng.below(4) == 0 {
+                    tokens.push(None);
+                }
+                if round % 5 != 0 && tokens.contains(&Some(t.clone())) {
+                    continue; // every fifth round keeps bytes given twice (the ids cannot tell then)
+                }
+                tokens.push(Some(t));
+            }
+            let ranks = ByteRanks::new(tokens.iter().enumerate().filter_map(|(id, t)| Some((t.clone()?, id as u32))));
+            let table: Vec<Option<&[u8]>> = tokens.iter().map(|t| t.as_deref()).collect();
+            let derived: FxHashMap<u32, (u32, u32)> = derive_merges(&table).into_iter().map(|(l, r, m)| (m, (l, r))).collect();
+            let twice = tokens.iter().flatten().collect::<std::collections::HashSet<_>>().len() != tokens.iter().flatten().count();
+            for (id, t) in tokens.iter().enumerate() {
+                let Some(t) = t.as_deref().filter(|t| t.len() >= 2) else { continue };
+                let split = ranks.derived_split(t, id as u32, &mut Vec::new());
+                if twice {
+                    assert_eq!(split, None);
+                } else {
+                    assert_eq!(split, Some(derived.get(&(id as u32)).copied()), "round {round}, token {t:?}");
+                }
+            }
+        }
     }
 
     #[test]

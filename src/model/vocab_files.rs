@@ -175,6 +175,7 @@ pub(crate) fn byte_vocab(
 ) -> Result<ByteVocab, Fault> {
     let map = unicode_to_byte();
     let special_of: FxHashMap<&str, u32> = specials.iter().copied().collect();
+    let special_ids: rustc_hash::FxHashSet<u32> = specials.iter().map(|&(_, id)| id).collect();
     let mut rank: FxHashMap<&str, u32> = FxHashMap::default();
     rank.reserve(vocab.len());
     let mut tokens = Vec::with_capacity(vocab.len());
@@ -183,17 +184,14 @@ pub(crate) fn byte_vocab(
         if special_of.get(text) == Some(&id) {
             continue; // an added token also listed in the vocab
         }
+        if special_ids.contains(&id) {
+            return Err(Fault::Irregular); // a special token on a token's id
+        }
         decode_gpt2(&map, text, &mut buf).ok_or(Fault::Irregular)?;
         tokens.push((id, buf.clone()));
         rank.insert(text, id);
     }
-    let taken: FxHashMap<u32, ()> = tokens.iter().map(|&(id, _)| (id, ())).collect();
-    if specials.iter().any(|(_, id)| taken.contains_key(id)) {
-        return Err(Fault::Irregular);
-    }
-    let mut made: FxHashMap<u32, usize> = FxHashMap::default();
-    made.reserve(merges.len());
-    let mut triples = Vec::with_capacity(merges.len());
+    let mut triples: Vec<(u32, u32, u32)> = Vec::with_capacity(merges.len());
     let mut last: i64 = -1;
     let mut merged = String::new();
     for (k, &(l, r)) in merges.iter().enumerate() {
@@ -201,19 +199,20 @@ pub(crate) fn byte_vocab(
         merged.push_str(l);
         merged.push_str(r);
         let ids = (rank.get(l), rank.get(r), rank.get(merged.as_str()));
-        let (Some(&lid), Some(&rid), Some(&mid)) = ids else {
-            return Err(Fault::Merge(k, merge_fault(&map, &rank, &made, l, r, &merged)));
-        };
-        if made.contains_key(&mid) || (mid as i64) <= last {
-            return Err(Fault::Merge(k, merge_fault(&map, &rank, &made, l, r, &merged)));
+        // the ids made grow with the merges: a token made twice is also one made at or below the last id
+        match ids {
+            (Some(&lid), Some(&rid), Some(&mid)) if (mid as i64) > last => {
+                triples.push((lid, rid, mid));
+                last = mid as i64;
+            }
+            _ => return Err(Fault::Merge(k, merge_fault(&map, &rank, &triples, l, r, &merged))),
         }
-        made.insert(mid, k);
-        triples.push((lid, rid, mid));
-        last = mid as i64;
     }
+    // the ids made, sorted (they grow with the merges)
+    let made = |id: u32| triples.binary_search_by_key(&id, |t| t.2).is_ok();
     let mut kept = Vec::with_capacity(tokens.len());
     for (id, bytes) in tokens {
-        if bytes.len() > 1 && !made.contains_key(&id) {
+        if bytes.len() > 1 && !made(id) {
             if ignore_merges {
                 return Err(Fault::Irregular);
             }
@@ -224,10 +223,11 @@ pub(crate) fn byte_vocab(
     Ok(ByteVocab { tokens: kept, triples })
 }
 
+/// What is wrong with a merge (left `l`, right `r`) after the merges `made` so far (their triples).
 fn merge_fault(
     map: &[Option<u8>; 324],
     rank: &FxHashMap<&str, u32>,
-    made: &FxHashMap<u32, usize>,
+    made: &[(u32, u32, u32)],
     l: &str,
     r: &str,
     merged: &str,
@@ -243,9 +243,9 @@ fn merge_fault(
     }
     match rank.get(merged) {
         None => MergeFault::UnknownMerged,
-        Some(mid) => match made.get(mid) {
-            Some(&j) => MergeFault::MadeBy(j),
-            None => MergeFault::IdOrder(*mid),
+        Some(&mid) => match made.iter().position(|t| t.2 == mid) {
+            Some(j) => MergeFault::MadeBy(j),
+            None => MergeFault::IdOrder(mid),
         },
     }
 }
@@ -280,7 +280,7 @@ pub(crate) fn split_legacy_merge(m: &str) -> Option<(&str, &str)> {
 #[derive(Debug, PartialEq)]
 pub(crate) struct HfOutline {
     pub(crate) small: String,
-    /// code-point spans of the `model.vocab` object and the `model.merges` list
+    /// code-point spans of the `model.vocab` object and the `model.merges` list (byte spans when not asked for)
     pub(crate) vocab_span: (usize, usize),
     pub(crate) merges_span: (usize, usize),
     /// the same spans in bytes
@@ -303,7 +303,11 @@ pub(crate) struct HfOutline {
 /// not an integer of 0 to `MAX_RANK`, one token or id twice, a merge item
 /// that is neither a string nor a pair of strings, a lone surrogate. The
 /// caller then reads the whole file as before (and names what is wrong).
-pub(crate) fn hf_outline(text: &str) -> Option<HfOutline> {
+///
+/// `points`: whether the spans in code points are wanted (a Python `str`'s slices); without them (the
+/// file's bytes are sliced instead) `vocab_span` and `merges_span` are the byte spans, and the text is
+/// not counted through.
+pub(crate) fn hf_outline(text: &str, points: bool) -> Option<HfOutline> {
     let b = text.as_bytes();
     let (top, model) = object_members(b, ws(b, 0), Some("model"))?;
     if ws(b, top.end) != b.len() {
@@ -341,13 +345,13 @@ pub(crate) fn hf_outline(text: &str) -> Option<HfOutline> {
     let mut offsets = [vs, ve, gs, ge];
     offsets.sort_unstable();
     let (mut at, mut count) = (0, 0);
-    let mut points = [0usize; 4];
-    for (i, &off) in offsets.iter().enumerate() {
+    let mut counted = offsets;
+    for (i, &off) in offsets.iter().enumerate().filter(|_| points) {
         count += text[at..off].chars().count();
         at = off;
-        points[i] = count;
+        counted[i] = count;
     }
-    let point = |off: usize| points[offsets.iter().position(|&o| o == off).unwrap_or(0)];
+    let point = |off: usize| counted[offsets.iter().position(|&o| o == off).unwrap_or(0)];
     Some(HfOutline {
         small,
         vocab_span: (point(vs), point(ve)),
@@ -838,23 +842,24 @@ mod tests {
         let text = r#"{"added_tokens": [{"id": 3, "content": "ab"}, {"id": 4, "content": "<s>"}],
             "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "\u00e9": 2, "ab": 3}, "x": [1, {"y": "]"}],
             "merges": ["a b", ["b", "a"]]}, "z": "é"}"#;
-        let o = hf_outline(text).unwrap();
+        let o = hf_outline(text, true).unwrap();
+        assert_eq!(hf_outline(text, false).unwrap().vocab_span, o.vocab_bytes);
         assert_eq!(o.small, text.replace(r#"{"a": 0, "b": 1, "\u00e9": 2, "ab": 3}"#, "{}").replace(r#"["a b", ["b", "a"]]"#, "[]"));
         let chars: Vec<char> = text.chars().collect();
         let span = |(s, e): (usize, usize)| chars[s..e].iter().collect::<String>();
         assert_eq!(span(o.vocab_span), r#"{"a": 0, "b": 1, "\u00e9": 2, "ab": 3}"#);
         assert_eq!(span(o.merges_span), r#"["a b", ["b", "a"]]"#);
         assert_eq!((o.n_vocab, o.dense, o.added_in_vocab.clone(), o.n_merges), (4, true, vec![("ab".to_string(), 3)], 2));
-        let merges = |t: &str| { let o = hf_outline(t).unwrap(); merges_repeat(&t[o.merges_bytes.0..o.merges_bytes.1]) };
+        let merges = |t: &str| { let o = hf_outline(t, true).unwrap(); merges_repeat(&t[o.merges_bytes.0..o.merges_bytes.1]) };
         assert_eq!(merges(text), Some(false));
         assert_eq!(o.repeats, None); // a normalizer: found on demand
         let byte = text.replace(r#""model""#, r#""pre_tokenizer": {"type": "ByteLevel"}, "normalizer": null, "model""#);
-        assert_eq!(hf_outline(&byte).unwrap().repeats, Some(false));
-        assert_eq!(hf_outline(&byte.replace(r#"["b", "a"]"#, r#""a b""#)).unwrap().repeats, Some(true));
+        assert_eq!(hf_outline(&byte, true).unwrap().repeats, Some(false));
+        assert_eq!(hf_outline(&byte.replace(r#"["b", "a"]"#, r#""a b""#), true).unwrap().repeats, Some(true));
         assert_eq!(merges(&text.replace(r#"["b", "a"]"#, r#"["a", "b"]"#)), Some(true));
         assert_eq!(merges(&text.replace(r#"["b", "a"]"#, r#""ab""#)), Some(true)); // no space: its text as it is
         let holes = text.replace(r#""ab": 3"#, r#""ab": 7"#);
-        assert!(!hf_outline(&holes).unwrap().dense);
+        assert!(!hf_outline(&holes, true).unwrap().dense);
         for irregular in [
             text.replace(r#""b": 1"#, r#""b": 0"#),           // an id twice
             text.replace(r#""b": 1"#, r#""a": 1"#),           // a token twice
@@ -870,7 +875,7 @@ mod tests {
             format!("{text}x"),
             text.replace(r#""merges": ["a b""#, r#""merges": {"a": "b"}, "m": ["a b""#),
         ] {
-            assert!(hf_outline(&irregular).is_none(), "{irregular}");
+            assert!(hf_outline(&irregular, true).is_none(), "{irregular}");
         }
     }
 }

@@ -87,7 +87,7 @@ impl Pipeline {
         if fast.is_some() {
             model.prepare_raw_bytes();
         }
-        let max_model = model.vocab_r.keys().max().map_or(0, |&m| m as usize + 1);
+        let max_model = model.vocab_r.bound();
         let max_added = added.by_id.keys().max().map_or(0, |&m| m as usize + 1);
         Ok(Pipeline {
             normalizer,
@@ -256,7 +256,7 @@ impl Pipeline {
         if let Some((t, _)) = self.added.by_id.get(&id) {
             return Some(t.as_str());
         }
-        self.model.vocab_r.get(&id).map(String::as_str)
+        self.model.vocab_r.get(id)
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {

@@ -5,7 +5,7 @@
 //! with one line naming the component.
 
 use crate::error::{Error, Result};
-use crate::model::spec::{BpeSpec, SpNormSpec, SpSpec, MAX_MERGES, MAX_TOKEN_BYTES, MAX_VOCAB};
+use crate::model::spec::{BpeSpec, Merges, SpNormSpec, SpSpec, MAX_MERGES, MAX_TOKEN_BYTES, MAX_VOCAB};
 use crate::pretok::split_pattern::Pattern;
 use crate::text::spec::NormalizerSpec;
 use serde_json::{Map, Value};
@@ -357,23 +357,24 @@ fn model(v: &Value) -> Result<BpeSpec> {
             if a.len() > MAX_MERGES {
                 return Err(fail(format!("model.merges: {} entries; at most {MAX_MERGES} are allowed", a.len())));
             }
-            let mut out = Vec::with_capacity(a.len());
+            let mut out = Merges::with_capacity(a.len());
             for (i, x) in a.iter().enumerate() {
                 let pair = match x {
                     Value::String(s) => {
                         let mut it = s.splitn(2, ' ');
                         match (it.next(), it.next()) {
-                            (Some(a), Some(b)) => Some((a.to_string(), b.to_string())),
+                            (Some(a), Some(b)) => Some((a, b)),
                             _ => None,
                         }
                     }
                     Value::Array(p) if p.len() == 2 => match (p[0].as_str(), p[1].as_str()) {
-                        (Some(a), Some(b)) => Some((a.to_string(), b.to_string())),
+                        (Some(a), Some(b)) => Some((a, b)),
                         _ => None,
                     },
                     _ => None,
                 };
-                out.push(pair.ok_or_else(|| fail(format!("model.merges[{i}]: expected \"a b\" or [a, b]")))?);
+                let (a, b) = pair.ok_or_else(|| fail(format!("model.merges[{i}]: expected \"a b\" or [a, b]")))?;
+                out.push(a, b);
             }
             out
         }
@@ -703,7 +704,7 @@ impl Spec {
                 pre_tokenizer: None,
                 model: BpeSpec {
                     vocab,
-                    merges: Vec::new(),
+                    merges: Merges::default(),
                     dropout: None,
                     unk_token: None,
                     continuing_subword_prefix: None,

@@ -12,7 +12,7 @@
 //! reading then names what is wrong, as it always has.
 
 use super::spec::{Spec, MAX_FILE_BYTES};
-use crate::model::spec::{MAX_MERGES, MAX_TOKEN_BYTES, MAX_VOCAB};
+use crate::model::spec::{Merges, MAX_MERGES, MAX_TOKEN_BYTES, MAX_VOCAB};
 use rustc_hash::FxHashSet;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -69,20 +69,17 @@ pub(crate) fn read_with_lists(text: &str, tokens: Vec<String>, merges: MergeList
     if tokens.len() > MAX_VOCAB || tokens.iter().any(|t| t.len() > MAX_TOKEN_BYTES) {
         return None;
     }
-    let merges: Vec<(String, String)> = match merges {
-        MergeList::Strings(strings) => strings
-            .into_iter()
-            .map(|mut a| {
-                let cut = a.find(' ')?;
-                let b = a[cut + 1..].to_string();
-                a.truncate(cut); // the left part keeps the string's buffer
-                Some((a, b))
-            })
-            .collect::<Option<_>>()?,
+    let merges: Merges = match merges {
+        MergeList::Strings(strings) => {
+            strings.iter().map(|a| a.split_once(' ')).collect::<Option<Merges>>()?
+        }
         MergeList::Pairs(pairs) => pairs
-            .into_iter()
-            .map(|p| <[String; 2]>::try_from(p).ok().map(|[a, b]| (a, b)))
-            .collect::<Option<_>>()?,
+            .iter()
+            .map(|p| match p.as_slice() {
+                [a, b] => Some((a, b)),
+                _ => None,
+            })
+            .collect::<Option<Merges>>()?,
     };
     if merges.len() > MAX_MERGES {
         return None;
@@ -148,7 +145,7 @@ impl<'de> Visitor<'de> for TopVisitor {
 
 struct Model {
     vocab: Option<Vec<(String, u32)>>,
-    merges: Option<Vec<(String, String)>>,
+    merges: Option<Merges>,
     rest: Map<String, Value>,
 }
 
@@ -220,7 +217,7 @@ impl<'de> Visitor<'de> for VocabSeed {
 struct MergesSeed;
 
 impl<'de> DeserializeSeed<'de> for MergesSeed {
-    type Value = Vec<(String, String)>;
+    type Value = Merges;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_seq(self)
@@ -228,36 +225,37 @@ impl<'de> DeserializeSeed<'de> for MergesSeed {
 }
 
 impl<'de> Visitor<'de> for MergesSeed {
-    type Value = Vec<(String, String)>;
+    type Value = Merges;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a merge list")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-        while let Some(pair) = seq.next_element_seed(MergeSeed)? {
-            if out.len() >= MAX_MERGES {
+        let mut out = Merges::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+        // each merge read into the list's buffer (no string made per side)
+        while seq.next_element_seed(MergeSeed(&mut out))?.is_some() {
+            if out.len() > MAX_MERGES {
                 return Err(irregular());
             }
-            out.push(pair);
         }
         Ok(out)
     }
 }
 
-struct MergeSeed;
+/// One merge, pushed onto the list.
+struct MergeSeed<'a>(&'a mut Merges);
 
-impl<'de> DeserializeSeed<'de> for MergeSeed {
-    type Value = (String, String);
+impl<'de> DeserializeSeed<'de> for MergeSeed<'_> {
+    type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for MergeSeed {
-    type Value = (String, String);
+impl<'de> Visitor<'de> for MergeSeed<'_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a merge")
@@ -265,16 +263,47 @@ impl<'de> Visitor<'de> for MergeSeed {
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
         let (a, b) = s.split_once(' ').ok_or_else(irregular)?;
-        Ok((a.to_string(), b.to_string()))
+        self.0.push(a, b);
+        Ok(())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let a: String = seq.next_element()?.ok_or_else(irregular)?;
-        let b: String = seq.next_element()?.ok_or_else(irregular)?;
+        let a: std::borrow::Cow<'de, str> = seq.next_element_seed(CowStr)?.ok_or_else(irregular)?;
+        let b: std::borrow::Cow<'de, str> = seq.next_element_seed(CowStr)?.ok_or_else(irregular)?;
         match seq.next_element::<IgnoredAny>()? {
-            None => Ok((a, b)),
+            None => {
+                self.0.push(&a, &b);
+                Ok(())
+            }
             Some(_) => Err(irregular()),
         }
+    }
+}
+
+/// A JSON string, borrowed from the text where it has no escape.
+struct CowStr;
+
+impl<'de> DeserializeSeed<'de> for CowStr {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CowStr {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Borrowed(s))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(s.to_string()))
     }
 }
 

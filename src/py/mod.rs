@@ -748,11 +748,19 @@ pub struct CorePipeline {
 
 #[pymethods]
 impl CorePipeline {
+    /// `description`: the JSON text, a `str` or its UTF-8 `bytes` (read where it is, no copy made).
     #[new]
     #[pyo3(signature = (description, regexes=None))]
-    fn new(py: Python<'_>, description: String, regexes: Option<std::collections::HashMap<String, String>>) -> PyResult<Self> {
+    fn new(py: Python<'_>, description: &Bound<'_, PyAny>, regexes: Option<std::collections::HashMap<String, String>>) -> PyResult<Self> {
         let map: crate::pretok::patterns::RegexMap = regexes.unwrap_or_default().into_iter().collect();
-        let inner = py.detach(|| crate::pipeline::Pipeline::from_json(&description, &map)).py()?;
+        let source = crate::py::vocab_files::Source::of(description)?;
+        let bytes = source.bytes();
+        let inner = py
+            .detach(|| match std::str::from_utf8(bytes) {
+                Ok(text) => crate::pipeline::Pipeline::from_json(text, &map),
+                Err(e) => Err(Error::Format(format!("the description is not UTF-8 (byte offset {})", e.valid_up_to()))),
+            })
+            .py()?;
         Ok(CorePipeline { inner, ints: Default::default() })
     }
 

@@ -216,13 +216,45 @@ pub(crate) fn byte_vocab<'py>(
     }
 }
 
-/// The outline of a `tokenizer.json` text (`vocab_files::hf_outline`): `(small, (vocab span, merges
-/// span in code points, the same in bytes), n_vocab, dense, {token: id} of the added tokens' contents
-/// found in the vocabulary, (n_merges, repeats or None when not found yet))`; None when the file is not
-/// strictly regular.
+/// A `tokenizer.json`'s text as the loader holds it: the file's bytes (borrowed from the Python
+/// `bytes`, no copy; UTF-8 checked where it is read) or a `str` (its UTF-8 copy, which the limited
+/// API makes).
+pub(crate) enum Source<'py> {
+    Bytes(Bound<'py, PyBytes>),
+    Str(pyo3::pybacked::PyBackedStr),
+}
+
+impl<'py> Source<'py> {
+    pub(crate) fn of(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        match obj.cast::<PyBytes>() {
+            Ok(b) => Ok(Source::Bytes(b.clone())),
+            Err(_) => Ok(Source::Str(obj.extract()?)),
+        }
+    }
+
+    /// The UTF-8 bytes of the text (not checked yet for `bytes`).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Source::Bytes(b) => b.as_bytes(),
+            Source::Str(s) => s.as_bytes(),
+        }
+    }
+}
+
+/// The text of `bytes[a..b]`, None when the span is out of range or not UTF-8.
+fn span_text(bytes: &[u8], (a, b): (usize, usize)) -> Option<&str> {
+    std::str::from_utf8(bytes.get(a..b)?).ok()
+}
+
+/// The outline of a `tokenizer.json` text (a `str`, or the file's `bytes`; `vocab_files::hf_outline`):
+/// `(small, (vocab span, merges span in code points (in bytes for `bytes`), the same in bytes), n_vocab, dense, {token: id}
+/// of the added tokens' contents found in the vocabulary, (n_merges, repeats or None when not found
+/// yet))`; None when the file is not strictly regular (or its bytes are not UTF-8).
 #[pyfunction]
-pub(crate) fn hf_outline<'py>(py: Python<'py>, text: pyo3::pybacked::PyBackedStr) -> PyResult<Option<Bound<'py, PyTuple>>> {
-    let Some(o) = py.detach(|| vocab_files::hf_outline(&text)) else { return Ok(None) };
+pub(crate) fn hf_outline<'py>(py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let source = Source::of(text)?;
+    let (bytes, points) = (source.bytes(), matches!(source, Source::Str(_)));
+    let Some(o) = py.detach(|| vocab_files::hf_outline(std::str::from_utf8(bytes).ok()?, points)) else { return Ok(None) };
     let found = PyDict::new(py);
     for (token, id) in &o.added_in_vocab {
         found.set_item(token, id)?;
@@ -233,11 +265,13 @@ pub(crate) fn hf_outline<'py>(py: Python<'py>, text: pyo3::pybacked::PyBackedStr
 }
 
 /// `merges_repeat_a_token` of the `model.merges` list at the byte span `merges_span` of a
-/// `tokenizer.json` text (its outline's), read here; None when an item is neither a string nor a
-/// pair of strings.
+/// `tokenizer.json` text (a `str` or its bytes; its outline's span), read here; None when an item is
+/// neither a string nor a pair of strings.
 #[pyfunction]
-pub(crate) fn hf_merges_repeat(py: Python<'_>, text: pyo3::pybacked::PyBackedStr, merges_span: (usize, usize)) -> Option<bool> {
-    py.detach(|| vocab_files::merges_repeat(text.get(merges_span.0..merges_span.1)?))
+pub(crate) fn hf_merges_repeat(py: Python<'_>, text: &Bound<'_, PyAny>, merges_span: (usize, usize)) -> PyResult<Option<bool>> {
+    let source = Source::of(text)?;
+    let bytes = source.bytes();
+    Ok(py.detach(|| vocab_files::merges_repeat(span_text(bytes, merges_span)?)))
 }
 
 /// A byte-level vocabulary read straight from a `tokenizer.json`'s text and checked
@@ -273,13 +307,13 @@ impl ByteVocabRead {
     }
 }
 
-/// `byte_vocab` of the `model.vocab` and `model.merges` of a `tokenizer.json` text, at the byte
+/// `byte_vocab` of the `model.vocab` and `model.merges` of a `tokenizer.json` text (a `str` or its bytes), at the byte
 /// spans its outline found (`hf_outline`), read here: `("ok", ByteVocabRead)`, or what
 /// `byte_vocab` gives for a fault (`("merge", ...)`, `("irregular",)`).
 #[pyfunction]
 pub(crate) fn hf_byte_vocab<'py>(
     py: Python<'py>,
-    text: pyo3::pybacked::PyBackedStr,
+    text: &Bound<'py, PyAny>,
     vocab_span: (usize, usize),
     merges_span: (usize, usize),
     specials: &Bound<'py, PyDict>,
@@ -289,8 +323,10 @@ pub(crate) fn hf_byte_vocab<'py>(
     let Some((skeys, sids)) = str_ids(specials)? else { return irregular() };
     let Some(sstr) = strs(&skeys) else { return irregular() };
     let s: Vec<(&str, u32)> = sstr.iter().map(String::as_str).zip(sids).collect();
+    let source = Source::of(text)?;
+    let bytes = source.bytes();
     let read = py.detach(|| {
-        let span = |(a, b): (usize, usize)| text.get(a..b);
+        let span = |span: (usize, usize)| span_text(bytes, span);
         let vocab = vocab_files::vocab_items(span(vocab_span)?)?;
         let merges = vocab_files::merge_items(span(merges_span)?)?;
         let v: Vec<(&str, u32)> = vocab.iter().map(|(t, id)| (t.as_ref(), *id)).collect();

@@ -37,7 +37,7 @@ import os
 import re
 import warnings
 from dataclasses import replace
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple, Union
 
 from bytepair._io import UnreadDict, UnreadList, atomic_write_text, check_json_text, parse_json, read_model_bytes
 from bytepair.formats.magic import decode_text
@@ -767,12 +767,21 @@ def _load_char(d: Dict[str, Any], model: Dict[str, Any], fail: _Fail, pattern: O
     return spec
 
 
-def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
+def loads(text: Union[str, bytes], path: str = "<string>", pattern: Optional[str] = None,
           special_tokens: Optional[Mapping[str, int]] = None) -> Any:
     """The description (:mod:`bytepair.spec`) of a ``tokenizer.json``'s text,
-    checked: a byte or char model when it runs the file exactly, else a pipeline."""
+    checked: a byte or char model when it runs the file exactly, else a pipeline. ``text`` may
+    also be the file's bytes (UTF-8), as :func:`load` passes them: the core reads them where they
+    are, and no ``str`` of the whole file is made unless Python's own reading is needed.
+
+    >>> text = '{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}'
+    >>> loads(text).built.n_vocab == loads(text.encode()).built.n_vocab == 3
+    True
+    """
     d = _outlined(text, path) if pattern is None and special_tokens is None else None
     if d is None:
+        if isinstance(text, bytes):  # Python's reading names the fault (invalid UTF-8 first)
+            text = decode_text(text, path, "tokenizer.json")
         d = parse_json(text, path)
     post = d.get("post_processor") if isinstance(d, dict) else None
     if isinstance(post, dict) and post.get("type") == "Sequence" and not isinstance(post.get("processors"), list):
@@ -800,14 +809,15 @@ def loads(text: str, path: str = "<string>", pattern: Optional[str] = None,
     return tok
 
 
-def _outlined(text: str, path: str) -> Optional[Dict[str, Any]]:
-    """The document of ``text`` with ``model.vocab`` and ``model.merges`` left unread
-    (:class:`~bytepair._io.UnreadDict`, :class:`~bytepair._io.UnreadList`, read on first use from
-    ``text``), its other parts parsed by Python's reader as :func:`~bytepair._io.parse_json` parses
-    them; None when the core finds the file irregular (:func:`bytepair._core.hf_outline`: a key
-    twice, an id that is not one, a merge that is neither a string nor a pair of strings, ...) or
-    Python finds the rest invalid: the whole reading then names the fault. A file that goes to the
-    pipeline thus never has Python objects made for its vocabulary.
+def _outlined(text: Union[str, bytes], path: str) -> Optional[Dict[str, Any]]:
+    """The document of ``text`` (a ``str`` or the file's UTF-8 bytes) with ``model.vocab`` and
+    ``model.merges`` left unread (:class:`~bytepair._io.UnreadDict`, :class:`~bytepair._io.UnreadList`,
+    read on first use from ``text``), its other parts parsed by Python's reader as
+    :func:`~bytepair._io.parse_json` parses them; None when the core finds the file irregular
+    (:func:`bytepair._core.hf_outline`: a key twice, an id that is not one, a merge that is neither a
+    string nor a pair of strings, bytes that are not UTF-8, ...) or Python finds the rest invalid: the
+    whole reading then names the fault. A file that goes to the pipeline thus never has Python
+    objects made for its vocabulary.
 
     >>> d = _outlined('{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}', "f")
     >>> d["model"]["vocab"].facts["n_vocab"], d["model"]["merges"]
@@ -828,6 +838,8 @@ def _outlined(text: str, path: str) -> Optional[Dict[str, Any]]:
     if not isinstance(model, dict) or model.get("vocab") != {} or model.get("merges") != []:
         return None  # never, unless the outline misread the document: then as before
     (vocab_span, merges_span, vocab_bytes, merges_bytes) = spans
+    if isinstance(text, bytes):  # slices of the bytes themselves (json reads UTF-8 bytes)
+        vocab_span, merges_span = vocab_bytes, merges_bytes
     model["vocab"] = UnreadDict(text, vocab_span, model, "vocab",
                                 facts={"n_vocab": n_vocab, "dense": dense, "added_in_vocab": found, "bytes": vocab_bytes})
     model["merges"] = UnreadList(text, merges_span, model, "merges",
@@ -1025,7 +1037,7 @@ def _load_models(d: Any, path: str, pattern: Optional[str], special_tokens: Opti
 
 
 def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Optional[Mapping[str, int]],
-                   refused: FormatError, source: str) -> Any:
+                   refused: FormatError, source: Union[str, bytes]) -> Any:
     """What the byte and char models cannot run exactly runs as a pipeline
     (:mod:`bytepair.pipeline`), its core reading the file's text ``source``. When the pipeline engine
     refuses it too, the error names the unsupported component, or else is the first refusal."""
@@ -1045,4 +1057,4 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     is refused and why). ``pattern`` replaces the pre-tokenizer's regex;
     ``special_tokens`` the added tokens."""
     path = os.fspath(path)
-    return loads(decode_text(read_model_bytes(path), path, "tokenizer.json"), path, pattern, special_tokens)
+    return loads(read_model_bytes(path), path, pattern, special_tokens)
