@@ -251,4 +251,3 @@ mod tests {
         assert_eq!(route.then.len(), 2);
     }
 }
-

@@ -85,11 +85,48 @@ pub(crate) fn for_each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
             t.run(text, i + n, |k| k & CJK != 0)
         } else {
             // neither class holds a character of the other
-            t.run(text, i + n, |k| k & (NUMBER | CJK) == 0)
+            let mut end = i + n;
+            loop {
+                end = ascii_run_without_digits(b, end);
+                if end == b.len() || b[end] < 0x80 {
+                    break; // the end, or an ASCII digit
+                }
+                let (cp, m) = decode(b, end);
+                if t.of(cp) & (NUMBER | CJK) != 0 {
+                    break;
+                }
+                end += m;
+            }
+            end
         };
         split_segment(t, &text[..end], i, &mut f);
         i = end;
     }
+}
+
+/// End of the run of ASCII bytes other than digits that starts at `i`
+/// (eight bytes at a time): the segment scan's common case, where `\p{N}`
+/// and the CJK ranges hold no such byte.
+#[inline]
+fn ascii_run_without_digits(b: &[u8], mut i: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        // per byte below 0x80 (no carry crosses a byte): bit 7 of x + 0x50 is
+        // x >= b'0', of x + 0x46 is x > b'9'
+        let low = w & LOW7;
+        let digit = (low + 0x5050_5050_5050_5050) & !(low + 0x4646_4646_4646_4646) & HIGH;
+        let stop = (w & HIGH) | digit;
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i] < 0x80 && !b[i].is_ascii_digit() {
+        i += 1;
+    }
+    i
 }
 
 /// The third split on the segment `s[start..]`: its matches and the
@@ -159,6 +196,24 @@ fn match_at(t: &ClassTable, s: &str, p: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    use super::ascii_run_without_digits;
+
+    #[test]
+    fn the_ascii_run_stops_at_every_digit_and_every_non_ascii_byte() {
+        // every stop byte at every offset of a 20-byte run, against the byte loop
+        for stop in (b'0'..=b'9').chain([0x80u8, 0xC3, 0xFF]) {
+            for at in 0..20 {
+                let mut b: Vec<u8> = (0..20u8).map(|k| [b'a', b' ', b'/', b':', b'\n', b'Z', 0x7F, b'@'][k as usize % 8]).collect();
+                b[at] = stop;
+                for start in 0..=at {
+                    assert_eq!(ascii_run_without_digits(&b, start), at, "stop {stop:#x} at {at} from {start}");
+                }
+            }
+        }
+        let plain = b"no digits here, none at all!";
+        assert_eq!(ascii_run_without_digits(plain, 3), plain.len());
+    }
+
     use super::*;
     use fancy_regex::Regex;
 
