@@ -18,7 +18,7 @@ Tokenizers: cl100k_base and o200k_base ``.tiktoken`` (the byte model), Llama 3,
 DeepSeek V3 and Qwen2's layout as ``tokenizer.json`` (the pipeline BPE),
 Mistral's SentencePiece ``tokenizer.model.v1``, ``tekken`` (mistral_common's
 ``tekken_240911.json``), and a char model trained here on 2 MB of
-``data/corpora/en.txt`` (made once, in ``data/bench/``). A file that is missing
+``data/corpora/en.txt`` with byte fallback (made once, in ``data/bench/``). A file that is missing
 is skipped. ``--peers`` adds each file's own library on the same texts
 (tiktoken, HF tokenizers, sentencepiece; tiktoken is quadratic on such
 pieces, so every job has ``--timeout``).
@@ -95,14 +95,15 @@ def qwen2_path() -> str:
 
 
 def char_path() -> str:
-    """A char model trained on the first 2 MB of data/corpora/en.txt (8,000 tokens), made once."""
-    out = os.path.join(WORK, "worst-char.json")
+    """A char model trained on the first 2 MB of data/corpora/en.txt (8,000 tokens, byte fallback for the
+    characters it never saw), made once."""
+    out = os.path.join(WORK, "worst-char-bf.json")
     if not os.path.exists(out):
         import bytepair
 
         with open(os.path.join(ROOT, "data", "corpora", "en.txt"), encoding="utf-8") as f:
             corpus = f.read(2_000_000)
-        tok = bytepair.Tokenizer.train(corpus, model="char", vocab_size=8000)
+        tok = bytepair.Tokenizer.train(corpus, model="char", vocab_size=8000, byte_fallback=True)
         os.makedirs(WORK, exist_ok=True)
         tok.save(out + ".tmp.json")
         os.replace(out + ".tmp.json", out)
