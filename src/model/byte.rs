@@ -3,7 +3,7 @@
 //! merge strategies (stack loop for short pieces, quadratic scan, bucket
 //! queue and heap for long ones, dropout).
 
-use super::scratch::{Scratch, SCRATCH, SCRATCH_KEEP};
+use super::scratch::{Scratch, SCRATCH};
 use super::dropout::Dropout;
 use super::queue::MAX_QUEUE_RANKS;
 use super::window::{merge_in_windows, Part, WINDOW};
@@ -500,9 +500,7 @@ impl ByteRanks {
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut s) => {
                 let parts = self.merge_windows(piece, &mut s);
-                if n > SCRATCH_KEEP {
-                    *s = Scratch::default(); // give back what a huge piece took
-                }
+                s.trim(); // give back what a huge piece took (merged whole)
                 parts
             }
             Err(_) => self.merge_windows(piece, &mut Scratch::default()),

@@ -2,7 +2,7 @@
 //! subword-nmt's lowest-rank rule, by a scan for short words and a bucket
 //! queue or heap for long ones, with dropout.
 
-use super::scratch::{Scratch, SCRATCH, SCRATCH_KEEP};
+use super::scratch::{Scratch, SCRATCH};
 use super::dropout::Dropout;
 use super::queue::{RankQueue, MAX_QUEUE_RANKS};
 use super::window::{merge_in_windows, Part, WINDOW};
@@ -154,13 +154,10 @@ impl CharMerges {
         if self.lowest_rank || symbols.len() >= u32::MAX as usize - 1 || self.rank_bound > MAX_QUEUE_RANKS {
             return self.apply_heap(symbols, dropout);
         }
-        let n = symbols.len();
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut s) => {
                 self.apply_on(symbols, dropout, &mut s);
-                if n > SCRATCH_KEEP {
-                    *s = Scratch::default(); // give back what a huge word took
-                }
+                s.trim(); // give back what a huge word took (merged whole)
             }
             Err(_) => self.apply_on(symbols, dropout, &mut Scratch::default()),
         })

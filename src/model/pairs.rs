@@ -4,7 +4,7 @@
 //! (`window.rs`), the heap where ranks are too many for the queue.
 
 use super::queue::MAX_QUEUE_RANKS;
-use super::scratch::{Scratch, SCRATCH, SCRATCH_KEEP};
+use super::scratch::{Scratch, SCRATCH};
 use super::window::{merge_in_windows, Part, WINDOW};
 use super::NONE;
 
@@ -41,9 +41,7 @@ pub(super) fn merge_pairs(word: &mut Vec<(u32, u32)>, rank_bound: usize, windows
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut s) => {
             merge_on(word, rank_bound, windows, &mut pair, &mut s);
-            if n > SCRATCH_KEEP {
-                *s = Scratch::default(); // give back what a huge word took
-            }
+            s.trim(); // give back what a huge word took (merged whole)
         }
         Err(_) => merge_on(word, rank_bound, windows, &mut pair, &mut Scratch::default()),
     })
