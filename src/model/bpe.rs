@@ -8,6 +8,7 @@
 //! string hashing per piece.
 
 use super::spec::BpeSpec;
+use super::pairs::merge_pairs;
 use crate::model::{ConcatRanks, TokenTable};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -147,7 +148,7 @@ const BYTE_CHARS: usize = 0x144;
 const RAW_MAX_MERGES: usize = 1 << 21;
 
 /// Pieces of up to this many bytes are merged on the stack (quadratic
-/// scan); longer ones by the heap.
+/// scan); longer ones by the bucket queue (`merge_pairs`).
 const RAW_STACK: usize = 64;
 
 /// Merges looked up per parallel task when a model is built.
@@ -290,7 +291,10 @@ impl Bpe {
         let n = piece.len();
         if n > RAW_STACK {
             let mut word: Vec<(u32, u32)> = piece.iter().map(|&b| (raw.byte_ids[b as usize], 1)).collect();
-            self.merge_heap(&mut word, None);
+            merge_pairs(&mut word, raw.results.len(), true, |a, b| match raw.ranks.merged(a, b) {
+                NONE => None,
+                rank => Some((rank, raw.results[rank as usize])),
+            });
             ids.extend(word.iter().map(|s| s.0));
             return;
         }
@@ -460,7 +464,7 @@ impl Bpe {
         } else if word.len() <= 48 {
             self.merge_small(&mut word);
         } else {
-            self.merge_heap(&mut word, None);
+            merge_pairs(&mut word, self.merges.len(), true, |a, b| self.merges.get(&(a, b)).copied());
         }
         Ok(word)
     }

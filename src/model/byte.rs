@@ -3,9 +3,10 @@
 //! merge strategies (stack loop for short pieces, quadratic scan, bucket
 //! queue and heap for long ones, dropout).
 
-use super::scratch::{Scratch, SCRATCH, SCRATCH_KEEP};
+use super::scratch::{Scratch, SCRATCH};
 use super::dropout::Dropout;
 use super::queue::MAX_QUEUE_RANKS;
+use super::window::{merge_in_windows, Part, WINDOW};
 use super::NONE;
 use crate::error::{Error, Result};
 use crate::cache;
@@ -435,8 +436,18 @@ impl ByteRanks {
                 return Ok(());
             }
         }
-        let bounds = if piece.len() <= SHORT_PIECE { self.merge_short(piece) } else { self.merge_long(piece) };
-        self.push_parts(piece, &bounds, out)
+        if piece.len() <= SHORT_PIECE {
+            let bounds = self.merge_short(piece);
+            return self.push_parts(piece, &bounds, out);
+        }
+        // each part's token was kept while merging: no bytes hashed again
+        for p in self.merge_long(piece) {
+            out.push(match p.id {
+                NONE => self.byte_id(piece[p.start as usize])?, // a single byte (the only part that can be no token)
+                id => id,
+            });
+        }
+        Ok(())
     }
 
     /// Appends the ids of `piece` cut at `bounds`: each part's token, or
@@ -574,32 +585,59 @@ impl ByteRanks {
         parts.into_iter().map(|(s, _)| s).collect()
     }
 
-    /// Part boundaries after merging, for long pieces: a linked list of
-    /// parts and a bucket queue of (rank, start) (`RankQueue`), popped
-    /// lowest rank first, leftmost among equal ranks: tiktoken's order.
-    /// `rank_at[s]` is the rank of the pair starting at `s` (`NONE`: none,
-    /// or `s` no longer starts a part), so a stale entry is one whose rank
-    /// differs; the span of the pair at `s` only grows, so a rank never
-    /// comes back there. About linear for any piece (the scratch tables are
-    /// kept per thread).
-    fn merge_long(&self, piece: &[u8]) -> Vec<usize> {
+    /// The parts of a long piece after merging: a linked list of parts and
+    /// a bucket queue of (rank, start) (`RankQueue`), popped lowest rank
+    /// first, leftmost among equal ranks: tiktoken's order. `rank_at[s]` is
+    /// the rank of the pair starting at `s` (`NONE`: none, or `s` no longer
+    /// starts a part), so a stale entry is one whose rank differs; the span
+    /// of the pair at `s` only grows, so a rank never comes back there.
+    /// Pieces of `2 * WINDOW` bytes or more are merged a window at a time
+    /// (`window.rs`: the same parts, with each window's tables in the cache).
+    /// About linear for any piece (the scratch tables are kept per thread).
+    fn merge_long(&self, piece: &[u8]) -> Vec<Part> {
         let n = piece.len();
-        if n >= u32::MAX as usize - 1 {
-            return self.merge_short(piece); // never in practice: 4 GB in one piece
-        }
-        if self.rank_bound > MAX_QUEUE_RANKS {
-            return self.merge_heap(piece);
+        if n >= u32::MAX as usize - 1 || self.rank_bound > MAX_QUEUE_RANKS {
+            // sparse ids (or 4 GB in one piece, never in practice)
+            let bounds = if n >= u32::MAX as usize { self.merge_short(piece) } else { self.merge_heap(piece) };
+            return bounds.windows(2).map(|w| self.part_of(piece, w[0], w[1])).collect();
         }
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut s) => {
-                let bounds = self.merge_linear(piece, &mut s);
-                if n > SCRATCH_KEEP {
-                    *s = Scratch::default(); // give back what a huge piece took
-                }
-                bounds
+                let parts = self.merge_windows(piece, &mut s);
+                s.trim(); // give back what a huge piece took (merged whole)
+                parts
             }
-            Err(_) => self.merge_linear(piece, &mut Scratch::default()),
+            Err(_) => self.merge_windows(piece, &mut Scratch::default()),
         })
+    }
+
+    /// The part `piece[a..b]`: its token, `NONE` if it has none (a single byte).
+    fn part_of(&self, piece: &[u8], a: usize, b: usize) -> Part {
+        Part { start: a as u32, id: self.rank(&piece[a..b]).unwrap_or(NONE), len: (b - a) as u32 }
+    }
+
+    /// `merge_long` on the given scratch tables: in windows when the piece
+    /// has two or more.
+    fn merge_windows(&self, piece: &[u8], s: &mut Scratch) -> Vec<Part> {
+        let mut parts = Vec::new();
+        if piece.len() >= 2 * WINDOW {
+            let windowed = merge_in_windows(piece.len(), &mut |a, b, out: &mut Vec<Part>| {
+                self.merge_linear(&piece[a..b], a as u32, s, out)
+            });
+            if let Some(parts) = windowed {
+                return parts;
+            }
+        }
+        self.merge_linear(piece, 0, s, &mut parts);
+        parts
+    }
+
+    /// Part boundaries after merging a long piece (the tests' view of `merge_long`).
+    #[cfg(test)]
+    fn merge_long_bounds(&self, piece: &[u8]) -> Vec<usize> {
+        let mut bounds: Vec<usize> = self.merge_long(piece).iter().map(|p| p.start as usize).collect();
+        bounds.push(piece.len());
+        bounds
     }
 
     /// Rank of the concatenation `piece[a..b]`, `NONE` if not a token.
@@ -612,8 +650,9 @@ impl ByteRanks {
         self.rank(&piece[a..b]).unwrap_or(NONE)
     }
 
-    /// `merge_long` on the given scratch tables.
-    fn merge_linear(&self, piece: &[u8], s: &mut Scratch) -> Vec<usize> {
+    /// The merging of `merge_long` on `piece` whole, its parts appended to
+    /// `out` with their starts counted from `base`.
+    fn merge_linear(&self, piece: &[u8], base: u32, s: &mut Scratch, out: &mut Vec<Part>) {
         let n = piece.len() as u32;
         let Scratch { queue, next, prev, rank_at, ids } = s;
         queue.begin(self.rank_bound);
@@ -670,14 +709,12 @@ impl ByteRanks {
                 }
             }
         }
-        let mut bounds = Vec::new();
         let mut i = 0u32;
         while i != n {
-            bounds.push(i as usize);
-            i = next[i as usize];
+            let end = next[i as usize];
+            out.push(Part { start: base + i, id: ids[i as usize], len: end - i });
+            i = end;
         }
-        bounds.push(n as usize);
-        bounds
     }
 
     /// Part boundaries after merging, heap of (rank, start) over a linked
@@ -816,7 +853,7 @@ mod tests {
         let v = vocab(&[b"aa", b"ab", b"aaa", b"ba", b"bab", b"aab"]);
         for n in 1..400 {
             let piece: Vec<u8> = (0..n).map(|i| if (i * 7 + i / 3) % 3 == 0 { b'b' } else { b'a' }).collect();
-            assert_eq!(v.merge_short(&piece), v.merge_long(&piece), "length {n}");
+            assert_eq!(v.merge_short(&piece), v.merge_long_bounds(&piece), "length {n}");
         }
     }
 
@@ -914,7 +951,7 @@ mod tests {
                 let n = 1 + rng.below([700, SHORT_PIECE + 2, 20][k % 3]);
                 let piece = random_piece(&mut rng, alphabet, n);
                 let want = v.merge_short(&piece);
-                assert_eq!(v.merge_long(&piece), want, "round {round}, piece {:?}", String::from_utf8_lossy(&piece));
+                assert_eq!(v.merge_long_bounds(&piece), want, "round {round}, piece {:?}", String::from_utf8_lossy(&piece));
                 assert_eq!(v.merge_heap(&piece), want, "round {round}");
                 // encode_piece: whole-piece lookup, cache and stack loop
                 // (short) or queue (long); an error if a byte left alone has
@@ -944,6 +981,25 @@ mod tests {
         }
     }
 
+    #[test]
+    fn long_pieces_merge_in_windows_as_whole() {
+        // pieces of 2 to 4 windows (runs, repeated units, random bytes) on
+        // trained and random vocabularies: the windows' parts == the heap's
+        let mut rng = Rng(0x7A11_0F_D00D);
+        for round in 0..24 {
+            let alphabet: &[u8] = [&b"ab"[..], b"abc", b"abcd", b"xyz\xff"][round % 4];
+            let (count, len) = (3 + rng.below(60), 2 + rng.below(6));
+            let v = if round % 2 == 0 {
+                trained_vocab(&mut rng, alphabet, count)
+            } else {
+                random_vocab(&mut rng, alphabet, count.min(40), len)
+            };
+            let n = 2 * WINDOW + rng.below(2 * WINDOW);
+            let piece = random_piece(&mut rng, alphabet, n);
+            assert_eq!(v.merge_long_bounds(&piece), v.merge_heap(&piece), "round {round}");
+        }
+    }
+
     fn unpack(key: u128) -> Vec<u8> {
         let n = (key >> 120) as usize;
         key.to_le_bytes()[..n].to_vec()
@@ -963,7 +1019,7 @@ mod tests {
             let piece: Vec<u8> = (0..n).map(|i| if i % 700 == 699 { b'b' } else { b'a' }).collect();
             let want = v.merge_short(&piece);
             assert!(want.windows(2).any(|w| w[1] - w[0] > PAIR_MAX_LEN), "length {n}");
-            assert_eq!(v.merge_long(&piece), want, "length {n}");
+            assert_eq!(v.merge_long_bounds(&piece), want, "length {n}");
         }
     }
 
@@ -1006,7 +1062,7 @@ mod tests {
         let v = ByteRanks::new(all);
         assert!(v.rank_bound > MAX_QUEUE_RANKS);
         let piece: Vec<u8> = b"abbab".iter().copied().cycle().take(1000).collect();
-        assert_eq!(v.merge_long(&piece), v.merge_short(&piece));
+        assert_eq!(v.merge_long_bounds(&piece), v.merge_short(&piece));
     }
 
     #[test]

@@ -2,9 +2,10 @@
 //! subword-nmt's lowest-rank rule, by a scan for short words and a bucket
 //! queue or heap for long ones, with dropout.
 
-use super::scratch::{Scratch, SCRATCH, SCRATCH_KEEP};
+use super::scratch::{Scratch, SCRATCH};
 use super::dropout::Dropout;
 use super::queue::{RankQueue, MAX_QUEUE_RANKS};
+use super::window::{merge_in_windows, Part, WINDOW};
 use super::NONE;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -153,20 +154,55 @@ impl CharMerges {
         if self.lowest_rank || symbols.len() >= u32::MAX as usize - 1 || self.rank_bound > MAX_QUEUE_RANKS {
             return self.apply_heap(symbols, dropout);
         }
-        let n = symbols.len();
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut s) => {
-                self.apply_linear(symbols, dropout, &mut s);
-                if n > SCRATCH_KEEP {
-                    *s = Scratch::default(); // give back what a huge word took
-                }
+                self.apply_on(symbols, dropout, &mut s);
+                s.trim(); // give back what a huge word took (merged whole)
             }
-            Err(_) => self.apply_linear(symbols, dropout, &mut Scratch::default()),
+            Err(_) => self.apply_on(symbols, dropout, &mut Scratch::default()),
         })
     }
 
-    /// `apply_long` on the given scratch tables.
-    fn apply_linear(&self, syms: &mut Vec<Sym>, mut dropout: Option<&mut Dropout>, s: &mut Scratch) {
+    /// `apply_long` on the given scratch tables. Without dropout, a word of
+    /// `2 * WINDOW` symbols or more is merged a window at a time
+    /// (`window.rs`, whose proof holds for this rule too: merges go in rank
+    /// order, each over the word left to right, so a span's state at each
+    /// rank is its own as long as no merge crosses its ends).
+    fn apply_on(&self, syms: &mut Vec<Sym>, dropout: Option<&mut Dropout>, s: &mut Scratch) {
+        let n = syms.len();
+        if dropout.is_none() && n >= 2 * WINDOW {
+            let mut part: Vec<Sym> = Vec::with_capacity(2 * WINDOW);
+            let parts = merge_in_windows(n, &mut |a, b, out: &mut Vec<Part>| {
+                part.clear();
+                part.extend_from_slice(&syms[a..b]);
+                self.apply_linear(&mut part, None, s);
+                let mut i = 0;
+                while i != part.len() {
+                    out.push(Part { start: (a + i) as u32, id: part[i].id, len: part[i].len });
+                    i = s.next[i] as usize;
+                }
+            });
+            if let Some(parts) = parts {
+                syms.clear();
+                syms.extend(parts.iter().map(|p| Sym { id: p.id, len: p.len }));
+                return;
+            }
+        }
+        self.apply_linear(syms, dropout, s);
+        // keep the symbols still in the list, in order (in place: i >= out)
+        let mut out = 0;
+        let mut i = 0;
+        while i != n {
+            syms[out] = syms[i];
+            out += 1;
+            i = s.next[i] as usize;
+        }
+        syms.truncate(out);
+    }
+
+    /// The merging of `apply_long` on `syms` whole; the symbols left are
+    /// syms[0], syms[next[0]], ... until `syms.len()` (in `s.next`).
+    fn apply_linear(&self, syms: &mut [Sym], mut dropout: Option<&mut Dropout>, s: &mut Scratch) {
         let n = syms.len() as u32;
         let Scratch { queue, next, prev, rank_at, .. } = s;
         queue.begin(self.rank_bound);
@@ -218,15 +254,6 @@ impl CharMerges {
                 push(queue, rank_at, syms, next, p, rank + 1);
             }
         }
-        // keep the symbols still in the list, in order (in place: i >= out)
-        let mut out = 0;
-        let mut i = 0u32;
-        while i != n {
-            syms[out] = syms[i as usize];
-            out += 1;
-            i = next[i as usize];
-        }
-        syms.truncate(out);
     }
 
     /// `apply` with a heap of (rank, position) over a linked list, n log n
@@ -349,6 +376,41 @@ mod tests {
                     assert_eq!(a, c, "word {word:?}, dropout {p:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn long_words_merge_in_windows_as_whole() {
+        // words of 2 to 4 windows (runs, repeated units, random symbols, an
+        // end-of-word symbol of no bytes) under random rules, recurring pairs
+        // among them: the windows (apply_long) == the heap
+        let mut rng = Rng(0xC4A2_0F_11FE);
+        for round in 0..30 {
+            let base = 2 + rng.below(3) as u32;
+            let mut known: Vec<u32> = (0..base).collect();
+            let mut rules = Vec::new();
+            for _ in 0..1 + rng.below(40) {
+                let (l, r) = (known[rng.below(known.len())], known[rng.below(known.len())]);
+                let id = if rng.below(8) == 0 { known[rng.below(known.len())] } else { base + rules.len() as u32 };
+                rules.push((l, r, id));
+                known.push(id);
+            }
+            let m = CharMerges::new(&rules);
+            let n = 2 * WINDOW + rng.below(2 * WINDOW);
+            let sym = |id: u32| Sym { id, len: id % 2 + 1 };
+            let mut word: Vec<Sym> = match round % 3 {
+                0 => vec![sym(rng.below(base as usize) as u32); n],
+                1 => {
+                    let unit: Vec<u32> = (0..1 + rng.below(4)).map(|_| rng.below(base as usize) as u32).collect();
+                    unit.iter().cycle().take(n).map(|&id| sym(id)).collect()
+                }
+                _ => (0..n).map(|_| sym(rng.below(base as usize) as u32)).collect(),
+            };
+            word.last_mut().unwrap().len = 0;
+            let (mut fast, mut slow) = (word.clone(), word.clone());
+            m.apply_long(&mut fast, None);
+            m.apply_heap(&mut slow, None);
+            assert_eq!(fast, slow, "round {round}, rules {rules:?}");
         }
     }
 

@@ -1,5 +1,6 @@
 //! The bucket queue of (rank, position) pairs that merges long pieces
-//! (byte model) and long words (char model) in about linear time.
+//! (byte model, pipeline BPE, SentencePiece) and long words (char model)
+//! in about linear time.
 
 use super::NONE;
 
@@ -61,11 +62,14 @@ impl RankQueue {
         }
     }
 
-    /// Adds (rank, pos); `rank` must be below the bound given to `begin`.
-    /// Any rank, even below the last one popped.
+    /// Adds (rank, pos); a rank at or above the bound given to `begin`
+    /// grows the tables. Any rank, even below the last one popped.
     #[inline]
     pub(super) fn push(&mut self, rank: u32, pos: u32) {
         let r = rank as usize;
+        if r >= self.slot.len() {
+            self.grow(r + 1);
+        }
         let mut b = self.slot[r];
         if b == NONE {
             b = self.used as u32;
@@ -94,6 +98,15 @@ impl RankQueue {
         if rank < self.min {
             self.min = rank;
         }
+    }
+
+    /// Makes room for ranks below `ranks` in the middle of a call (new
+    /// ranks are untouched and empty).
+    #[cold]
+    fn grow(&mut self, ranks: usize) {
+        self.slot.resize(ranks, NONE);
+        self.bits0.resize(ranks.div_ceil(64), 0);
+        self.bits1.resize(ranks.div_ceil(64 * 64), 0);
     }
 
     /// The lowest non-empty rank at or above `from`.

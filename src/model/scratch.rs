@@ -11,20 +11,35 @@ pub fn clear_piece_caches() {
     cache::clear_all();
 }
 
-/// Per-thread scratch of the long-piece merging (byte and char models).
+/// Per-thread scratch of the long-piece merging (byte model, pipeline BPE,
+/// SentencePiece, char model).
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
     pub(super) queue: RankQueue,
     pub(super) next: Vec<u32>,
     pub(super) prev: Vec<u32>,
     pub(super) rank_at: Vec<u32>,
-    /// token of the part starting at each position (byte model)
+    /// token of the part starting at each position (byte model), merged id
+    /// of the pair there (`merge_pairs`)
     pub(super) ids: Vec<u32>,
 }
 
-/// Pieces longer than this many bytes (words, symbols) free their scratch
-/// tables afterwards rather than keep them for the thread's next piece.
+/// Tables grown past this many entries (by a piece merged whole: longer
+/// pieces go a window at a time, unless a junction gives up) are freed
+/// after the piece rather than kept for the thread's next one.
 pub(super) const SCRATCH_KEEP: usize = 1 << 20;
+
+impl Scratch {
+    /// Frees the tables if a piece grew them past `SCRATCH_KEEP` entries.
+    /// (Not by the piece's length: a long piece merged in windows leaves
+    /// them window-sized, and freeing them would only reallocate the
+    /// queue's rank-sized tables for the next piece.)
+    pub(super) fn trim(&mut self) {
+        if self.next.capacity() > SCRATCH_KEEP + 1 {
+            *self = Scratch::default();
+        }
+    }
+}
 
 thread_local! {
     pub(super) static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
@@ -33,6 +48,7 @@ thread_local! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::window::WINDOW;
     use crate::model::ByteRanks;
 
     fn aa_vocab() -> ByteRanks {
@@ -54,11 +70,18 @@ mod tests {
         v.encode_piece(&b"ab".repeat(1000), &mut out).unwrap();
         assert_eq!(out, vec![257; 1000]);
         assert!(kept_scratch() > 2000);
-        // one over SCRATCH_KEEP bytes frees it afterwards
+        // one over SCRATCH_KEEP bytes is merged in windows: the tables it leaves are a window's
         out.clear();
         v.encode_piece(&vec![b'a'; SCRATCH_KEEP + 2], &mut out).unwrap();
         assert_eq!(out.len(), SCRATCH_KEEP / 2 + 1);
         assert!(out.iter().all(|&id| id == 256));
+        assert!(kept_scratch() <= 3 * WINDOW, "{}", kept_scratch());
+        // tables grown past SCRATCH_KEEP (a piece merged whole) are freed afterwards
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            s.next.reserve(SCRATCH_KEEP + 2);
+            s.trim();
+        });
         assert_eq!(kept_scratch(), 0);
     }
 

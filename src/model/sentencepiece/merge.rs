@@ -6,12 +6,8 @@
 
 use super::{word_cache, Cut, SentencePiece, NONE, TABLE_CHARS, UNUSED};
 use crate::model::bpe::merge_lowest_rank;
+use crate::model::pairs::merge_pairs;
 use rustc_hash::FxHashMap;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-/// An agenda entry: (rank, left, right, size, piece).
-type Agenda = (u32, usize, usize, u32, u32);
 /// Unused piece -> the (left, right) symbol keys it was last pushed from.
 type RevMerge = FxHashMap<u32, (u32, u32)>;
 
@@ -87,51 +83,22 @@ impl SentencePiece {
         merge_lowest_rank(word, |a, b| self.pair(a, b));
     }
 
-    /// SentencePiece's agenda, step for step (the same pushes in the same
-    /// order, so that `rev_merge` records what SentencePiece's does).
+    /// SentencePiece's agenda: the pair of lowest rank (highest score)
+    /// first, leftmost on ties, by the bucket queue (`merge_pairs`); with
+    /// `rev`, not in windows, so that pairs are looked up exactly where
+    /// SentencePiece's agenda pushes them, in the same order, and
+    /// `rev_merge` records what SentencePiece's does.
     pub(super) fn merge_heap(&self, word: &mut Vec<(u32, u32)>, mut rev: Option<&mut RevMerge>) {
-        let n = word.len();
-        let mut prev: Vec<isize> = (0..n as isize).map(|i| i - 1).collect();
-        let mut next: Vec<isize> = (0..n as isize)
-            .map(|i| if i + 1 < n as isize { i + 1 } else { -1 })
-            .collect();
-        let mut heap: BinaryHeap<Reverse<Agenda>> = BinaryHeap::with_capacity(n);
-        let push = |heap: &mut BinaryHeap<_>,
-                    word: &[(u32, u32)],
-                    l: usize,
-                    r: usize,
-                    rev: &mut Option<&mut RevMerge>| {
-            if let Some((rank, id)) = self.pair(word[l].0, word[r].0) {
-                heap.push(Reverse((rank, l, r, word[l].1 + word[r].1, id)));
-                if let Some(m) = rev.as_deref_mut() {
-                    if self.types[id as usize] == UNUSED {
-                        m.insert(id, (word[l].0, word[r].0));
-                    }
+        let windows = rev.is_none();
+        merge_pairs(word, self.types.len(), windows, |a, b| {
+            let (rank, id) = self.pair(a, b)?;
+            if let Some(m) = rev.as_deref_mut() {
+                if self.types[id as usize] == UNUSED {
+                    m.insert(id, (a, b));
                 }
             }
-        };
-        for i in 1..n {
-            push(&mut heap, word, i - 1, i, &mut rev);
-        }
-        while let Some(Reverse((_, l, r, size, id))) = heap.pop() {
-            if word[l].1 == 0 || word[r].1 == 0 || word[l].1 + word[r].1 != size {
-                continue;
-            }
-            word[l] = (id, size);
-            word[r].1 = 0;
-            let nn = next[r];
-            next[l] = nn;
-            if nn >= 0 {
-                prev[nn as usize] = l as isize;
-            }
-            if prev[l] >= 0 {
-                push(&mut heap, word, prev[l] as usize, l, &mut rev);
-            }
-            if nn >= 0 {
-                push(&mut heap, word, l, nn as usize, &mut rev);
-            }
-        }
-        word.retain(|s| s.1 != 0);
+            Some((rank, id))
+        });
     }
 
     /// The whole text at once, with `rev_merge` (models with unused pieces).

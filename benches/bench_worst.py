@@ -1,0 +1,247 @@
+"""Worst cases stay linear: one long piece of n bytes, then of 8n bytes.
+
+Patterns such as ``\\p{L}+`` make a text of one repeated letter pair one
+pre-token, so all of it goes to the model's merge loop. For each tokenizer
+kind this times ``encode`` of an adversarial text of n bytes and of 8n bytes,
+each in a process of its own (the tokenizer loaded, one short warm-up encode,
+then ``--reps`` timed encodes of the text at 8n, four times as many at n, the
+median of their CPU times kept: other processes on a shared machine inflate
+wall times), and reports
+time(8n) / time(n): linear is 8, the goal at most 10.
+
+Cases (each about n bytes): ``ab`` ("ab" repeated), ``a-run`` (one letter),
+``cjk`` (one CJK character repeated), ``digits`` ("7" repeated: one piece
+where the pattern lets digit runs be long, pieces of three elsewhere),
+``random-word`` (seeded random lowercase letters, no space).
+
+Tokenizers: cl100k_base and o200k_base ``.tiktoken`` (the byte model), Llama 3,
+DeepSeek V3 and Qwen2's layout as ``tokenizer.json`` (the pipeline BPE),
+Mistral's SentencePiece ``tokenizer.model.v1``, ``tekken`` (mistral_common's
+``tekken_240911.json``), and a char model trained here on 2 MB of
+``data/corpora/en.txt`` with byte fallback (made once, in ``data/bench/``). A file that is missing
+is skipped. ``--peers`` adds each file's own library on the same texts
+(tiktoken, HF tokenizers, sentencepiece; tiktoken is quadratic on such
+pieces, so every job has ``--timeout``).
+
+Usage::
+
+    python benches/bench_worst.py                       # n = 250 KB and 2 MB, every kind, every case
+    python benches/bench_worst.py --kinds llama3,cl100k --cases ab --reps 5 --peers
+    python benches/bench_worst.py --n 100000 --timeout 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+VOCABS = os.path.join(ROOT, "data", "vocabs")
+WORK = os.path.join(ROOT, "data", "bench")
+
+CASES = ["ab", "a-run", "cjk", "digits", "random-word"]
+
+
+def text_of(case: str, n: int) -> str:
+    """About ``n`` bytes of the case's text (deterministic)."""
+    if case == "ab":
+        return "ab" * (n // 2)
+    if case == "a-run":
+        return "a" * n
+    if case == "cjk":
+        return "\u4e2d" * (n // 3)
+    if case == "digits":
+        return "7" * n
+    if case == "random-word":
+        import random
+
+        rng = random.Random(0)
+        return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))
+    raise SystemExit("unknown case %r" % case)
+
+
+def _mistral_data() -> str:
+    import importlib.util
+
+    spec = importlib.util.find_spec("mistral_common")
+    return os.path.join(os.path.dirname(spec.origin), "data") if spec else ""
+
+
+def _script(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def qwen2_path() -> str:
+    """Qwen's vocabulary in Qwen2's tokenizer.json layout (scripts/get_tokenizers.py's ``qwen2_json``), made once."""
+    out = os.path.join(WORK, "worst-qwen2.json")
+    if not os.path.exists(out):
+        d = _script("get_tokenizers").qwen2_json(os.path.join(VOCABS, "qwen", "qwen.tiktoken"))
+        os.makedirs(WORK, exist_ok=True)
+        with open(out + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(d, f, ensure_ascii=False)
+        os.replace(out + ".tmp", out)
+    return out
+
+
+def char_path() -> str:
+    """A char model trained on the first 2 MB of data/corpora/en.txt (8,000 tokens, byte fallback for the
+    characters it never saw), made once."""
+    out = os.path.join(WORK, "worst-char-bf.json")
+    if not os.path.exists(out):
+        import bytepair
+
+        with open(os.path.join(ROOT, "data", "corpora", "en.txt"), encoding="utf-8") as f:
+            corpus = f.read(2_000_000)
+        tok = bytepair.Tokenizer.train(corpus, model="char", vocab_size=8000, byte_fallback=True)
+        os.makedirs(WORK, exist_ok=True)
+        tok.save(out + ".tmp.json")
+        os.replace(out + ".tmp.json", out)
+    return out
+
+
+# name -> (path, how bytepair loads it, the peer that owns the format)
+KINDS = {
+    "cl100k": (lambda: os.path.join(VOCABS, "cl100k_base.tiktoken"), "tiktoken:cl100k", "tiktoken"),
+    "o200k": (lambda: os.path.join(VOCABS, "o200k_base.tiktoken"), "tiktoken:o200k", "tiktoken"),
+    "llama3": (lambda: os.path.join(VOCABS, "llama3", "tokenizer.json"), "load", "hf"),
+    "deepseek-v3": (lambda: os.path.join(VOCABS, "deepseek", "tokenizer.json"), "load", "hf"),
+    "qwen2": (qwen2_path, "load", "hf"),
+    "mistral-sp": (lambda: os.path.join(VOCABS, "mistral", "tokenizer.model.v1"), "load", "sentencepiece"),
+    "tekken": (lambda: os.path.join(_mistral_data(), "tekken_240911.json"), "load", "mistral_common"),
+    "char": (char_path, "load", None),
+}
+
+
+# ======================================================================= one job (its own process)
+
+
+def _loader(tool: str, path: str, how: str):
+    """An encode function of ``tool`` for the file."""
+    if tool == "bytepair":
+        from bytepair import Tokenizer
+
+        if how.startswith("tiktoken:"):
+            tok = Tokenizer.from_tiktoken(path, pattern=how.split(":")[1])
+        else:
+            tok = Tokenizer.load(path)
+        return tok.encode
+    if tool == "tiktoken":
+        import tiktoken
+        from tiktoken.load import load_tiktoken_bpe
+
+        from bytepair import PRESETS  # the owners' patterns, copied from tiktoken
+
+        enc = tiktoken.Encoding("bench", pat_str=PRESETS[how.split(":")[1]],
+                                mergeable_ranks=load_tiktoken_bpe(path), special_tokens={})
+        return enc.encode_ordinary
+    if tool == "hf":
+        import tokenizers
+
+        tok = tokenizers.Tokenizer.from_file(path)
+        return lambda t: tok.encode(t, add_special_tokens=False).ids
+    if tool == "sentencepiece":
+        import sentencepiece as spm
+
+        sp = spm.SentencePieceProcessor(model_file=path)
+        return sp.encode
+    if tool == "mistral_common":
+        from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+        tk = Tekkenizer.from_file(path)
+        return lambda t: tk.encode(t, bos=False, eos=False)
+    raise SystemExit("unknown tool %r" % tool)
+
+
+def job(spec: dict) -> dict:
+    encode = _loader(spec["tool"], spec["path"], spec["how"])
+    encode("warm up: a short text, once")
+    text = text_of(spec["case"], spec["n"])
+    walls, cpus, count = [], [], 0
+    for _ in range(spec["reps"]):
+        t0, c0 = time.perf_counter(), time.process_time()
+        count = len(encode(text))
+        cpus.append(time.process_time() - c0)
+        walls.append(time.perf_counter() - t0)
+    # CPU time of the process (every thread): the other processes of a shared machine inflate the wall time
+    return {"seconds": statistics.median(cpus), "wall": statistics.median(walls), "ids": count}
+
+
+def run_job(spec: dict, timeout: float) -> dict:
+    try:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--job", json.dumps(spec)],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": "timeout"}
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    return {"error": (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1][:160]}
+
+
+# ======================================================================= the report
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--job", help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, default=250_000, help="bytes of the small text (default 250000); the large has 8n")
+    ap.add_argument("--reps", type=int, default=3, help="timed encodes per job, median kept (default 3)")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="tokenizer kinds (default: all): " + ",".join(KINDS))
+    ap.add_argument("--cases", default=",".join(CASES), help="cases (default: all): " + ",".join(CASES))
+    ap.add_argument("--peers", action="store_true", help="also each file's own library")
+    ap.add_argument("--timeout", type=float, default=60, help="seconds allowed per job (default 60)")
+    a = ap.parse_args(argv)
+    if a.job:
+        print("RESULT " + json.dumps(job(json.loads(a.job))), flush=True)
+        return 0
+    print("# Worst cases: time(8n) / time(n), n = %d bytes, CPU time, median of %d encodes at n and %d at 8n, "
+          "one process per cell" % (a.n, 4 * a.reps, a.reps))
+    print("load average at start: %.2f %.2f %.2f" % os.getloadavg())
+    print()
+    print("| tokenizer | tool | case | ids at n | s at n | s at 8n | ratio |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    worst = 0.0
+    for kind in a.kinds.split(","):
+        path_of, how, peer = KINDS[kind]
+        try:
+            path = path_of()
+        except Exception as e:  # a file that cannot be made here: skipped, said why
+            print("| %s | - | - | skipped: %s |" % (kind, str(e)[:80]))
+            continue
+        if not os.path.exists(path):
+            print("| %s | - | - | skipped: no %s |" % (kind, os.path.relpath(path, ROOT)))
+            continue
+        tools = ["bytepair"] + ([peer] if a.peers and peer else [])
+        for case in a.cases.split(","):
+            for tool in tools:
+                # four times the encodes at n (each an eighth of the work): as steady a median as at 8n
+                r = [run_job({"tool": tool, "path": path, "how": how, "case": case, "n": n, "reps": reps},
+                             a.timeout) for n, reps in ((a.n, 4 * a.reps), (8 * a.n, a.reps))]
+                cells = []
+                for x in r:
+                    cells.append("%.4f" % x["seconds"] if "error" not in x else
+                                 "> %.0f s" % a.timeout if x["error"] == "timeout" else "failed: " + x["error"])
+                ratio = r[1]["seconds"] / r[0]["seconds"] if all("error" not in x for x in r) else None
+                if tool == "bytepair" and ratio:
+                    worst = max(worst, ratio)
+                print("| %s | %s | %s | %s | %s | %s | %s |" % (
+                    kind, tool, case, r[0].get("ids", "-"), cells[0], cells[1],
+                    "%.1fx" % ratio if ratio else "-"), flush=True)
+    print()
+    print("load average at end: %.2f %.2f %.2f; bytepair's largest ratio %.1fx" % (os.getloadavg() + (worst,)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

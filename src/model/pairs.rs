@@ -1,0 +1,261 @@
+//! Long words of (id, byte length) symbols merged by pair ranks, Hugging
+//! Face's and SentencePiece's rule (`merge_pairs`): the bucket queue
+//! (`queue.rs`) on the thread's scratch, a window at a time for long words
+//! (`window.rs`), the heap where ranks are too many for the queue.
+
+use super::queue::MAX_QUEUE_RANKS;
+use super::scratch::{Scratch, SCRATCH};
+use super::window::{merge_in_windows, Part, WINDOW};
+use super::NONE;
+
+/// Merges a word of (id, byte length) symbols in place, Hugging Face's and
+/// SentencePiece's rule: the adjacent pair of lowest rank first, the
+/// leftmost of equal ranks, until no pair has a rank; `pair(a, b)` gives
+/// (rank, merged id) and is called exactly where `merge_by_heap` (below, the
+/// rule's plain form) calls it, in the same order (SentencePiece records
+/// its unused pieces there).
+///
+/// A linked list of symbols and a `RankQueue` of (rank, left position):
+/// `rank_at[i]` is the rank of the pair starting at symbol i now (`NONE`:
+/// no pair, or i merged away), `made[i]` its merged id, so an entry whose
+/// rank differs from `rank_at` is stale. An entry whose rank matches stands
+/// for the pair there now (a pair of another rank replaced it and left, or
+/// an equal rank, which sorts the same). Every pair now in the word has an
+/// entry, so the popped entry is the lowest (rank, position) of them: the
+/// heap's choice, at each step. About linear in the word's length for any
+/// word (the heap is n log n, with a cache miss per level on long words).
+/// Ranks below `rank_bound` (up to `MAX_QUEUE_RANKS`, else the heap).
+///
+/// With `windows`, a word of `2 * WINDOW` symbols or more is merged a
+/// window at a time (`window.rs`: the same result, tables in the cache);
+/// `pair` is then called in another order (SentencePiece's recording of
+/// unused pieces passes false).
+pub(super) fn merge_pairs(word: &mut Vec<(u32, u32)>, rank_bound: usize, windows: bool, mut pair: impl FnMut(u32, u32) -> Option<(u32, u32)>) {
+    let n = word.len();
+    if n < 2 {
+        return;
+    }
+    if n >= u32::MAX as usize - 1 || rank_bound > MAX_QUEUE_RANKS {
+        return merge_by_heap(word, pair);
+    }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => {
+            merge_on(word, rank_bound, windows, &mut pair, &mut s);
+            s.trim(); // give back what a huge word took (merged whole)
+        }
+        Err(_) => merge_on(word, rank_bound, windows, &mut pair, &mut Scratch::default()),
+    })
+}
+
+/// `merge_pairs` on the given scratch tables.
+fn merge_on(word: &mut Vec<(u32, u32)>, rank_bound: usize, windows: bool, pair: &mut impl FnMut(u32, u32) -> Option<(u32, u32)>, s: &mut Scratch) {
+    let n = word.len();
+    if windows && n >= 2 * WINDOW {
+        let mut syms: Vec<(u32, u32)> = Vec::with_capacity(2 * WINDOW);
+        let parts = merge_in_windows(n, &mut |a, b, out: &mut Vec<Part>| {
+            syms.clear();
+            syms.extend_from_slice(&word[a..b]);
+            merge_linear(&mut syms, rank_bound, pair, s);
+            let mut i = 0;
+            while i != syms.len() {
+                out.push(Part { start: (a + i) as u32, id: syms[i].0, len: syms[i].1 });
+                i = s.next[i] as usize;
+            }
+        });
+        if let Some(parts) = parts {
+            word.clear();
+            word.extend(parts.iter().map(|p| (p.id, p.len)));
+            return;
+        }
+    }
+    merge_linear(word, rank_bound, pair, s);
+    // keep the symbols still in the list, in order (in place: i >= out)
+    let mut out = 0;
+    let mut i = 0;
+    while i != n {
+        word[out] = word[i];
+        out += 1;
+        i = s.next[i] as usize;
+    }
+    word.truncate(out);
+}
+
+/// The merging of `merge_pairs` on `word`, whole; the symbols left are
+/// word[0], word[next[0]], ... until `word.len()` (in `s.next`).
+fn merge_linear(word: &mut [(u32, u32)], rank_bound: usize, pair: &mut impl FnMut(u32, u32) -> Option<(u32, u32)>, s: &mut Scratch) {
+    let n = word.len() as u32;
+    let Scratch { queue, next, prev, rank_at, ids: made } = s;
+    queue.begin(rank_bound);
+    // symbol i is followed by symbol next[i]; next[i] == n for the last one
+    next.clear();
+    next.extend(1..=n);
+    prev.clear();
+    prev.extend((0..n).map(|i| i.wrapping_sub(1)));
+    rank_at.clear();
+    rank_at.resize(n as usize, NONE);
+    made.clear();
+    made.resize(n as usize, NONE);
+    for i in 0..n.saturating_sub(1) {
+        if let Some((rank, id)) = pair(word[i as usize].0, word[i as usize + 1].0) {
+            rank_at[i as usize] = rank;
+            made[i as usize] = id;
+            queue.push(rank, i);
+        }
+    }
+    while let Some((rank, i)) = queue.pop() {
+        let iu = i as usize;
+        if rank_at[iu] != rank {
+            continue; // stale
+        }
+        let j = next[iu];
+        let k = next[j as usize];
+        word[iu] = (made[iu], word[iu].1 + word[j as usize].1);
+        rank_at[j as usize] = NONE;
+        next[iu] = k;
+        rank_at[iu] = NONE;
+        if k != n {
+            prev[k as usize] = i;
+        }
+        // the left pair first, then the right one: the heap's order of calls
+        let p = prev[iu];
+        if p != u32::MAX {
+            let pu = p as usize;
+            rank_at[pu] = NONE;
+            if let Some((rank, id)) = pair(word[pu].0, word[iu].0) {
+                rank_at[pu] = rank;
+                made[pu] = id;
+                queue.push(rank, p);
+            }
+        }
+        if k != n {
+            if let Some((rank, id)) = pair(word[iu].0, word[k as usize].0) {
+                rank_at[iu] = rank;
+                made[iu] = id;
+                queue.push(rank, i);
+            }
+        }
+    }
+}
+
+/// `merge_pairs` by a heap of (rank, left, right, merged length, merged
+/// id) over a linked list, n log n: SentencePiece's agenda and Hugging
+/// Face's queue (an entry is stale when either symbol is gone or their
+/// lengths changed). The path of ranks too many for `RankQueue`, and the
+/// tests' oracle of `merge_pairs`.
+pub(super) fn merge_by_heap(word: &mut Vec<(u32, u32)>, mut pair: impl FnMut(u32, u32) -> Option<(u32, u32)>) {
+    use std::cmp::Reverse;
+    let n = word.len();
+    let mut prev: Vec<isize> = (0..n as isize).map(|i| i - 1).collect();
+    let mut next: Vec<isize> = (0..n as isize).map(|i| if i + 1 < n as isize { i + 1 } else { -1 }).collect();
+    let mut heap: std::collections::BinaryHeap<Reverse<(u32, usize, usize, u32, u32)>> =
+        std::collections::BinaryHeap::with_capacity(n);
+    let mut push = |heap: &mut std::collections::BinaryHeap<_>, word: &[(u32, u32)], l: usize, r: usize| {
+        if let Some((rank, id)) = pair(word[l].0, word[r].0) {
+            heap.push(Reverse((rank, l, r, word[l].1 + word[r].1, id)));
+        }
+    };
+    for i in 1..n {
+        push(&mut heap, word, i - 1, i);
+    }
+    while let Some(Reverse((_, l, r, size, id))) = heap.pop() {
+        if word[l].1 == 0 || word[r].1 == 0 || word[l].1 + word[r].1 != size {
+            continue;
+        }
+        word[l] = (id, size);
+        word[r].1 = 0;
+        let nn = next[r];
+        next[l] = nn;
+        if nn >= 0 {
+            prev[nn as usize] = l as isize;
+        }
+        if prev[l] >= 0 {
+            push(&mut heap, word, prev[l] as usize, l);
+        }
+        if nn >= 0 {
+            push(&mut heap, word, l, nn as usize);
+        }
+    }
+    word.retain(|s| s.1 != 0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Rng;
+
+    /// A random pair table over `symbols` symbols: (left, right) -> (rank,
+    /// merged symbol), ranks from `ranks` values (so equal ranks for
+    /// different pairs, as SentencePiece's equal scores give).
+    fn random_pairs(rng: &mut Rng, symbols: usize, count: usize, ranks: usize) -> rustc_hash::FxHashMap<(u32, u32), (u32, u32)> {
+        let mut pairs = rustc_hash::FxHashMap::default();
+        for _ in 0..count {
+            let (a, b) = (rng.below(symbols) as u32, rng.below(symbols) as u32);
+            pairs.insert((a, b), (rng.below(ranks) as u32, rng.below(symbols) as u32));
+        }
+        pairs
+    }
+
+    #[test]
+    fn merge_pairs_is_the_heap_and_the_scan() {
+        // random tables and words (long runs of one or two symbols among
+        // them); the bucket queue, the heap and the quadratic scan
+        // (`merge_lowest_rank`) give the same symbols, and the queue looks
+        // pairs up exactly as the heap does (SentencePiece records unused
+        // pieces there)
+        let mut rng = Rng(0xC0FF_EE12_3456_789B);
+        for round in 0..300 {
+            let symbols = 2 + rng.below(12);
+            let (count, ranks) = (1 + rng.below(symbols * symbols), 1 + rng.below(40));
+            let pairs = random_pairs(&mut rng, symbols, count, ranks);
+            for _ in 0..8 {
+                let n = 1 + rng.below([60, 400, 3000][round % 3]);
+                let word: Vec<(u32, u32)> = match rng.below(3) {
+                    0 => vec![(rng.below(symbols) as u32, 1); n],
+                    1 => {
+                        let unit: Vec<u32> = (0..1 + rng.below(3)).map(|_| rng.below(symbols) as u32).collect();
+                        unit.iter().cycle().take(n).map(|&s| (s, 1 + (s % 3))).collect()
+                    }
+                    _ => (0..n).map(|_| (rng.below(symbols) as u32, 1 + rng.below(4) as u32)).collect(),
+                };
+                let (mut fast, mut slow, mut scan) = (word.clone(), word.clone(), word.clone());
+                let (mut fast_calls, mut slow_calls) = (Vec::new(), Vec::new());
+                merge_pairs(&mut fast, symbols, false, |a, b| {
+                    fast_calls.push((a, b));
+                    pairs.get(&(a, b)).copied()
+                });
+                merge_by_heap(&mut slow, |a, b| {
+                    slow_calls.push((a, b));
+                    pairs.get(&(a, b)).copied()
+                });
+                crate::model::bpe::merge_lowest_rank(&mut scan, |a, b| pairs.get(&(a, b)).copied());
+                assert_eq!(fast, slow, "round {round}, word {word:?}");
+                assert_eq!(fast, scan, "round {round}");
+                assert_eq!(fast_calls, slow_calls, "round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_words_merge_in_windows_as_whole() {
+        // words of 2 to 5 windows: merge_pairs (windows on) == the heap
+        let mut rng = Rng(0x0DDB_A11_5EED);
+        for round in 0..40 {
+            let symbols = 2 + rng.below(6);
+            let (count, ranks) = (1 + rng.below(symbols * symbols), 1 + rng.below(40));
+            let pairs = random_pairs(&mut rng, symbols + 6, count, ranks);
+            let n = 2 * WINDOW + rng.below(3 * WINDOW);
+            let word: Vec<(u32, u32)> = match round % 3 {
+                0 => vec![(rng.below(symbols) as u32, 1); n],
+                1 => {
+                    let unit: Vec<u32> = (0..1 + rng.below(4)).map(|_| rng.below(symbols) as u32).collect();
+                    unit.iter().cycle().take(n).map(|&s| (s, 1 + (s % 3))).collect()
+                }
+                _ => (0..n).map(|_| (rng.below(symbols) as u32, 1 + rng.below(4) as u32)).collect(),
+            };
+            let (mut fast, mut slow) = (word.clone(), word.clone());
+            merge_pairs(&mut fast, symbols, true, |a, b| pairs.get(&(a, b)).copied());
+            merge_by_heap(&mut slow, |a, b| pairs.get(&(a, b)).copied());
+            assert_eq!(fast, slow, "round {round}");
+        }
+    }
+}
