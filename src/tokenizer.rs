@@ -483,19 +483,21 @@ impl Tokenizer {
                 err.map_or(Ok(()), Err)
             }
             Model::Char { .. } => {
-                let mut pieces = Vec::new();
-                self.char_pieces(text, words, &mut pieces, dropout.as_mut())?;
-                for (piece, at, len) in pieces {
+                // pieces go to the sink as they are made (a list of them all
+                // first was 50 bytes a symbol: a long piece's pages faulted in anew)
+                let chars_before = sink.char_base + full[..base].chars().count();
+                self.char_pieces(text, words, dropout.as_mut(), |piece, at, len| {
                     let at = base + at;
                     match piece {
-                        CharPiece::Known(id) => sink.push(id, at, at + len),
+                        CharPiece::Known(id) => {
+                            sink.push(id, at, at + len);
+                            Ok(())
+                        }
                         CharPiece::Unknown { text: sym, char_index } => {
-                            let position = sink.char_base + full[..base].chars().count() + char_index;
-                            self.encode_unknown(&sym, position, at, len, sink)?
+                            self.encode_unknown(&sym, chars_before + char_index, at, len, sink)
                         }
                     }
-                }
-                Ok(())
+                })
             }
         }
     }
@@ -531,8 +533,8 @@ impl Tokenizer {
         &self,
         text: &'t str,
         words: Option<&[&'t str]>,
-        out: &mut Vec<(CharPiece, usize, usize)>,
         mut dropout: Option<&mut Dropout>,
+        mut emit: impl FnMut(CharPiece, usize, usize) -> Result<()>,
     ) -> Result<()> {
         let Model::Char { symbol_ids, spec, merges, .. } = &self.model else {
             unreachable!("char_pieces on a byte model")
@@ -543,6 +545,14 @@ impl Tokenizer {
         let mut scanned = 0usize;
         let mut cursor_chars = 0usize;
         let mut cache: FxHashMap<&str, Vec<Sym>> = FxHashMap::default();
+        let mut failed = None;
+        let mut out = |piece: CharPiece, at: usize, len: usize| {
+            if failed.is_none() {
+                if let Err(e) = emit(piece, at, len) {
+                    failed = Some(e);
+                }
+            }
+        };
         self.each_word(text, words, |word| {
             // character index of the word's start, counted incrementally
             let start = offset_in(text, word);
@@ -552,7 +562,7 @@ impl Tokenizer {
             let mut at = start;
             if let Some(cached) = cache.get(word) {
                 for sym in cached {
-                    out.push((CharPiece::Known(sym.id), at, sym.len as usize));
+                    out(CharPiece::Known(sym.id), at, sym.len as usize);
                     at += sym.len as usize;
                 }
                 return;
@@ -576,13 +586,14 @@ impl Tokenizer {
                 let len = sym.len as usize;
                 if sym.id >= unknown_base {
                     let (t, ci) = &unknown[(sym.id - unknown_base) as usize];
-                    out.push((CharPiece::Unknown { text: t.clone(), char_index: *ci }, at, len));
+                    out(CharPiece::Unknown { text: t.clone(), char_index: *ci }, at, len);
                 } else {
-                    out.push((CharPiece::Known(sym.id), at, len));
+                    out(CharPiece::Known(sym.id), at, len);
                 }
                 at += len;
             }
-        })
+        })?;
+        failed.map_or(Ok(()), Err)
     }
 
     /// Calls `f` on the words of `text`: `words` when given, else the
@@ -607,14 +618,14 @@ impl Tokenizer {
             }
             Model::Char { .. } => {
                 let mut pieces = Vec::new();
-                self.char_pieces(text, None, &mut pieces, None)?;
-                Ok(pieces
-                    .into_iter()
-                    .map(|(p, _, _)| match p {
+                self.char_pieces(text, None, None, |p, _, _| {
+                    pieces.push(match p {
                         CharPiece::Known(id) => self.tokens[id as usize].clone().unwrap_or_default(),
                         CharPiece::Unknown { text, .. } => text.into_bytes(),
-                    })
-                    .collect())
+                    });
+                    Ok(())
+                })?;
+                Ok(pieces)
             }
         }
     }
