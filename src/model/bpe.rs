@@ -509,8 +509,7 @@ impl Bpe {
         if raw.is_empty() {
             return Ok(());
         }
-        if let Some(id) = self.whole_token_raw(raw) {
-            ids.push(id);
+        if self.whole_token_raw(raw, ids) {
             return Ok(());
         }
         let compute = |ids: &mut Vec<u32>| match &self.raw {
@@ -531,37 +530,44 @@ impl Bpe {
         }
     }
 
-    /// The id of `raw` when it is a token that encodes to itself: with HF's
-    /// ignore_merges every token does; otherwise the merges decide, checked
-    /// once per token (`self_encoding`). The vocabulary answers such a piece
-    /// exactly, never evicted, and the piece cache keeps only the pieces
-    /// that need merges. Inlined into the callers' loops (one per piece).
+    /// Appends the id of `raw` and returns true when it is a token that
+    /// encodes to itself: with HF's ignore_merges every token does; otherwise
+    /// the merges decide, checked once per token (`self_encoding`; the check
+    /// appends the merged ids, whatever they are). The vocabulary answers
+    /// such a piece exactly, never evicted, and the piece cache keeps only the
+    /// pieces that need merges. Inlined into the callers' loops (one per piece).
     #[inline(always)]
-    pub(crate) fn whole_token_raw(&self, raw: &[u8]) -> Option<u32> {
-        let tables = self.raw.as_ref()?;
-        let id = tables.tokens.get(raw)?;
-        if self.ignore_merges {
-            return Some(id);
-        }
-        if self.dropout.is_some() {
-            return None; // dropout's merges are drawn anew each time
-        }
-        match tables.self_encoding.get(id as usize)?.load(Ordering::Relaxed) {
-            SELF_YES => Some(id),
-            SELF_NO => None,
-            _ => self.check_self_encoding(tables, raw, id),
+    pub(crate) fn whole_token_raw(&self, raw: &[u8], ids: &mut Vec<u32>) -> bool {
+        let Some(tables) = &self.raw else { return false };
+        let Some(id) = tables.tokens.get(raw) else { return false };
+        let state = if self.ignore_merges {
+            SELF_YES
+        } else if self.dropout.is_some() {
+            return false; // dropout's merges are drawn anew each time
+        } else {
+            tables.self_encoding.get(id as usize).map_or(SELF_NO, |s| s.load(Ordering::Relaxed))
+        };
+        match state {
+            SELF_YES => {
+                ids.push(id);
+                true
+            }
+            SELF_NO => false,
+            _ => {
+                self.check_self_encoding(tables, raw, id, ids);
+                true
+            }
         }
     }
 
-    /// Whether token `id`'s raw bytes `raw` encode to it alone, remembered
-    /// for the next time.
+    /// Appends the ids of `raw`, the bytes of token `id`, and remembers
+    /// whether they are that token alone.
     #[cold]
-    fn check_self_encoding(&self, tables: &RawBytes, raw: &[u8], id: u32) -> Option<u32> {
-        let mut ids = Vec::new();
-        self.tokenize_raw_bytes(tables, raw, &mut ids);
-        let alone = ids == [id];
+    fn check_self_encoding(&self, tables: &RawBytes, raw: &[u8], id: u32, ids: &mut Vec<u32>) {
+        let start = ids.len();
+        self.tokenize_raw_bytes(tables, raw, ids);
+        let alone = ids[start..] == [id];
         tables.self_encoding[id as usize].store(if alone { SELF_YES } else { SELF_NO }, Ordering::Relaxed);
-        alone.then_some(id)
     }
 
     /// `tokenize` without the piece cache (the word cache below still applies).

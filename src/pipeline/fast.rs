@@ -154,9 +154,7 @@ impl ByteLevelSplit {
         let body = |mut cache: Option<&mut crate::cache::PieceCache>| -> Result<()> {
             let mut failed = None;
             preset.for_each_word_bytes(text, |w| {
-                if let Some(id) = model.whole_token_raw(w) {
-                    ids.push(id);
-                } else if failed.is_none() {
+                if !model.whole_token_raw(w, ids) && failed.is_none() {
                     if let Err(e) = model.tokenize_raw_in(cache.as_deref_mut(), w, ids) {
                         failed = Some(e);
                     }
