@@ -80,15 +80,6 @@ pub(crate) struct TokenTable {
 }
 
 impl TokenTable {
-    pub(crate) fn new<K: AsRef<[u8]>>(ids: &FxHashMap<K, u32>) -> Self {
-        let n_long = ids.keys().filter(|t| t.as_ref().len() > PACKED).count();
-        let mut table = TokenTable::with_capacity(ids.len() - n_long, n_long);
-        for (t, &r) in ids {
-            table.insert(t.as_ref(), r);
-        }
-        table
-    }
-
     /// An empty table with room for `short` tokens of up to `PACKED` bytes and `long` longer ones.
     pub(crate) fn with_capacity(short: usize, long: usize) -> Self {
         TokenTable {

@@ -386,15 +386,7 @@ mod tests {
         // among them: the windows (apply_long) == the heap
         let mut rng = Rng(0xC4A2_0F_11FE);
         for round in 0..30 {
-            let base = 2 + rng.below(3) as u32;
-            let mut known: Vec<u32> = (0..base).collect();
-            let mut rules = Vec::new();
-            for _ in 0..1 + rng.below(40) {
-                let (l, r) = (known[rng.below(known.len())], known[rng.below(known.len())]);
-                let id = if rng.below(8) == 0 { known[rng.below(known.len())] } else { base + rules.len() as u32 };
-                rules.push((l, r, id));
-                known.push(id);
-            }
+            let (base, rules) = random_rules(&mut rng);
             let m = CharMerges::new(&rules);
             let n = 2 * WINDOW + rng.below(2 * WINDOW);
             let sym = |id: u32| Sym { id, len: id % 2 + 1 };
@@ -414,6 +406,21 @@ mod tests {
         }
     }
 
+    /// 2-4 base symbols and 1-40 random rules: pairs of known symbols, new ids
+    /// mostly, sometimes an existing id or a pair that already has a rule.
+    fn random_rules(rng: &mut Rng) -> (u32, Vec<(u32, u32, u32)>) {
+        let base = 2 + rng.below(3) as u32;
+        let mut known: Vec<u32> = (0..base).collect();
+        let mut rules = Vec::new();
+        for _ in 0..1 + rng.below(40) {
+            let (l, r) = (known[rng.below(known.len())], known[rng.below(known.len())]);
+            let id = if rng.below(8) == 0 { known[rng.below(known.len())] } else { base + rules.len() as u32 };
+            rules.push((l, r, id));
+            known.push(id);
+        }
+        (base, rules)
+    }
+
     fn run_lowest(m: &CharMerges, word: &[Sym], f: impl Fn(&CharMerges, &mut Vec<Sym>)) -> Vec<Sym> {
         let mut w = word.to_vec();
         f(m, &mut w);
@@ -426,15 +433,7 @@ mod tests {
         // mostly, sometimes an existing id or a pair that already has a rule
         let mut rng = Rng(0xD1B5_4A32_D192_ED03);
         for round in 0..300 {
-            let base = 2 + rng.below(3) as u32;
-            let mut known: Vec<u32> = (0..base).collect();
-            let mut rules = Vec::new();
-            for _ in 0..1 + rng.below(40) {
-                let (l, r) = (known[rng.below(known.len())], known[rng.below(known.len())]);
-                let id = if rng.below(8) == 0 { known[rng.below(known.len())] } else { base + rules.len() as u32 };
-                rules.push((l, r, id));
-                known.push(id);
-            }
+            let (base, rules) = random_rules(&mut rng);
             let m = CharMerges::new(&rules);
             // subword-nmt's rule: long words (batched heap) against the scan
             let lowest = CharMerges::new(&rules).with_lowest_rank(true);
