@@ -147,9 +147,10 @@ impl ByteLevelSplit {
         crate::cache::with_cache_if(model.caches_pieces(), body)
     }
 
-    /// `encode` of a single split that a preset's lexer runs: each word is
-    /// a piece, handed to the model as the lexer finds it (no list of
-    /// matches), with the one-loop-per-preset inlining of `Preset::for_each_word`.
+    /// `encode` of a single split that a preset's lexer runs: each word's
+    /// bytes are a piece, handed to the model as the lexer finds it (no list
+    /// of matches), in the lexer's own loop (`Preset::for_each_word_bytes`);
+    /// a piece that is its own token never reaches the cache (`whole_token_raw`).
     fn encode_lexed(preset: crate::pretok::preset::Preset, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
         let body = |mut cache: Option<&mut crate::cache::PieceCache>| -> Result<()> {
             let mut failed = None;
