@@ -178,9 +178,11 @@ def test_unreachable_scheduler_is_a_clear_error(corpus, tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     Tokenizer.train("a b c", vocab_size=260).save(str(tmp_path / "enc.json"))
-    # both commands at once: each waits for the client's 30 s connect timeout
+    # both commands at once: each waits for the client's connect timeout, Dask's setting (30 s by default,
+    # 3 s here through Dask's environment variable: the command must follow the user's Dask configuration)
+    env = dict(os.environ, DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT="3s")
     runs = {args[0]: subprocess.Popen(bytepair(*args, "--dask", f"tcp://127.0.0.1:{port}"), stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE)
+                                      stderr=subprocess.PIPE, env=env)
             for args in (["train", *corpus[:1], "--vocab-size", "300", "-o", str(tmp_path / "t.json")],
                          ["encode-dataset", "-t", str(tmp_path / "enc.json"), *corpus[:1], "-o", str(tmp_path / "out")])}
     try:

@@ -51,6 +51,7 @@ CLIENTS = 32
 RSS_GROWTH_MIB = 32
 MAX_BYTES = 65536
 REQUEST_TIMEOUT = 10.0
+SLOW_CLIENT_TIMEOUT = 2.0  # the slow-client tests' server: each such test lasts about this long
 MAX_CONNECTIONS = 48
 TIMEOUT = 60  # seconds any socket operation of the tests may wait (a hang guard)
 
@@ -62,8 +63,8 @@ def rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def start_server(tmp_path_factory, request_timeout: float):
+    """A ``bytepair serve`` process on two trained tokenizers, stopped when the generator ends."""
     tmp = tmp_path_factory.mktemp("serve")
     corpus = "\n".join(LINES * 3)
     import warnings
@@ -75,7 +76,7 @@ def server(tmp_path_factory):
     for name, tok in toks.items():
         tok.save(str(tmp / name))
     cmd = [sys.executable, "-m", "bytepair", "serve", "-t", str(tmp / "bytes.json"), "-t", str(tmp / "chars.json"),
-           "--port", "0", "--max-bytes", str(MAX_BYTES), "--request-timeout", str(REQUEST_TIMEOUT),
+           "--port", "0", "--max-bytes", str(MAX_BYTES), "--request-timeout", str(request_timeout),
            "--max-connections", str(MAX_CONNECTIONS)]
     err = open(tmp / "stderr.txt", "wb")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, cwd=tmp)
@@ -92,6 +93,17 @@ def server(tmp_path_factory):
         proc.wait(timeout=30)
         proc.stdout.close()
         err.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from start_server(tmp_path_factory, REQUEST_TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def impatient_server(tmp_path_factory):
+    """A server that gives up on a request after SLOW_CLIENT_TIMEOUT seconds (the slow-client tests wait that long)."""
+    yield from start_server(tmp_path_factory, SLOW_CLIENT_TIMEOUT)
 
 
 def post(port: int, body: bytes, headers: Dict[str, str] = None, conn: http.client.HTTPConnection = None
@@ -232,10 +244,11 @@ def test_body_over_limit_gets_413_unread(server):
 
 
 @pytest.mark.parametrize("kind", ["trickle", "silent", "slow-body"])
-def test_slow_clients_time_out(server, kind):
+def test_slow_clients_time_out(impatient_server, kind):
     """The server closes the connection by itself (a recv returns nothing or
     fails) while the client is still trickling, long before the 60 s this
     loop could take."""
+    server = impatient_server
     port = server["port"]
     with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as s:
         if kind == "slow-body":

@@ -85,7 +85,8 @@ def connect(address: str) -> Iterator[Any]:
     level = quiet.level
     quiet.setLevel(logging.CRITICAL)
     try:
-        client = distributed.Client(address, timeout="30s")
+        # the connect timeout is Dask's own setting (distributed.comm.timeouts.connect, 30 s unless configured)
+        client = distributed.Client(address)
     except (OSError, TimeoutError) as e:
         quiet.setLevel(level)
         raise BytepairError(f"cannot reach the Dask scheduler at {address}: {e}") from None
