@@ -200,7 +200,10 @@ def texts_of(corpus: str, mb: float):
 def _bytepair_pipeline_calls(bytepair, tok) -> dict:
     """bytepair's calls on a pipeline (a tokenizer.json or a .model), no special tokens added."""
     return {"one": lambda s: tok.encode(s, add_special_tokens=False),
+            "np": lambda s: tok.encode_to_numpy(s, add_special_tokens=False),
             "batch": lambda ts: tok.encode_batch(ts, add_special_tokens=False),
+            "flat": lambda ts: tok.encode_batch_to_numpy(ts, add_special_tokens=False),
+            "count": tok.count_batch,
             "cache": lambda: bytepair._core.cache_info()[1]}
 
 

@@ -18,7 +18,7 @@ import tokenizers
 from mistral_common.tokens.tokenizers.tekken import SpecialTokenPolicy, Tekkenizer
 from peer_files import TEKKEN, hf_gpt2_json, tiktoken_encoding
 
-from bytepair import DisallowedSpecialError, Tokenizer
+from bytepair import BytepairError, DisallowedSpecialError, Tokenizer
 from bytepair.cli import main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -277,3 +277,38 @@ def test_batches_on_the_general_pipeline_follow_the_policy_text_by_text(general_
         tok.encode_batch(texts)
     with pytest.raises(DisallowedSpecialError, match='"</s>"'):
         tok.encode_batch(texts, allowed_special={"<s>"})
+
+
+def test_single_calls_on_the_general_pipeline_follow_the_policy(general_pipeline, llama3):
+    """Each single call (list, numpy, offsets) with only some special tokens allowed gives Hugging
+    Face's ids for the style that applies to that text (the core reports the special tokens it matched;
+    the policy checks those), raises on disallowed special-token text, and ``count`` is the number of
+    Hugging Face's ids with special-token text as text."""
+    for tok, hf in [general_pipeline, llama3[:2]]:
+        as_text = tokenizers.Tokenizer.from_str(hf.to_str())
+        as_text.encode_special_tokens = True
+        texts = LINES[:5] + SPECIAL_TEXT + ["hi <s> there", "</s>", "a <unk> b", "<|begin_of_text|>a<|end_of_text|>"]
+        allowed = {"<s>", "<|begin_of_text|>"}
+        counts = []
+        for text in texts:
+            matched = hf.encode(text, add_special_tokens=False).ids
+            plain = as_text.encode(text, add_special_tokens=False).ids
+            counts.append(len(plain))
+            present = {t for t in tok.special_tokens if t in text and tok.special_tokens[t] in matched}
+            # tiktoken's rules, one pipeline call matching all special tokens or none: allowed ones alone
+            # are matched, others alone (not disallowed here) are text, both together raise
+            want = matched if present <= allowed else None if present & allowed else plain
+            for call in (tok.encode, lambda t, **kw: tok.encode_to_numpy(t, **kw).tolist(),
+                         lambda t, **kw: tok.encode_with_offsets(t, **kw)[0]):
+                if want is None:
+                    with pytest.raises(BytepairError, match="special"):
+                        call(text, allowed_special=allowed, disallowed_special=())
+                else:
+                    assert call(text, allowed_special=allowed, disallowed_special=()) == want, text
+                if present:
+                    with pytest.raises(DisallowedSpecialError):
+                        call(text)
+                else:
+                    assert call(text) == plain, text
+            assert tok.count(text) == len(plain), text
+        assert tok.count_batch(texts) == counts

@@ -105,10 +105,12 @@ class PipelineTokenizer(Tokenizer):
         return {i: t for t, i in self._added[1].items()}
 
     def _encode(self, text: str, allowed_special: Allow, disallowed_special: Allow, add_special_tokens: Flag,
-                fast_call: Any, core_call: Any, ids_of: Any = lambda ids: ids) -> Any:
+                fast_call: Any, core_call: Any, hits_call: Any) -> Any:
         """One encode call under the policy: ``fast_call(core, allowed, disallowed)`` on the byte
         model's core when it can run it, else ``core_call(add, ordinary)`` on the pipeline's,
-        whose special-token matches are checked against tiktoken's rules when some are not allowed."""
+        whose special-token matches are checked against tiktoken's rules when some are not allowed:
+        ``hits_call(add)`` gives the output with every added token matched and the special ids in it
+        (the core finds those few; the ids are never scanned in Python)."""
         allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
         fast = self._fast_core(add) if fast_call is not None else None
         if fast is not None:
@@ -117,8 +119,8 @@ class PipelineTokenizer(Tokenizer):
             return core_call(add, False)
         if not allowed and disallowed != "all" and not disallowed:
             return core_call(add, True)
-        out = core_call(add, False)
-        return out if matched_specials(ids_of(out), text, self._special_by_id, allowed, disallowed) else core_call(add, True)
+        out, hits = hits_call(add)
+        return out if matched_specials(hits, text, self._special_by_id, allowed, disallowed) else core_call(add, True)
 
     @functools.cached_property
     def _added(self) -> Tuple[Dict[str, int], Dict[str, int]]:
@@ -170,7 +172,8 @@ class PipelineTokenizer(Tokenizer):
                                   *((self._plain_added, None) if add_special_tokens is None else _MATCH_ALL))
         return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
                             lambda core, a, d: surrogate_safe(core.encode, text, a, d),
-                            lambda add, ordinary: surrogate_safe(self._core.encode, text, add, ordinary))
+                            lambda add, ordinary: surrogate_safe(self._core.encode, text, add, ordinary),
+                            lambda add: surrogate_safe(self._core.encode_with_hits, text, add))
 
     def encode_ordinary(self, text: str, *, add_special_tokens: bool = False) -> List[int]:
         """Ids of ``text`` with special added tokens' text encoded as text."""
@@ -187,9 +190,11 @@ class PipelineTokenizer(Tokenizer):
         >>> from_hf_json(_EXAMPLE).encode_with_offsets("ab b")
         ([2, 1], [(0, 2), (3, 4)])
         """
-        ids, spans = self._encode(text, allowed_special, disallowed_special, add_special_tokens, None,
-                                  lambda add, ordinary: surrogate_safe(self._core.encode_with_offsets, text, add, ordinary),
-                                  lambda out: out[0])
+        def with_offsets(add: bool, ordinary: bool) -> Any:
+            return surrogate_safe(self._core.encode_with_offsets, text, add, ordinary)
+
+        ids, spans = self._encode(text, allowed_special, disallowed_special, add_special_tokens, None, with_offsets,
+                                  lambda add: (lambda out: (out, out[0]))(with_offsets(add, False)))
         return ids, [tuple(s) for s in spans]
 
     def encode_batch(self, texts: Sequence[str], *, add_special_tokens: Flag = None, allowed_special: Allow = None,
@@ -204,10 +209,12 @@ class PipelineTokenizer(Tokenizer):
         if not allowed and disallowed != "all" and not disallowed:
             return surrogate_safe_batch(self._core.encode_batch, texts, add, True)
         # one parallel pass with every special token matched, checked text by text as encode checks
-        # one; only a text whose matches are not allowed is encoded again with their text as text
-        return [ids if matched_specials(ids, text, self._special_by_id, allowed, disallowed)
+        # one (on the special ids the core found in each); only a text whose matches are not allowed is
+        # encoded again with their text as text
+        lists, hits = surrogate_safe_batch(self._core.encode_batch_with_hits, texts, add)
+        return [ids if not found or matched_specials(found, text, self._special_by_id, allowed, disallowed)
                 else surrogate_safe(self._core.encode, text, add, True)
-                for ids, text in zip(surrogate_safe_batch(self._core.encode_batch, texts, add, False), texts)]
+                for ids, found, text in zip(lists, hits, texts)]
 
     def encode_ordinary_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> List[List[int]]:
         """``encode_ordinary`` of each text, in parallel."""
@@ -222,6 +229,8 @@ class PipelineTokenizer(Tokenizer):
         >>> from_hf_json(_EXAMPLE).count_batch(["ab", ""])
         [1, 0]
         """
+        if self._fast is None:  # counted in the core, no lists made
+            return surrogate_safe_batch(self._core.count_batch, texts)
         return [len(ids) for ids in self.encode_ordinary_batch(texts)]
 
     def encode_to_numpy(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
@@ -232,11 +241,15 @@ class PipelineTokenizer(Tokenizer):
         >>> tok.encode_to_numpy("ab b").tolist() == tok.encode("ab b")
         True
         """
+        def with_hits(add: bool) -> Tuple[Any, List[int]]:
+            buffer, hits = surrogate_safe(self._core.encode_to_buffer_with_hits, text, add)
+            return ids_array(buffer), hits
+
         return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
                             lambda core, a, d: ids_array(surrogate_safe(core.encode_to_buffer, text, a, d, False)),
                             lambda add, ordinary: ids_array(surrogate_safe(self._core.encode_to_buffer, text, add,
                                                                            ordinary)),
-                            lambda arr: arr.tolist())
+                            with_hits)
 
     def encode_batch_to_numpy(self, texts: Sequence[str], *, add_special_tokens: Flag = None,
                               allowed_special: Allow = None, disallowed_special: Allow = None) -> Tuple[Any, Any]:
@@ -268,7 +281,9 @@ class PipelineTokenizer(Tokenizer):
         """
         if limit is not None:
             return super().count(text, limit)
-        if self._fast is not None and not self._plain_added:
+        if self._fast is None:
+            return surrogate_safe(self._core.count, text)
+        if not self._plain_added:
             return surrogate_safe(self._fast.count, text)
         return len(self.encode_ordinary(text))
 

@@ -744,6 +744,34 @@ fn pipeline_ids(ids: Vec<i64>) -> PyResult<Vec<u32>> {
 pub struct CorePipeline {
     inner: crate::pipeline::Pipeline,
     ints: crate::py::pylist::IntTable,
+    /// One bit per id: the special added tokens (the special-token policy's check reads the ids against it)
+    special_bits: Box<[u64]>,
+}
+
+impl CorePipeline {
+    fn of(inner: crate::pipeline::Pipeline) -> Self {
+        let mut special_bits = vec![0u64; inner.n_vocab().div_ceil(64)].into_boxed_slice();
+        for t in &inner.added.special {
+            if let Some(&id) = inner.added.by_content.get(t) {
+                if let Some(word) = special_bits.get_mut(id as usize / 64) {
+                    *word |= 1 << (id % 64);
+                }
+            }
+        }
+        CorePipeline { inner, ints: Default::default(), special_bits }
+    }
+
+    /// The special added tokens' ids among `ids`, each once, in order of first appearance.
+    fn special_hits(&self, ids: &[u32]) -> Vec<u32> {
+        let mut hits = Vec::new();
+        for &id in ids {
+            let bit = self.special_bits.get(id as usize / 64).map_or(0, |w| w >> (id % 64) & 1);
+            if bit == 1 && !hits.contains(&id) {
+                hits.push(id);
+            }
+        }
+        hits
+    }
 }
 
 #[pymethods]
@@ -761,7 +789,7 @@ impl CorePipeline {
                 Err(e) => Err(Error::Format(format!("the description is not UTF-8 (byte offset {})", e.valid_up_to()))),
             })
             .py()?;
-        Ok(CorePipeline { inner, ints: Default::default() })
+        Ok(CorePipeline::of(inner))
     }
 
     /// The pipeline of a BPE `description` whose `model.vocab` and `model.merges` are empty in its text and
@@ -794,7 +822,7 @@ impl CorePipeline {
                 .map(|spec| crate::pipeline::Pipeline::from_spec(spec, &map))
                 .transpose()
         });
-        Ok(inner.py()?.map(|inner| CorePipeline { inner, ints: Default::default() }))
+        Ok(inner.py()?.map(CorePipeline::of))
     }
 
     #[getter]
@@ -819,11 +847,26 @@ impl CorePipeline {
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
+    /// `encode` with every added token matched, and the special added tokens' ids among the ids (each once):
+    /// the special-token policy checks those few, not every id in Python.
+    #[pyo3(signature = (text, add_special_tokens=false))]
+    fn encode_with_hits<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool) -> PyResult<(Bound<'py, pyo3::types::PyList>, Vec<u32>)> {
+        let ids = py.detach(|| self.inner.encode(text, add_special_tokens, false, false)).py()?.ids;
+        Ok((self.ints.list(py, self.inner.n_vocab(), &ids)?, self.special_hits(&ids)))
+    }
+
     /// `encode` as the bytes of native-endian uint32 ids (for `numpy.frombuffer`).
     #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
     fn encode_to_buffer<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, PyBytes>> {
         let ids = py.detach(|| self.inner.encode(text, add_special_tokens, ordinary, false)).py()?.ids;
         ids_bytes(py, &ids)
+    }
+
+    /// `encode_to_buffer` with every added token matched, and the special ids among them (`encode_with_hits`).
+    #[pyo3(signature = (text, add_special_tokens=false))]
+    fn encode_to_buffer_with_hits<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool) -> PyResult<(Bound<'py, PyBytes>, Vec<u32>)> {
+        let ids = py.detach(|| self.inner.encode(text, add_special_tokens, false, false)).py()?.ids;
+        Ok((ids_bytes(py, &ids)?, self.special_hits(&ids)))
     }
 
     /// Every text encoded in one parallel pass (GIL released), as
@@ -868,6 +911,29 @@ impl CorePipeline {
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let ids = py.detach(|| crate::batch::encode_lists(&texts, |t, out| self.encode_into(t, add_special_tokens, ordinary, out))).py()?;
         self.ints.lists(py, self.inner.n_vocab(), &ids)
+    }
+
+    /// Number of ids of `text` with special added tokens' text as text (`encode(text, ordinary=True)`), no list made.
+    fn count(&self, py: Python<'_>, text: &str) -> PyResult<usize> {
+        py.detach(|| self.inner.encode(text, false, true, false)).py().map(|e| e.ids.len())
+    }
+
+    /// `count` of each text, in one parallel pass (GIL released).
+    fn count_batch(&self, py: Python<'_>, texts: Vec<pyo3::pybacked::PyBackedStr>) -> PyResult<Vec<usize>> {
+        py.detach(|| crate::batch::count(&texts, |t, out| self.encode_into(t, false, true, out))).py()
+    }
+
+    /// `encode_batch` with every added token matched, and per text the special ids among its ids (`encode_with_hits`).
+    #[pyo3(signature = (texts, add_special_tokens=false))]
+    fn encode_batch_with_hits<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<pyo3::pybacked::PyBackedStr>,
+        add_special_tokens: bool,
+    ) -> PyResult<(Bound<'py, pyo3::types::PyList>, Vec<Vec<u32>>)> {
+        let ids = py.detach(|| crate::batch::encode_lists(&texts, |t, out| self.encode_into(t, add_special_tokens, false, out))).py()?;
+        let hits = ids.iter().map(|d| self.special_hits(d)).collect();
+        Ok((self.ints.lists(py, self.inner.n_vocab(), &ids)?, hits))
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=false))]
