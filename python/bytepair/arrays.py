@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Dict, Tuple
 
 from bytepair import _core
@@ -36,13 +37,24 @@ def _numpy() -> Any:
     return numpy
 
 
+@functools.lru_cache(maxsize=None)
+def _dtype(name: str) -> Any:
+    """numpy's dtype object of ``name``, made once (``frombuffer`` parses a dtype string on every call: half
+    the cost of wrapping a short document's ids).
+
+    >>> str(_dtype("uint32"))
+    'uint32'
+    """
+    return _numpy().dtype(name)
+
+
 def ids_array(buffer: bytes) -> Any:
     """A read-only uint32 array over the bytes of native-endian ids.
 
     >>> ids_array(bytes(8)).tolist()
     [0, 0]
     """
-    return _numpy().frombuffer(buffer, dtype="uint32")
+    return _numpy().frombuffer(buffer, dtype=_dtype("uint32"))
 
 
 def flat_arrays(ids: bytes, offsets: bytes) -> Tuple[Any, Any]:
@@ -52,7 +64,7 @@ def flat_arrays(ids: bytes, offsets: bytes) -> Tuple[Any, Any]:
     [[0], [0, 0]]
     """
     np = _numpy()
-    return np.frombuffer(ids, dtype="uint32"), np.frombuffer(offsets, dtype="uint64")
+    return np.frombuffer(ids, dtype=_dtype("uint32")), np.frombuffer(offsets, dtype=_dtype("uint64"))
 
 
 def as_id_buffer(ids: Any) -> Any:

@@ -166,10 +166,13 @@ class PipelineTokenizer(Tokenizer):
         if dropout:
             raise BytepairError("dropout is not an encode option of a tokenizer.json pipeline; "
                                 "set the BPE model's 'dropout' in its description")
-        if self._fast is not None and allowed_special is None and disallowed_special is None and (
-                not add_special_tokens or not self._post_adds):  # the common calls, on the byte model's core
-            return surrogate_safe(self._fast.encode, text,
-                                  *((self._plain_added, None) if add_special_tokens is None else _MATCH_ALL))
+        if allowed_special is None and disallowed_special is None:  # the common calls, without the policy's steps
+            if self._fast is None:
+                if add_special_tokens is not None:  # Hugging Face's call: every added token matched
+                    return surrogate_safe(self._core.encode, text, bool(add_special_tokens), False)
+            elif not add_special_tokens or not self._post_adds:  # on the byte model's core
+                return surrogate_safe(self._fast.encode, text,
+                                      *((self._plain_added, None) if add_special_tokens is None else _MATCH_ALL))
         return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
                             lambda core, a, d: surrogate_safe(core.encode, text, a, d),
                             lambda add, ordinary: surrogate_safe(self._core.encode, text, add, ordinary),
@@ -241,6 +244,10 @@ class PipelineTokenizer(Tokenizer):
         >>> tok.encode_to_numpy("ab b").tolist() == tok.encode("ab b")
         True
         """
+        if self._fast is None and allowed_special is None and disallowed_special is None and add_special_tokens is not None:
+            # Hugging Face's call: every added token matched, no policy steps
+            return ids_array(surrogate_safe(self._core.encode_to_buffer, text, bool(add_special_tokens), False))
+
         def with_hits(add: bool) -> Tuple[Any, List[int]]:
             buffer, hits = surrogate_safe(self._core.encode_to_buffer_with_hits, text, add)
             return ids_array(buffer), hits
