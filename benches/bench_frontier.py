@@ -204,7 +204,7 @@ def _bytepair_pipeline_calls(bytepair, tok) -> dict:
             "batch": lambda ts: tok.encode_batch(ts, add_special_tokens=False),
             "flat": lambda ts: tok.encode_batch_to_numpy(ts, add_special_tokens=False),
             "count": tok.count_batch,
-            "cache": lambda: bytepair._core.cache_info()[1]}
+            "cache": lambda: bytepair._core.cache_info()[1] + bytepair._core.cache_info()[5]}
 
 
 def _gigatoken_calls(g) -> dict:
@@ -367,7 +367,7 @@ def load(tool: str, vocab: str, threads: int):
         t["batch"] = tok.encode_ordinary_batch
         t["flat"] = lambda ts: tok.encode_batch_to_numpy(ts, disallowed_special=())
         t["count"] = tok.count_batch
-        t["cache"] = lambda: bytepair._core.cache_info()[1]
+        t["cache"] = lambda: bytepair._core.cache_info()[1] + bytepair._core.cache_info()[5]
     elif tool == "gigatoken":
         import gigatoken
 
@@ -885,7 +885,7 @@ def report(a, argv, corpora, tools, sizes, times, nbytes, ids, mem, errors, t_st
     lines += table(["tool", "stage@threads"] + corpora, rows)
     lines.append("")
     lines.append("Growth includes the outputs Python still holds and allocator slack; bytepair's own figure is its "
-                 "per-thread piece caches (`_core.cache_info()[1]`, bounded by `set_cache_bytes`), toktok-rs's "
+                 "per-thread piece caches and word maps (`_core.cache_info()[1]` and `[5]`, bounded by `set_cache_bytes`), toktok-rs's "
                  "`memory_bytes()` (its whole tokenizer), fastokens' segment cache (off unless enabled); "
                  "gigatoken, kitoken and tokie report no figure (tokie keeps per-worker caches, sized by "
                  "`TOKIE_CACHE_BITS`), so only their growth shows what they cache.")

@@ -220,3 +220,48 @@ def test_encode_batch_to_numpy_with_no_special_rules_is_ordinary(cl100k, lines):
     want = enc.encode_ordinary_batch(texts)
     assert [ids[offsets[k]:offsets[k + 1]].tolist() for k in range(len(texts))] == want
     assert tok.encode_to_numpy(texts[-3], disallowed_special=()).tolist() == enc.encode_ordinary(texts[-3])
+
+
+def test_word_maps_are_bounded_cleared_and_reported(published_tokenizers, lines, cache_size):
+    """SentencePiece's word map (one map with the pipeline BPE's) holds at most the per-thread budget,
+    is emptied by clear_cache() and by a new budget, and its bytes are in cache_info(); ids never depend
+    on it (sentencepiece is the oracle). Run on a new thread, whose map starts empty and goes with it."""
+    import sentencepiece
+
+    path = published_tokenizers["raw"]["mistral/tokenizer.model.v1"]
+    tok = Tokenizer.load(path)
+    sp = sentencepiece.SentencePieceProcessor(model_file=path)
+    texts = [t for t in lines if t.strip()][:300]
+    want = [sp.encode(t) for t in texts]
+    budget = 1 << 14  # the word maps get four times this
+    seen = {}
+
+    def held():
+        return bytepair.cache_info()["word_maps"]
+
+    def work():
+        bytepair.set_cache_size(budget)
+        seen["map_budget"] = bytepair.cache_info()["word_map_size"]
+        base = held()  # other threads' maps (untouched while this runs)
+        seen["ids"] = [tok.encode(t, add_special_tokens=False) for t in texts]
+        seen["full"] = held() - base
+        seen["again"] = [tok.encode(t, add_special_tokens=False) for t in texts]
+        bytepair.clear_cache()
+        tok.encode("a b", add_special_tokens=False)
+        seen["cleared"] = held() - base
+        bytepair.set_cache_size(0)
+        seen["off_ids"] = [tok.encode(t, add_special_tokens=False) for t in texts[:50]]
+        seen["off"] = held() - base
+        seen["base"] = base
+
+    before = held()
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert seen["ids"] == seen["again"] == want
+    assert seen["off_ids"] == want[:50]
+    assert seen["map_budget"] == 4 * budget
+    assert 0 < seen["full"] <= 4 * budget  # the texts' words overflow the budget: emptied when full
+    assert 0 < seen["cleared"] < 1000 < seen["full"]  # emptied, then the words of "a b"
+    assert seen["off"] == 0  # no budget: nothing kept (and a new budget emptied the map)
+    assert held() == before  # the thread's map went with it

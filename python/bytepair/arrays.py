@@ -92,8 +92,10 @@ def set_cache_size(nbytes: int) -> int:
     """Sets the budget of the core's cache of encoded pieces, per thread,
     in bytes (0 turns it off; at most 1 GB); returns the size in force
     (rounded down to a power of two 64-byte slots). Default 4 MB, about
-    65,000 pieces. Ids never depend on it; it only saves the merging of
-    pieces seen before, kept across calls and batches.
+    65,000 pieces; the word maps of pipelines and SentencePiece models
+    get four times as much (see :func:`cache_info`). Ids never depend on
+    them; they only save the merging of pieces seen before, kept across
+    calls and batches.
 
     >>> set_cache_size(1 << 20)
     1048576
@@ -106,19 +108,24 @@ def set_cache_size(nbytes: int) -> int:
 
 
 def cache_info() -> Dict[str, int]:
-    """The piece cache: ``size`` (budget per thread, bytes), ``allocated``
-    (bytes held by all threads' caches now), and this thread's ``hits`` and
-    ``misses``.
+    """The caches of encoded pieces: ``size`` (the piece slots' budget per
+    thread, bytes), ``allocated`` (bytes held by all threads' piece slots
+    now), this thread's ``hits`` and ``misses``; ``word_map_size`` (the
+    word maps' budget per thread: four times the slots', as a word costs
+    more than a slot) and ``word_maps`` (bytes held now by all threads'
+    word maps: the words of pipelines that the slots do not hold, and of
+    SentencePiece models). ``set_cache_size`` sets both budgets.
 
     >>> sorted(cache_info())
-    ['allocated', 'hits', 'misses', 'size']
+    ['allocated', 'hits', 'misses', 'size', 'word_map_size', 'word_maps']
     """
-    size, allocated, hits, misses = _core.cache_info()
-    return {"size": size, "allocated": allocated, "hits": hits, "misses": misses}
+    size, allocated, hits, misses, word_map_size, word_maps = _core.cache_info()
+    return {"size": size, "allocated": allocated, "hits": hits, "misses": misses, "word_map_size": word_map_size,
+            "word_maps": word_maps}
 
 
 def clear_cache() -> None:
-    """Empties every thread's piece cache (for timing cold starts).
+    """Empties every thread's piece cache and word map (for timing cold starts).
 
     >>> clear_cache()
     """

@@ -25,6 +25,8 @@
 //! is a number from `new_owner()` naming one vocabulary (clones of a
 //! vocabulary may share it).
 
+pub(crate) mod words;
+
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
@@ -508,6 +510,11 @@ pub fn set_cache_bytes(bytes: usize) {
 /// The budget of each thread's cache, in bytes.
 pub fn cache_bytes() -> usize {
     CACHE_BYTES.load(Ordering::Relaxed)
+}
+
+/// Bumped by `clear_all`: a thread's caches made before are emptied at their next use.
+pub(crate) fn generation() -> u64 {
+    GENERATION.load(Ordering::Relaxed)
 }
 
 /// Bytes held by the caches of all threads now.

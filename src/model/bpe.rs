@@ -15,24 +15,13 @@ use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
 const NONE: u32 = u32::MAX;
-const CACHE_MAX_LEN: usize = 256;
-const CACHE_CAPACITY: usize = 1 << 16;
 const TABLE_CHARS: usize = 0x800;
 
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-type Cache = FxHashMap<u64, FxHashMap<Box<str>, Box<[(u32, u32)]>>>;
 thread_local! {
-    static CACHE: RefCell<Cache> = RefCell::new(FxHashMap::default());
     static RNG: RefCell<u64> = RefCell::new(0);
-}
-
-pub fn clear_caches() {
-    CACHE.with(|c| c.borrow_mut().clear());
-    crate::cache::clear_all();
 }
 
 #[derive(Debug)]
@@ -230,7 +219,7 @@ impl Bpe {
             byte_ids,
             char_table,
             char_map,
-            cache_id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            cache_id: crate::cache::words::new_id(),
             owner: crate::cache::new_owner(),
             raw_owner: crate::cache::new_owner(),
             raw: None,
@@ -591,33 +580,23 @@ impl Bpe {
                 }
             }
         };
-        if self.dropout.is_some() || w.len() >= CACHE_MAX_LEN {
+        if self.dropout.is_some() {
             let word = self.merge_word(w)?;
             emit(&word, ids, offsets);
             return Ok(());
         }
-        CACHE.with(|cell| {
-            let mut all = cell.borrow_mut();
-            let local = all.entry(self.cache_id).or_default();
-            if let Some(hit) = local.get(w) {
-                emit(hit, ids, offsets);
-                return Ok(());
-            }
-            let word = self.merge_word(w)?;
-            emit(&word, ids, offsets);
-            if local.len() >= CACHE_CAPACITY {
-                local.clear();
-            }
-            local.insert(w.into(), word.into_boxed_slice());
+        let mut word = Vec::new();
+        let run = |word: &mut Vec<(u32, u32)>| -> Result<()> {
+            *word = self.merge_word(w)?;
             Ok(())
-        })
+        };
+        crate::cache::words::merged(self.cache_id, w, &mut word, run, |s| emit(s, ids, offsets))
     }
 }
 
 impl Drop for Bpe {
     fn drop(&mut self) {
-        let id = self.cache_id;
-        let _ = CACHE.try_with(|c| c.borrow_mut().remove(&id));
+        crate::cache::words::forget(self.cache_id);
     }
 }
 

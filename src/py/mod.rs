@@ -708,16 +708,19 @@ fn set_cache_bytes(bytes: usize) -> usize {
     crate::cache::PieceCache::size_for(bytes)
 }
 
-/// (budget per thread in bytes, bytes held by all threads' caches, this
-/// thread's hits, this thread's misses).
+/// (budget per thread in bytes of the piece slots, bytes held by all threads' piece slots, this
+/// thread's hits, this thread's misses, budget per thread of the word maps, bytes held by all
+/// threads' word maps).
 #[pyfunction]
-fn cache_info() -> (usize, usize, u64, u64) {
+fn cache_info() -> (usize, usize, u64, u64, usize, usize) {
     let (hits, misses) = crate::cache::thread_stats();
-    (crate::cache::PieceCache::size_for(crate::cache::cache_bytes()), crate::cache::allocated_bytes(), hits, misses)
+    let size = crate::cache::PieceCache::size_for(crate::cache::cache_bytes());
+    let words = crate::cache::words::held_bytes();
+    (size, crate::cache::allocated_bytes(), hits, misses, crate::cache::words::budget(), words)
 }
 
-/// Empties the per-thread caches of encoded pieces (for benchmarks that
-/// time encoding from a cold start; ids never depend on them).
+/// Empties the per-thread caches of encoded pieces and the word maps (for
+/// benchmarks that time encoding from a cold start; ids never depend on them).
 #[pyfunction]
 fn clear_caches() {
     crate::model::clear_piece_caches();
@@ -993,10 +996,10 @@ impl CorePipeline {
     }
 }
 
+/// Empties every thread's caches (as `clear_caches`; kept for callers of the older name).
 #[pyfunction]
 fn clear_pipeline_caches() {
-    crate::model::bpe::clear_caches();
-    crate::model::sentencepiece::clear_caches();
+    crate::model::clear_piece_caches();
 }
 // ---------------------------------------------------------------- end of HF pipelines
 

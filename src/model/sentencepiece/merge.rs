@@ -2,9 +2,9 @@
 //! concatenation is the piece of highest score merges first, leftmost on
 //! ties; user-defined pieces frozen; unused pieces merged through and split
 //! back (`resegment`). Text is cut where no merge can cross, and each part
-//! merged through the word map (`word_cache.rs`).
+//! merged through the word map (`crate::cache::words`).
 
-use super::{word_cache, Cut, SentencePiece, NONE, TABLE_CHARS, UNUSED};
+use super::{Cut, SentencePiece, NONE, TABLE_CHARS, UNUSED};
 use crate::model::bpe::merge_lowest_rank;
 use crate::model::pairs::merge_pairs;
 use rustc_hash::FxHashMap;
@@ -150,6 +150,10 @@ impl SentencePiece {
                 self.merge_heap(word, None);
             }
         };
-        word_cache::merged(self.cache_id, w, syms, word, run);
+        let run = |word: &mut Vec<(u32, u32)>| -> Result<(), std::convert::Infallible> {
+            run(word);
+            Ok(())
+        };
+        let _ = crate::cache::words::merged(self.cache_id, w, word, run, |s| syms.extend_from_slice(s));
     }
 }

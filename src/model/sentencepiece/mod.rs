@@ -8,7 +8,7 @@
 //! output (`PopulateSentencePieceText`: runs of unknown characters fused into
 //! one `<unk>`, or byte fallback with its offsets) and its decoder
 //! (`SentencePieceProcessor::Decode`), one file per stage: normalizer.rs,
-//! merge.rs and word_cache.rs (the word map), output.rs, decode.rs; hf_cut.rs
+//! merge.rs (through the word map, `crate::cache::words`), output.rs, decode.rs; hf_cut.rs
 //! is the same word cut for Hugging Face BPE files of this layout.
 //!
 //! The description is an extension of Hugging Face's schema:
@@ -31,10 +31,8 @@ mod hf_cut;
 mod merge;
 mod normalizer;
 mod output;
-mod word_cache;
 
 pub(crate) use hf_cut::{cut_before, hf_cut_marker};
-pub use word_cache::clear_caches;
 
 use super::spec::SpSpec;
 use crate::text::charsmap::CharsMap;
@@ -277,7 +275,7 @@ impl SentencePiece {
             strip_leading_space: ns.add_dummy_prefix || ns.remove_extra_whitespaces,
             cut,
             ws,
-            cache_id: word_cache::new_cache_id(),
+            cache_id: crate::cache::words::new_id(),
         })
     }
 
@@ -309,7 +307,7 @@ impl SentencePiece {
 
 impl Drop for SentencePiece {
     fn drop(&mut self) {
-        word_cache::forget(self.cache_id);
+        crate::cache::words::forget(self.cache_id);
     }
 }
 
