@@ -219,7 +219,7 @@ fn run_class(s: &str, i: usize, want: impl Fn(u8) -> bool) -> usize {
 /// (`x | 0x20` in `a..=z`, which is exactly `A..=Z` or `a..=z`), the
 /// others clear. No carry crosses bytes: each sum stays below 0x100.
 #[inline]
-fn ascii_letters(w: u64) -> u64 {
+pub(crate) fn ascii_letters(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let low = (w | 0x20 * ONES) & 0x7F * ONES;

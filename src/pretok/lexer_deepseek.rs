@@ -25,7 +25,7 @@
 //! against Hugging Face on DeepSeek V3's published file
 //! (`tests/test_pipeline_fast.py`).
 
-use crate::pretok::lexer::{decode, whitespace, ClassTable};
+use crate::pretok::lexer::{ascii_letters, decode, whitespace, ClassTable};
 use std::sync::OnceLock;
 
 /// DeepSeek V3's three split patterns, as its `tokenizer.json` has them.
@@ -152,6 +152,28 @@ fn split_segment<'t>(t: &ClassTable, s: &'t str, start: usize, f: &mut impl FnMu
     }
 }
 
+/// End of the run of letters and marks (`[\p{L}\p{M}]*`) that starts at
+/// `i`: ASCII letters eight bytes at a time (a mark is never ASCII), then
+/// character by character from the first other byte.
+#[inline(always)]
+fn letters_and_marks(t: &ClassTable, s: &str, mut i: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let b = s.as_bytes();
+    while i + 8 <= b.len() {
+        let m = ascii_letters(u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes")));
+        if m == HIGH {
+            i += 8;
+            continue;
+        }
+        i += ((!m & HIGH).trailing_zeros() / 8) as usize;
+        if b[i] < 0x80 {
+            return i; // an ASCII byte that is not a letter
+        }
+        break;
+    }
+    t.run(s, i, |k| k & (LETTER | MARK) != 0)
+}
+
 /// End of the third split's match at byte `p` of `s` (which ends the
 /// segment), if one starts there.
 #[inline]
@@ -169,12 +191,12 @@ fn match_at(t: &ClassTable, s: &str, p: usize) -> Option<usize> {
     let k = t.of(cp);
     // `[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+`
     if k & (LETTER | MARK) != 0 {
-        return Some(t.run(s, p + n, |k| k & (LETTER | MARK) != 0));
+        return Some(letters_and_marks(t, s, p + n));
     }
     if k & (PUNCT | SYMBOL) == 0 && cp != '\r' as u32 && cp != '\n' as u32 && p + n < b.len() {
         let (d, m) = decode(b, p + n);
         if t.of(d) & (LETTER | MARK) != 0 {
-            return Some(t.run(s, p + n + m, |k| k & (LETTER | MARK) != 0));
+            return Some(letters_and_marks(t, s, p + n + m));
         }
     }
     // ` ?[\p{P}\p{S}]+[\r\n]*`
@@ -278,6 +300,22 @@ mod tests {
         for _ in 0..3000 {
             let n = rng.below(24);
             let text: String = (0..n).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+            assert_eq!(lexer_words(&text), regex_words(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn long_ascii_letter_runs_split_as_the_three_regexes_do() {
+        // runs of ASCII letters longer than a word of eight bytes, broken at
+        // every offset by marks, other letters, digits, punctuation and space
+        let letters: Vec<char> = "abcdefghijklmnopqrstuvwxyzABCXYZ".chars().collect();
+        let others: Vec<char> = "é\u{301}\u{3099}ß1.,'( \n日🤗𝐀\u{0}".chars().collect();
+        let mut rng = crate::testing::Rng(0x5EED_DEE9_1E77);
+        for _ in 0..3000 {
+            let n = rng.below(64);
+            let text: String = (0..n)
+                .map(|_| if rng.below(8) == 0 { others[rng.below(others.len())] } else { letters[rng.below(letters.len())] })
+                .collect();
             assert_eq!(lexer_words(&text), regex_words(&text), "{text:?}");
         }
     }
