@@ -117,15 +117,14 @@ struct RawBytes {
     ranks: ConcatRanks,
     /// rank -> id of the merge's result
     results: Box<[u32]>,
-    /// Per id: whether the token's own bytes encode to it alone (`SELF_*`),
-    /// found out the first time a piece is that token. Without
-    /// ignore_merges a piece that is a token need not come out as that token
-    /// (the merges may not reach it); once checked, the vocabulary answers
-    /// such a piece and the piece cache keeps the pieces that need merges.
-    self_encoding: Box<[AtomicU8]>,
 }
 
-const SELF_UNKNOWN: u8 = 0;
+// The mark of each token in `RawBytes::tokens`: whether the token's own bytes
+// encode to it alone, found out the first time a piece is that token (read in
+// the same bucket as its id; 0 until then). Without ignore_merges a piece that
+// is a token need not come out as that token (the merges may not reach it);
+// once checked, the vocabulary answers such a piece and the piece cache keeps
+// the pieces that need merges.
 const SELF_YES: u8 = 1;
 const SELF_NO: u8 = 2;
 
@@ -263,8 +262,7 @@ impl Bpe {
         for &(rank, id) in self.merges.values() {
             results[rank as usize] = id;
         }
-        let self_encoding = (0..self.vocab_r.bound()).map(|_| AtomicU8::new(SELF_UNKNOWN)).collect();
-        Some(RawBytes { tokens, byte_ids, ranks: ConcatRanks::new(&triples), results: results.into(), self_encoding })
+        Some(RawBytes { tokens, byte_ids, ranks: ConcatRanks::new(&triples), results: results.into() })
     }
 
     /// Appends the ids of the byte-level word whose raw bytes are `piece`
@@ -521,29 +519,30 @@ impl Bpe {
 
     /// Appends the id of `raw` and returns true when it is a token that
     /// encodes to itself: with HF's ignore_merges every token does; otherwise
-    /// the merges decide, checked once per token (`self_encoding`; the check
+    /// the merges decide, checked once per token (the token's mark in the table; the check
     /// appends the merged ids, whatever they are). The vocabulary answers
     /// such a piece exactly, never evicted, and the piece cache keeps only the
     /// pieces that need merges. Inlined into the callers' loops (one per piece).
     #[inline(always)]
     pub(crate) fn whole_token_raw(&self, raw: &[u8], ids: &mut Vec<u32>) -> bool {
         let Some(tables) = &self.raw else { return false };
-        let Some(id) = tables.tokens.get(raw) else { return false };
-        let state = if self.ignore_merges {
-            SELF_YES
-        } else if self.dropout.is_some() {
+        if self.ignore_merges {
+            let Some(id) = tables.tokens.get(raw) else { return false };
+            ids.push(id);
+            return true;
+        }
+        if self.dropout.is_some() {
             return false; // dropout's merges are drawn anew each time
-        } else {
-            tables.self_encoding.get(id as usize).map_or(SELF_NO, |s| s.load(Ordering::Relaxed))
-        };
-        match state {
+        }
+        let Some((id, mark)) = tables.tokens.get_marked(raw) else { return false };
+        match mark.load(Ordering::Relaxed) {
             SELF_YES => {
                 ids.push(id);
                 true
             }
             SELF_NO => false,
             _ => {
-                self.check_self_encoding(tables, raw, id, ids);
+                self.check_self_encoding(tables, raw, id, mark, ids);
                 true
             }
         }
@@ -552,11 +551,11 @@ impl Bpe {
     /// Appends the ids of `raw`, the bytes of token `id`, and remembers
     /// whether they are that token alone.
     #[cold]
-    fn check_self_encoding(&self, tables: &RawBytes, raw: &[u8], id: u32, ids: &mut Vec<u32>) {
+    fn check_self_encoding(&self, tables: &RawBytes, raw: &[u8], id: u32, mark: &AtomicU8, ids: &mut Vec<u32>) {
         let start = ids.len();
         self.tokenize_raw_bytes(tables, raw, ids);
         let alone = ids[start..] == [id];
-        tables.self_encoding[id as usize].store(if alone { SELF_YES } else { SELF_NO }, Ordering::Relaxed);
+        mark.store(if alone { SELF_YES } else { SELF_NO }, Ordering::Relaxed);
     }
 
     /// `tokenize` without the piece cache (the word cache below still applies).

@@ -11,6 +11,7 @@ use super::NONE;
 use crate::error::{Error, Result};
 use crate::cache;
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -70,13 +71,42 @@ fn pack(bytes: &[u8]) -> u128 {
 /// Token bytes to id: the lookup of a whole piece. Two-byte tokens (the
 /// most frequent lookups) by a direct table, tokens of up to `PACKED` bytes
 /// by one packed integer (one multiply to hash, one comparison, no
-/// memcmp), longer ones by their bytes.
+/// memcmp), longer ones by their bytes. Beside each id, one byte its model
+/// may use (`get_marked`, 0 at first: the pipeline BPE remembers there
+/// whether the token encodes to itself), in the same bucket as the id: an
+/// array of such bytes by id cost a second cache miss per piece on
+/// DeepSeek V3, and the bucket is 32 bytes with or without it.
 #[derive(Debug, Clone)]
 pub(crate) struct TokenTable {
-    short: FxHashMap<u128, u32>,
-    long: FxHashMap<Vec<u8>, u32>,
+    short: FxHashMap<u128, Entry>,
+    long: FxHashMap<Vec<u8>, Entry>,
     /// id of every two-byte token, indexed by `b0 << 8 | b1` (`NONE`: none)
     pair_ranks: Box<[u32]>,
+    /// the marks of the two-byte tokens, indexed alike
+    pair_marks: Box<[Mark]>,
+}
+
+/// The byte a model keeps beside a token (0 at first).
+#[derive(Debug, Default)]
+struct Mark(AtomicU8);
+
+impl Clone for Mark {
+    fn clone(&self) -> Self {
+        Mark(AtomicU8::new(self.0.load(Ordering::Relaxed)))
+    }
+}
+
+/// A token's id and mark.
+#[derive(Debug, Clone)]
+struct Entry {
+    id: u32,
+    mark: Mark,
+}
+
+impl Entry {
+    fn new(id: u32) -> Self {
+        Entry { id, mark: Mark::default() }
+    }
 }
 
 impl TokenTable {
@@ -86,29 +116,30 @@ impl TokenTable {
             short: FxHashMap::with_capacity_and_hasher(short, Default::default()),
             long: FxHashMap::with_capacity_and_hasher(long, Default::default()),
             pair_ranks: vec![NONE; 1 << 16].into_boxed_slice(),
+            pair_marks: (0..1 << 16).map(|_| Mark::default()).collect(),
         }
     }
 
     /// Adds a token, or keeps the smaller id of bytes given twice; whether the bytes were new.
     pub(crate) fn insert_min(&mut self, t: &[u8], r: u32) -> bool {
-        use std::collections::hash_map::Entry;
+        use std::collections::hash_map::Entry as Slot;
         if t.len() > PACKED {
             return match self.long.get_mut(t) {
                 Some(old) => {
-                    *old = (*old).min(r);
+                    old.id = old.id.min(r);
                     false
                 }
                 None => {
-                    self.long.insert(t.to_vec(), r);
+                    self.long.insert(t.to_vec(), Entry::new(r));
                     true
                 }
             };
         }
         let (new, kept) = match self.short.entry(pack(t)) {
-            Entry::Vacant(e) => (true, *e.insert(r)),
-            Entry::Occupied(mut e) => {
-                let kept = (*e.get()).min(r);
-                *e.get_mut() = kept;
+            Slot::Vacant(e) => (true, e.insert(Entry::new(r)).id),
+            Slot::Occupied(mut e) => {
+                let kept = e.get().id.min(r);
+                e.get_mut().id = kept;
                 (false, kept)
             }
         };
@@ -125,9 +156,9 @@ impl TokenTable {
             self.pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
         }
         if t.len() <= PACKED {
-            self.short.insert(pack(t), r);
+            self.short.insert(pack(t), Entry::new(r));
         } else {
-            self.long.insert(t.to_vec(), r);
+            self.long.insert(t.to_vec(), Entry::new(r));
         }
     }
 
@@ -141,9 +172,21 @@ impl TokenTable {
             return (r != NONE).then_some(r);
         }
         if bytes.len() <= PACKED {
-            return self.short.get(&pack(bytes)).copied();
+            return self.short.get(&pack(bytes)).map(|e| e.id);
         }
-        self.long.get(bytes).copied()
+        self.long.get(bytes).map(|e| e.id)
+    }
+
+    /// `get`, with the token's mark (in the same bucket as its id).
+    #[inline(always)]
+    pub(crate) fn get_marked(&self, bytes: &[u8]) -> Option<(u32, &AtomicU8)> {
+        if bytes.len() == 2 {
+            let at = (bytes[0] as usize) << 8 | bytes[1] as usize;
+            let r = self.pair_ranks[at];
+            return (r != NONE).then(|| (r, &self.pair_marks[at].0));
+        }
+        let e = if bytes.len() <= PACKED { self.short.get(&pack(bytes)) } else { self.long.get(bytes) };
+        e.map(|e| (e.id, &e.mark.0))
     }
 
     /// The id of the two-byte token `a b`, `NONE` if there is none.
@@ -930,7 +973,7 @@ mod tests {
                 // are not all tokens, so merging goes by bytes (no ConcatRanks)
                 let gone = alphabet[rng.below(alphabet.len())];
                 let mut tokens: Vec<(Vec<u8>, u32)> = Vec::new();
-                for (t, r) in v.table.short.iter().map(|(k, &r)| (unpack(*k), r)).chain(v.table.long.iter().map(|(t, &r)| (t.clone(), r))) {
+                for (t, r) in v.table.short.iter().map(|(k, e)| (unpack(*k), e.id)).chain(v.table.long.iter().map(|(t, e)| (t.clone(), e.id))) {
                     if t != [gone] {
                         tokens.push((t, r));
                     }
@@ -1029,6 +1072,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_mark_belongs_to_its_token_alone() {
+        // a two-byte token (the direct table), a packed one and a long one
+        let mut table = TokenTable::with_capacity(4, 1);
+        let tokens: [&[u8]; 4] = [b"ab", b"abc", b"a", &[b'x'; PACKED + 5]];
+        for (id, t) in tokens.iter().enumerate() {
+            table.insert(t, id as u32);
+        }
+        for (k, t) in tokens.iter().enumerate() {
+            let (id, mark) = table.get_marked(t).unwrap();
+            assert_eq!(id, k as u32);
+            assert_eq!(mark.load(Ordering::Relaxed), 0);
+            mark.store(k as u8 + 1, Ordering::Relaxed);
+        }
+        for (k, t) in tokens.iter().enumerate() {
+            assert_eq!(table.get_marked(t).unwrap().1.load(Ordering::Relaxed), k as u8 + 1);
+        }
+        assert!(table.get_marked(b"b").is_none() && table.get_marked(b"ba").is_none());
+        assert!(table.get_marked(&[b'y'; PACKED + 5]).is_none());
     }
 
     #[test]
