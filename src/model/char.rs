@@ -176,11 +176,7 @@ impl CharMerges {
                 part.clear();
                 part.extend_from_slice(&syms[a..b]);
                 self.apply_linear(&mut part, None, s);
-                let mut i = 0;
-                while i != part.len() {
-                    out.push(Part { start: (a + i) as u32, id: part[i].id, len: part[i].len });
-                    i = s.next[i] as usize;
-                }
+                out.extend(s.live(part.len()).map(|i| Part { start: (a + i) as u32, id: part[i].id, len: part[i].len }));
             });
             if let Some(parts) = parts {
                 syms.clear();
@@ -189,15 +185,7 @@ impl CharMerges {
             }
         }
         self.apply_linear(syms, dropout, s);
-        // keep the symbols still in the list, in order (in place: i >= out)
-        let mut out = 0;
-        let mut i = 0;
-        while i != n {
-            syms[out] = syms[i];
-            out += 1;
-            i = s.next[i] as usize;
-        }
-        syms.truncate(out);
+        s.keep_live(syms);
     }
 
     /// The merging of `apply_long` on `syms` whole; the symbols left are

@@ -56,11 +56,7 @@ fn merge_on(word: &mut Vec<(u32, u32)>, rank_bound: usize, windows: bool, pair: 
             syms.clear();
             syms.extend_from_slice(&word[a..b]);
             merge_linear(&mut syms, rank_bound, pair, s);
-            let mut i = 0;
-            while i != syms.len() {
-                out.push(Part { start: (a + i) as u32, id: syms[i].0, len: syms[i].1 });
-                i = s.next[i] as usize;
-            }
+            out.extend(s.live(syms.len()).map(|i| Part { start: (a + i) as u32, id: syms[i].0, len: syms[i].1 }));
         });
         if let Some(parts) = parts {
             word.clear();
@@ -69,15 +65,7 @@ fn merge_on(word: &mut Vec<(u32, u32)>, rank_bound: usize, windows: bool, pair: 
         }
     }
     merge_linear(word, rank_bound, pair, s);
-    // keep the symbols still in the list, in order (in place: i >= out)
-    let mut out = 0;
-    let mut i = 0;
-    while i != n {
-        word[out] = word[i];
-        out += 1;
-        i = s.next[i] as usize;
-    }
-    word.truncate(out);
+    s.keep_live(word);
 }
 
 /// The merging of `merge_pairs` on `word`, whole; the symbols left are

@@ -30,6 +30,30 @@ pub(super) struct Scratch {
 pub(super) const SCRATCH_KEEP: usize = 1 << 20;
 
 impl Scratch {
+    /// The positions still in the linked list of `n` symbols that a merge
+    /// loop left in `next` (from position 0; `n` ends it), in order.
+    pub(super) fn live(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            (i != n).then(|| {
+                let at = i;
+                i = self.next[at] as usize;
+                at
+            })
+        })
+    }
+
+    /// Keeps the symbols still in that list, in order (in place: a kept
+    /// symbol moves only towards the front).
+    pub(super) fn keep_live<T: Copy>(&self, symbols: &mut Vec<T>) {
+        let mut out = 0;
+        for i in self.live(symbols.len()) {
+            symbols[out] = symbols[i];
+            out += 1;
+        }
+        symbols.truncate(out);
+    }
+
     /// Frees the tables if a piece grew them past `SCRATCH_KEEP` entries.
     /// (Not by the piece's length: a long piece merged in windows leaves
     /// them window-sized, and freeing them would only reallocate the
