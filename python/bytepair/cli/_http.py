@@ -9,11 +9,13 @@ each JSON endpoint (:func:`handler`), and the timeouts and limits
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sys
 import threading
 import time
 from http import HTTPStatus
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Type
 
@@ -187,7 +189,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, f"unknown tokenizer {name!r}: use one of {', '.join(names)}")
             return
         try:
-            reply = self.replies[path](self.server.tokenizers, name, data)
+            reply = self.server.workers.submit(self.replies[path], self.server.tokenizers, name, data).result()
         except BytepairError as e:
             self._error(HTTPStatus.BAD_REQUEST, str(e).splitlines()[0])
             return
@@ -249,7 +251,13 @@ class _Watchdog:
 class Server(ThreadingHTTPServer):
     """The threaded HTTP server with the tokenizers and the page. At most
     ``max_connections`` connections are served at once (more get a 503 and
-    are closed); each request has ``request_timeout`` seconds."""
+    are closed); each request has ``request_timeout`` seconds.
+
+    The replies are computed by a pool of one worker per core, not by the
+    connections' threads: the core keeps a bounded cache per thread, so the
+    memory is the pool's few caches (warm across connections), not one per
+    connection ever opened (a thread per connection left glibc's arenas
+    holding a cache's worth each)."""
 
     daemon_threads = True
     request_queue_size = 128  # the listen backlog (socketserver's 5 resets bursts of connections)
@@ -265,6 +273,12 @@ class Server(ThreadingHTTPServer):
         super().server_activate()
         self.watchdog = _Watchdog()
         self._slots = threading.BoundedSemaphore(self.max_connections)
+        self.workers = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="bytepair-serve")
+
+    def server_close(self) -> None:
+        super().server_close()
+        if hasattr(self, "workers"):
+            self.workers.shutdown(wait=False, cancel_futures=True)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):
