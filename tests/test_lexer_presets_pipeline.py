@@ -1,4 +1,5 @@
-"""Llama 3's and Qwen2's splits run by the core's hand-written lexers
+"""Llama 3's and Qwen2's splits, and Hugging Face's ``ByteLevel(use_regex=True)``
+regex (gpt2's, written differently), run by the core's hand-written lexers
 (src/pretok/lexer.rs) give Hugging Face ``tokenizers``' ids and offsets (the oracle).
 
 The core picks a lexer by the exact text of a Split regex (after its
@@ -17,6 +18,12 @@ the very end, where Llama 3's split differs from cl100k's), digit runs of
 several systems, apostrophes followed by every case of the contraction
 letters, non-ASCII letters, marks and numbers, punctuation and emoji; and
 real documents cut into paragraphs.
+
+``ByteLevel(use_regex=True)`` pipelines: Claude's (NFKC) and GPT-NeoX's (OLMo's
+file: NFC, a ByteLevel post-processor) as published (the gpt2 lexer), and a BPE
+trained with no split put behind ``ByteLevel(use_regex=True)``; each also with
+the ByteLevel regex moved into a ``Split`` of ``(?:...)`` before
+``ByteLevel(use_regex=False)`` (the regex engine), which HF runs the same way.
 """
 
 from __future__ import annotations
@@ -65,10 +72,18 @@ def _regex_of(d: dict) -> str:
     return split["pattern"]["Regex"]
 
 
+# Hugging Face's ByteLevel(use_regex=True) regex (tokenizers' byte_level.rs)
+HF_BYTE_LEVEL = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+
+
 def _variant(d: dict, regex: bool, normalizer: bool) -> dict:
     # a shallow copy: the vocabulary and merges are shared, only the pre-tokenizer and normalizer are replaced
     d = dict(d)
-    if regex:
+    if regex and d["pre_tokenizer"]["type"] == "ByteLevel":
+        d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "(?:" + HF_BYTE_LEVEL + ")"}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]}
+    elif regex:
         d["pre_tokenizer"] = json.loads(json.dumps(d["pre_tokenizer"]))
         (split,) = [p for p in d["pre_tokenizer"]["pretokenizers"] if p["type"] == "Split"]
         split["pattern"]["Regex"] = "(?:" + split["pattern"]["Regex"] + ")"
@@ -77,7 +92,7 @@ def _variant(d: dict, regex: bool, normalizer: bool) -> dict:
     return d
 
 
-def _trained(pattern: str) -> dict:
+def _trained(pattern) -> dict:
     """A byte-level BPE trained by ``tokenizers`` on generated text with no
     split at all (so that merges cross every boundary the pattern makes:
     whitespace after a newline, digits, apostrophes), then put behind the
@@ -91,8 +106,11 @@ def _trained(pattern: str) -> dict:
     t.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     t.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=1500, show_progress=False,
                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    t.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(pattern), "isolated"),
-                                               pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    if pattern is None:  # HF's own ByteLevel regex
+        t.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    else:
+        t.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(pattern), "isolated"),
+                                                   pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     t.decoder = decoders.ByteLevel()
     return json.loads(t.to_str())
 
@@ -101,7 +119,9 @@ def _trained(pattern: str) -> dict:
 def descriptions(published_tokenizers):
     llama3 = json.load(open(published_tokenizers["llama3"], encoding="utf-8"))
     qwen2 = json.load(open(published_tokenizers["qwen2"], encoding="utf-8"))
-    return {"llama3": llama3, "qwen2": qwen2,
+    byte_level = {name: json.load(open(published_tokenizers[name], encoding="utf-8"))
+                  for name in ("claude", "gpt-neox-olmo")}
+    return {"llama3": llama3, "qwen2": qwen2, **byte_level, "trained-byte-level": _trained(None),
             "trained-llama3": _trained(PRESETS["llama3"]), "trained-qwen2": _trained(PRESETS["qwen2"])}
 
 
@@ -111,6 +131,10 @@ VARIANTS = [  # (name, base, regex engine, keep the normalizer)
     ("qwen2-no-nfc", "qwen2", False, False), ("qwen2-no-nfc-regex", "qwen2", True, False),
     ("trained-llama3", "trained-llama3", False, True), ("trained-llama3-regex", "trained-llama3", True, True),
     ("trained-qwen2", "trained-qwen2", False, True), ("trained-qwen2-regex", "trained-qwen2", True, True),
+    ("claude", "claude", False, True), ("claude-regex", "claude", True, True),
+    ("gpt-neox-olmo", "gpt-neox-olmo", False, True), ("gpt-neox-olmo-regex", "gpt-neox-olmo", True, True),
+    ("trained-byte-level", "trained-byte-level", False, True),
+    ("trained-byte-level-regex", "trained-byte-level", True, True),
 ]
 
 
@@ -126,10 +150,15 @@ def pairs(descriptions):
 
 def test_the_published_splits_are_the_lexed_presets(descriptions):
     # the Split regex as published (Llama 3) and as Qwen2's tokenizer.json writes it: the presets' exact text
-    for name in descriptions:
+    for name in ("llama3", "qwen2", "trained-llama3", "trained-qwen2"):
         assert _regex_of(descriptions[name]) == PRESETS[name.replace("trained-", "")]
     assert descriptions["llama3"]["normalizer"] is None
     assert descriptions["qwen2"]["normalizer"] == {"type": "NFC"}
+    # the ByteLevel pipelines: HF's own regex, with a Unicode normal form before it
+    for name, form in [("claude", "NFKC"), ("gpt-neox-olmo", "NFC"), ("trained-byte-level", None)]:
+        pre = descriptions[name]["pre_tokenizer"]
+        assert pre["type"] == "ByteLevel" and pre.get("use_regex", True) and not pre["add_prefix_space"], name
+        assert (descriptions[name]["normalizer"] or {}).get("type") == form, name
 
 
 def same(pair, text: str) -> None:
@@ -155,7 +184,8 @@ def test_ids_and_offsets_equal_hf_on_generated_text(pairs, name, text):
     same(pairs[name], text)
 
 
-@pytest.mark.parametrize("name", ["llama3", "qwen2-no-nfc", "trained-llama3", "trained-qwen2"])
+@pytest.mark.parametrize("name", ["llama3", "qwen2-no-nfc", "trained-llama3", "trained-qwen2", "claude", "gpt-neox-olmo",
+                                  "trained-byte-level"])
 def test_ids_equal_hf_on_real_text(pairs, real_texts, name):
     tok, hf = pairs[name]
     parts = [p for doc in real_texts[:6] for p in doc.split("\n\n")]

@@ -6,11 +6,9 @@ use crate::text::normalized::NStr;
 use super::spec::{Behavior, PreTokenizerSpec, PrependScheme};
 use crate::error::Result;
 use crate::pretok::llama_split::LlamaSplit;
-use crate::pretok::split_pattern::{compile, CompiledPattern};
+use crate::pretok::split_pattern::{compile, CompiledPattern, Pattern};
 use crate::pretok::patterns::HF_BYTE_LEVEL_REGEX;
-use crate::pretok::regex_guard::GuardedRegex;
 use crate::text::byte_level::byte_level_transform;
-use std::sync::OnceLock;
 
 /// Backtracking steps a split regex may take for one match before it fails
 /// with a `PatternError` (fancy-regex's limit; see docs/decisions.md), within
@@ -113,24 +111,15 @@ pub(crate) enum PreTokenizer {
     Llama(Box<LlamaSplit>),
 }
 
-fn byte_level_regex() -> Result<CompiledPattern> {
-    static RE: OnceLock<GuardedRegex> = OnceLock::new();
-    if RE.get().is_none() {
-        let _ = RE.set(compile(HF_BYTE_LEVEL_REGEX, "pre-tokenizer ByteLevel")?);
-    }
-    Ok(CompiledPattern::Regex(RE.get().unwrap().clone()))
-}
-
 impl PreTokenizer {
     pub(crate) fn new(spec: &PreTokenizerSpec, regexes: &crate::pretok::patterns::RegexMap) -> Result<PreTokenizer> {
         Ok(match spec {
             PreTokenizerSpec::ByteLevel { add_prefix_space, use_regex } => PreTokenizer::ByteLevel {
                 add_prefix_space: *add_prefix_space,
+                // HF's own regex has the gpt2 lexer's matches (`preset_of`)
                 regex: if *use_regex {
-                    Some(match regexes.get(HF_BYTE_LEVEL_REGEX) {
-                        Some(r) => CompiledPattern::Regex(compile(r, "pre-tokenizer ByteLevel")?),
-                        None => byte_level_regex()?,
-                    })
+                    let pattern = Pattern::Regex(HF_BYTE_LEVEL_REGEX.to_owned());
+                    Some(CompiledPattern::new(&pattern, regexes, "pre-tokenizer ByteLevel")?)
                 } else {
                     None
                 },
@@ -284,14 +273,13 @@ impl PreTokenizer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pretok::patterns::{CL100K, GPT2, LLAMA3, QWEN2, SUPERBPE};
+    use crate::pretok::patterns::{CL100K, GPT2, HF_BYTE_LEVEL_REGEX, LLAMA3, QWEN2, SUPERBPE};
     use crate::pretok::preset::Preset;
-    use crate::pretok::split_pattern::Pattern;
 
     #[test]
     fn preset_patterns_use_the_lexer_with_the_regexes_matches() {
         let texts = ["", "Hello world's 12345!!\n\n  x \n\t ", " \u{a0}Ж1٣ 'LL?\r\n", "a \n "];
-        for p in [GPT2, CL100K, LLAMA3, QWEN2] {
+        for p in [GPT2, HF_BYTE_LEVEL_REGEX, CL100K, LLAMA3, QWEN2] {
             let lexed = CompiledPattern::new(&Pattern::Regex(p.to_string()), &Default::default(), "test").unwrap();
             assert!(matches!(lexed, CompiledPattern::Lexer(_)), "{p}");
             let regex = CompiledPattern::Regex(compile(p, "test").unwrap());

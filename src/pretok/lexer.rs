@@ -402,10 +402,12 @@ mod tests {
     const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
     const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
     const QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+    const HF_BYTE_LEVEL: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
     /// Every preset whose lexer gives a regex's matches, with its regex.
     fn presets() -> Vec<(Preset, Regex)> {
-        [(Preset::Cl100k, CL100K), (Preset::Gpt2, GPT2), (Preset::Llama3, LLAMA3), (Preset::Qwen2, QWEN2)]
+        [(Preset::Cl100k, CL100K), (Preset::Gpt2, GPT2), (Preset::Gpt2, HF_BYTE_LEVEL), (Preset::Llama3, LLAMA3),
+         (Preset::Qwen2, QWEN2)]
             .into_iter()
             .map(|(p, re)| (p, Regex::new(re).unwrap()))
             .collect()

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use crate::pretok::preset::Preset;
 use crate::pretok::regex_guard::GuardedRegex;
-use super::patterns::{CL100K, GPT2, LLAMA3, QWEN2, SUPERBPE};
+use super::patterns::{CL100K, GPT2, HF_BYTE_LEVEL_REGEX, LLAMA3, QWEN2, SUPERBPE};
 
 /// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
 /// separators U+001C..U+001F that Python also treats as whitespace.
@@ -16,9 +16,12 @@ pub(crate) fn is_python_whitespace(c: char) -> bool {
 }
 
 /// The preset whose lexer runs exactly `pattern` (the exact text only).
+/// Hugging Face's `ByteLevel` regex is gpt2's written differently (`\s+`
+/// after `\s+(?!\S)` for tiktoken's `\s++$` and `\s`, greedy for
+/// possessive runs that nothing follows): the same matches on every text.
 pub(crate) fn preset_of(pattern: &str) -> Option<Preset> {
     match pattern {
-        GPT2 => Some(Preset::Gpt2),
+        GPT2 | HF_BYTE_LEVEL_REGEX => Some(Preset::Gpt2),
         CL100K => Some(Preset::Cl100k),
         LLAMA3 => Some(Preset::Llama3),
         QWEN2 => Some(Preset::Qwen2),
