@@ -104,9 +104,11 @@ impl IdTokens {
 /// A byte-level model's tables on raw bytes: a piece's bytes are its first
 /// symbols (each byte's byte-level character's id), merges are looked up by
 /// two ids in one open-addressing table, and whole tokens by their bytes.
-/// Only made when every byte has its character's token and words get no
-/// prefix or suffix: then no byte is unknown and no byte fallback happens,
-/// and the result is `tokenize` of the mapped characters.
+/// Only made when words get no prefix or suffix. A byte whose character has
+/// no token is a hole (GPT-NeoX's vocabulary lacks 0xC0, 0xC1 and
+/// 0xF5-0xFF, which UTF-8 text never holds): a piece holding one takes the
+/// mapped-character route, which treats the unknown character as Hugging
+/// Face does; every other piece gives `tokenize` of the mapped characters.
 #[derive(Debug)]
 struct RawBytes {
     /// vocabulary tokens by their raw bytes (ignore_merges' whole-word lookup)
@@ -117,6 +119,16 @@ struct RawBytes {
     ranks: ConcatRanks,
     /// rank -> id of the merge's result
     results: Box<[u32]>,
+    /// some byte has no token (`NONE` in `byte_ids`)
+    holes: bool,
+}
+
+impl RawBytes {
+    /// Whether `piece` holds a byte without a token (only looked at when some byte has none).
+    #[inline]
+    fn has_hole(&self, piece: &[u8]) -> bool {
+        self.holes && piece.iter().any(|&b| self.byte_ids[b as usize] == NONE)
+    }
 }
 
 // The mark of each token in `RawBytes::tokens`: whether the token's own bytes
@@ -239,8 +251,9 @@ impl Bpe {
         let chars = crate::text::byte_level::bytes_char();
         let mut byte_ids = [NONE; 256];
         for (slot, &c) in byte_ids.iter_mut().zip(chars.iter()) {
-            *slot = self.char_id(c)?;
+            *slot = self.char_id(c).unwrap_or(NONE);
         }
+        let holes = byte_ids.contains(&NONE);
         // the byte of each byte-level character, by code point (all below BYTE_CHARS)
         let mut byte_of = [None; BYTE_CHARS];
         for (&c, b) in chars.iter().zip(0..=255u8) {
@@ -262,7 +275,7 @@ impl Bpe {
         for &(rank, id) in self.merges.values() {
             results[rank as usize] = id;
         }
-        Some(RawBytes { tokens, byte_ids, ranks: ConcatRanks::new(&triples), results: results.into() })
+        Some(RawBytes { tokens, byte_ids, ranks: ConcatRanks::new(&triples), results: results.into(), holes })
     }
 
     /// Appends the ids of the byte-level word whose raw bytes are `piece`
@@ -500,11 +513,11 @@ impl Bpe {
             return Ok(());
         }
         let compute = |ids: &mut Vec<u32>| match &self.raw {
-            Some(tables) => {
+            Some(tables) if !tables.has_hole(raw) => {
                 self.tokenize_raw_bytes(tables, raw, ids);
                 Ok(())
             }
-            None => {
+            _ => {
                 let t = crate::text::byte_level::bytes_char();
                 let mapped: String = raw.iter().map(|&b| t[b as usize]).collect();
                 self.tokenize_uncached(&mapped, ids, None)
@@ -541,21 +554,25 @@ impl Bpe {
                 true
             }
             SELF_NO => false,
-            _ => {
-                self.check_self_encoding(tables, raw, id, mark, ids);
-                true
-            }
+            _ => self.check_self_encoding(tables, raw, id, mark, ids),
         }
     }
 
     /// Appends the ids of `raw`, the bytes of token `id`, and remembers
-    /// whether they are that token alone.
+    /// whether they are that token alone; false (nothing appended) for a
+    /// token holding a byte without a token of its own, which the
+    /// mapped-character route encodes.
     #[cold]
-    fn check_self_encoding(&self, tables: &RawBytes, raw: &[u8], id: u32, mark: &AtomicU8, ids: &mut Vec<u32>) {
+    fn check_self_encoding(&self, tables: &RawBytes, raw: &[u8], id: u32, mark: &AtomicU8, ids: &mut Vec<u32>) -> bool {
+        if tables.has_hole(raw) {
+            mark.store(SELF_NO, Ordering::Relaxed);
+            return false;
+        }
         let start = ids.len();
         self.tokenize_raw_bytes(tables, raw, ids);
         let alone = ids[start..] == [id];
         mark.store(if alone { SELF_YES } else { SELF_NO }, Ordering::Relaxed);
+        true
     }
 
     /// `tokenize` without the piece cache (the word cache below still applies).
