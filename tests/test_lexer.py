@@ -1,4 +1,4 @@
-"""The hand-written lexers of the gpt2, cl100k, llama3 and qwen2 presets give
+"""The hand-written lexers of the gpt2, cl100k, llama3, qwen2 and o200k presets give
 exactly the words of the regex engine (fancy-regex, as tiktoken uses) on
 generated and real text, also where a text ends in a run of whitespace with
 newlines in it (cl100k's ``\\s++$``, which llama3's and qwen2's lack)."""
@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from bytepair import _core
 from bytepair.patterns import PRESETS
 
-TRICKY = "aZsSſdDmMtTlLvVeErR'’ \u00a0\u3000\t\r\n\x0b\x0c\x85\u2028\x1c.,!?-/()\"_#1234567890٣০१²½éßЖשمر你こカ한\u0301\u093f🙂👍🏽𝔘𝟘"
+TRICKY = "aZsSſdDmMtTlLvVeErRÀΩǅʰー'’ \u00a0\u3000\t\r\n\x0b\x0c\x85\u2028\x1c.,!?-/()\"_#1234567890٣০१²½éßЖשمر你こカ한\u0301\u093f🙂👍🏽𝔘𝟘"
 
 
-LEXED = ["gpt2", "cl100k", "llama3", "qwen2"]
+LEXED = ["gpt2", "cl100k", "llama3", "qwen2", "o200k"]
 SPACES = " \t\r\n\x0b\x0c\x85\u00a0\u2028\u3000"
 
 
@@ -37,3 +37,10 @@ def test_lexer_equals_regex_on_real_text(preset):
     text = "".join(open(f, encoding="utf-8", errors="replace").read() for f in files)
     pattern = PRESETS[preset]
     assert _core.split_words(text, pattern) == _core.split_words_regex(text, pattern)
+
+
+@pytest.mark.parametrize("preset", LEXED + ["llama4"])
+def test_the_lexed_presets_run_on_their_lexer(preset):
+    # else the tests above would compare the regex engine with itself
+    assert _core.pattern_lexer(PRESETS[preset]) is not None
+    assert _core.pattern_lexer("(?:" + PRESETS[preset] + ")") is None

@@ -1,5 +1,5 @@
 //! Hand-written pre-tokenizers for the `gpt2`, `cl100k`, `llama3` and
-//! `qwen2` presets.
+//! `qwen2` presets (`lexer_o200k.rs` has o200k's, on this module's helpers).
 //!
 //! They give exactly the words of the presets' regexes (checked against
 //! fancy-regex by the tests below and by `tests/test_lexer.py` on real and
@@ -263,7 +263,7 @@ fn other_bits(k: u8) -> bool {
 }
 
 /// Length of a contraction after an apostrophe at `i - 1`: `s|d|m|t|ll|ve|re`.
-fn contraction(s: &str, i: usize, ignore_case: bool) -> Option<usize> {
+pub(crate) fn contraction(s: &str, i: usize, ignore_case: bool) -> Option<usize> {
     let same = |c: char, l: char| if ignore_case { folds_to(c, l) } else { c == l };
     let c1 = at(s, i)?;
     if ['s', 'd', 'm', 't'].iter().any(|&l| same(c1, l)) {
@@ -413,12 +413,13 @@ mod tests {
     const GPT2: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
     const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
     const QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+    const O200K: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
     const HF_BYTE_LEVEL: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
     /// Every preset whose lexer gives a regex's matches, with its regex.
     fn presets() -> Vec<(Preset, Regex)> {
         [(Preset::Cl100k, CL100K), (Preset::Gpt2, GPT2), (Preset::Gpt2, HF_BYTE_LEVEL), (Preset::Llama3, LLAMA3),
-         (Preset::Qwen2, QWEN2)]
+         (Preset::Qwen2, QWEN2), (Preset::O200k, O200K)]
             .into_iter()
             .map(|(p, re)| (p, Regex::new(re).unwrap()))
             .collect()
@@ -445,7 +446,7 @@ mod tests {
     /// several systems, apostrophes and their case-folded letters, every
     /// kind of whitespace, punctuation, emoji.
     fn random_texts(n: usize, seed: u64) -> Vec<String> {
-        let alphabet: Vec<char> = "aZsSſdDmMtTlLvVeErRk'’ \u{a0}\u{3000}\t\r\n\u{b}\u{c}\u{85}\u{2028}\u{1c}\u{1f}.,!?-/\\()[]{}\"_*#@1234567890٣٤০१२௩ⅫⅣ²½éñßøπωЖжשלוםمرحبا你好世界こんにちはカタカナ한국어\u{301}\u{5bf}\u{93f}🙂🚀👍🏽𝔘𝟘\u{1F1FA}\u{1F1F8}"
+        let alphabet: Vec<char> = "aZsSſdDmMtTlLvVeErRkÀΩǅʰー'’ \u{a0}\u{3000}\t\r\n\u{b}\u{c}\u{85}\u{2028}\u{1c}\u{1f}.,!?-/\\()[]{}\"_*#@1234567890٣٤০१२௩ⅫⅣ²½éñßøπωЖжשלוםمرحبا你好世界こんにちはカタカナ한국어\u{301}\u{5bf}\u{93f}🙂🚀👍🏽𝔘𝟘\u{1F1FA}\u{1F1F8}"
             .chars()
             .collect();
         let mut rng = crate::testing::Rng(seed);

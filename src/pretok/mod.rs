@@ -4,6 +4,7 @@
 
 pub(crate) mod lexer;
 pub(crate) mod lexer_deepseek;
+pub(crate) mod lexer_o200k;
 pub(crate) mod llama_split;
 pub(crate) mod patterns;
 pub(crate) mod preset;

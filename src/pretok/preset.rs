@@ -1,8 +1,9 @@
 //! The presets with a hand-written lexer, and the loop that runs each one
-//! (`lexer.rs`: gpt2, cl100k, llama3, qwen2; `superword.rs`; `lexer_deepseek.rs`).
+//! (`lexer.rs`: gpt2, cl100k, llama3, qwen2; `lexer_o200k.rs`; `superword.rs`;
+//! `lexer_deepseek.rs`).
 
 use super::lexer::{next_cl100k, next_gpt2};
-use super::{lexer_deepseek, superword};
+use super::{lexer_deepseek, lexer_o200k, superword};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preset {
@@ -12,6 +13,8 @@ pub enum Preset {
     Llama3,
     /// Qwen2's (and Qwen 2.5's, Qwen 3's) split: llama3's, one digit at a time.
     Qwen2,
+    /// o200k_base's split (also Llama 4's; `lexer_o200k.rs`).
+    O200k,
     /// SuperBPE's stage-2 split (`superword.rs`).
     SuperBpe,
     /// DeepSeek V3's three splits in a row (`lexer_deepseek.rs`); no single
@@ -45,6 +48,7 @@ impl Preset {
             Preset::Cl100k => each_piece(text, f, |s, i| next_cl100k::<true, 3>(s, i)),
             Preset::Llama3 => each_piece(text, f, |s, i| next_cl100k::<false, 3>(s, i)),
             Preset::Qwen2 => each_piece(text, f, |s, i| next_cl100k::<false, 1>(s, i)),
+            Preset::O200k => each_piece(text, f, lexer_o200k::next_o200k),
             Preset::SuperBpe => each_piece(text, f, superword::next_piece),
             Preset::DeepSeek => {
                 let mut f = f;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use crate::pretok::preset::Preset;
 use crate::pretok::regex_guard::GuardedRegex;
-use super::patterns::{CL100K, GPT2, HF_BYTE_LEVEL_REGEX, LLAMA3, QWEN2, SUPERBPE};
+use super::patterns::{CL100K, GPT2, HF_BYTE_LEVEL_REGEX, LLAMA3, O200K, QWEN2, SUPERBPE};
 
 /// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
 /// separators U+001C..U+001F that Python also treats as whitespace.
@@ -25,6 +25,7 @@ pub(crate) fn preset_of(pattern: &str) -> Option<Preset> {
         CL100K => Some(Preset::Cl100k),
         LLAMA3 => Some(Preset::Llama3),
         QWEN2 => Some(Preset::Qwen2),
+        O200K => Some(Preset::O200k),
         SUPERBPE => Some(Preset::SuperBpe),
         _ => None,
     }

@@ -655,6 +655,13 @@ fn split_words(py: Python<'_>, text: &str, pattern: Option<&str>) -> PyResult<Ve
     py.detach(|| pre.words(text).map(|w| w.into_iter().map(str::to_owned).collect())).py()
 }
 
+/// The preset whose hand-written lexer runs `pattern` (its name, as `Preset`
+/// spells it), or None when the regex engine does.
+#[pyfunction]
+fn pattern_lexer(pattern: &str) -> Option<String> {
+    crate::pretok::pretokenize::preset_of(pattern).map(|p| format!("{p:?}"))
+}
+
 /// Like `split_words`, but always with the regex engine, never a preset's
 /// hand-written lexer (the lexers are tested against it).
 #[pyfunction]
@@ -1019,6 +1026,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(split_words, m)?)?;
     m.add_function(wrap_pyfunction!(split_words_regex, m)?)?;
+    m.add_function(wrap_pyfunction!(pattern_lexer, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::gguf::gguf_strings, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::tiktoken_ranks, m)?)?;
     m.add_function(wrap_pyfunction!(crate::py::vocab_files::hf_vocab_ok, m)?)?;
