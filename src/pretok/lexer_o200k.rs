@@ -1,6 +1,8 @@
 //! The hand-written pre-tokenizer of o200k's pattern (`o200k_base`'s
-//! `pat_str`, also Llama 4's), giving exactly the regex's words (checked
-//! against fancy-regex by the tests of `lexer.rs` and `tests/test_lexer.py`).
+//! `pat_str`, also Llama 4's) and of Mistral's tekken pattern (o200k's
+//! without the contractions, one digit at a time), giving exactly the
+//! regex's words (checked against fancy-regex by the tests of `lexer.rs`
+//! and `tests/test_lexer.py`).
 //!
 //! The regex, alternative by alternative (leftmost alternative wins), with
 //! HEAD = `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`, TAIL = `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`,
@@ -57,10 +59,11 @@ fn class_at(t: &ClassTable, b: &[u8], i: usize) -> (u8, usize) {
     (t.of(cp), n)
 }
 
-/// The end after K (`(?i:'s|'t|'re|'ve|'m|'ll|'d)?`) at byte `e`.
+/// The end after K (`(?i:'s|'t|'re|'ve|'m|'ll|'d)?`) at byte `e`; `e` itself
+/// without `CONTRACTIONS` (tekken's letter alternatives have no K).
 #[inline]
-fn after_contraction(s: &str, e: usize) -> usize {
-    if s.as_bytes().get(e) == Some(&b'\'') {
+fn after_contraction<const CONTRACTIONS: bool>(s: &str, e: usize) -> usize {
+    if CONTRACTIONS && s.as_bytes().get(e) == Some(&b'\'') {
         if let Some(k) = contraction(s, e + 1, true) {
             return e + 1 + k;
         }
@@ -70,11 +73,11 @@ fn after_contraction(s: &str, e: usize) -> usize {
 
 /// `HEAD*TAIL+K?` at byte `j`: its end, or None where it fails.
 #[inline]
-fn head_star_tail_plus(t: &ClassTable, s: &str, j: usize) -> Option<usize> {
+fn head_star_tail_plus<const K: bool>(t: &ClassTable, s: &str, j: usize) -> Option<usize> {
     let b = s.as_bytes();
     // ASCII lowercase letters are the commonest start: HEAD* is empty there
     if b.get(j).is_some_and(u8::is_ascii_lowercase) {
-        return Some(after_contraction(s, t.run(s, j + 1, |k| k & TAIL != 0)));
+        return Some(after_contraction::<K>(s, t.run(s, j + 1, |k| k & TAIL != 0)));
     }
     let mut e = j;
     let mut after_last_both = None;
@@ -89,50 +92,51 @@ fn head_star_tail_plus(t: &ClassTable, s: &str, j: usize) -> Option<usize> {
         }
     }
     if e < b.len() && class_at(t, b, e).0 & LOWER != 0 {
-        return Some(after_contraction(s, t.run(s, e, |k| k & TAIL != 0)));
+        return Some(after_contraction::<K>(s, t.run(s, e, |k| k & TAIL != 0)));
     }
-    after_last_both.map(|end| after_contraction(s, end))
+    after_last_both.map(|end| after_contraction::<K>(s, end))
 }
 
 /// `HEAD+TAIL*K?` at byte `j`: its end, or None where it fails.
 #[inline]
-fn head_plus_tail_star(t: &ClassTable, s: &str, j: usize) -> Option<usize> {
+fn head_plus_tail_star<const K: bool>(t: &ClassTable, s: &str, j: usize) -> Option<usize> {
     let e = t.run(s, j, |k| k & HEAD != 0);
-    (e > j).then(|| after_contraction(s, t.run(s, e, |k| k & TAIL != 0)))
+    (e > j).then(|| after_contraction::<K>(s, t.run(s, e, |k| k & TAIL != 0)))
 }
 
-/// End of the o200k word that starts at byte `i` (< `s.len()`).
+/// End of the o200k word that starts at byte `i` (< `s.len()`); with `K`
+/// off and `DIGITS` 1, of the tekken word.
 #[inline]
-pub(crate) fn next_o200k(s: &str, i: usize) -> usize {
+pub(crate) fn next_o200k<const K: bool, const DIGITS: usize>(s: &str, i: usize) -> usize {
     let t = classes();
     let b = s.as_bytes();
     let x = b[i];
     if x.is_ascii_lowercase() {
-        return after_contraction(s, t.run(s, i + 1, |k| k & TAIL != 0));
+        return after_contraction::<K>(s, t.run(s, i + 1, |k| k & TAIL != 0));
     }
     let (k0, n0) = class_at(t, b, i);
     let prefix = k0 & (LETTER | NUMBER) == 0 && x != b'\r' && x != b'\n';
     // the two letter alternatives, each with a prefix character first, then without
     if prefix {
-        if let Some(e) = head_star_tail_plus(t, s, i + n0) {
+        if let Some(e) = head_star_tail_plus::<K>(t, s, i + n0) {
             return e;
         }
     }
-    if let Some(e) = head_star_tail_plus(t, s, i) {
+    if let Some(e) = head_star_tail_plus::<K>(t, s, i) {
         return e;
     }
     if prefix {
-        if let Some(e) = head_plus_tail_star(t, s, i + n0) {
+        if let Some(e) = head_plus_tail_star::<K>(t, s, i + n0) {
             return e;
         }
     }
-    if let Some(e) = head_plus_tail_star(t, s, i) {
+    if let Some(e) = head_plus_tail_star::<K>(t, s, i) {
         return e;
     }
     if k0 & NUMBER != 0 {
-        // \p{N}{1,3}
+        // \p{N}{1,DIGITS}
         let mut end = i + n0;
-        for _ in 0..2 {
+        for _ in 1..DIGITS {
             if end == b.len() {
                 break;
             }

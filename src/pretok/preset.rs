@@ -15,6 +15,8 @@ pub enum Preset {
     Qwen2,
     /// o200k_base's split (also Llama 4's; `lexer_o200k.rs`).
     O200k,
+    /// Mistral's tekken split: o200k's without contractions, one digit at a time.
+    Tekken,
     /// SuperBPE's stage-2 split (`superword.rs`).
     SuperBpe,
     /// DeepSeek V3's three splits in a row (`lexer_deepseek.rs`); no single
@@ -48,7 +50,8 @@ impl Preset {
             Preset::Cl100k => each_piece(text, f, |s, i| next_cl100k::<true, 3>(s, i)),
             Preset::Llama3 => each_piece(text, f, |s, i| next_cl100k::<false, 3>(s, i)),
             Preset::Qwen2 => each_piece(text, f, |s, i| next_cl100k::<false, 1>(s, i)),
-            Preset::O200k => each_piece(text, f, lexer_o200k::next_o200k),
+            Preset::O200k => each_piece(text, f, |s, i| lexer_o200k::next_o200k::<true, 3>(s, i)),
+            Preset::Tekken => each_piece(text, f, |s, i| lexer_o200k::next_o200k::<false, 1>(s, i)),
             Preset::SuperBpe => each_piece(text, f, superword::next_piece),
             Preset::DeepSeek => {
                 let mut f = f;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use crate::pretok::preset::Preset;
 use crate::pretok::regex_guard::GuardedRegex;
-use super::patterns::{CL100K, GPT2, HF_BYTE_LEVEL_REGEX, LLAMA3, O200K, QWEN2, SUPERBPE};
+use super::patterns::{CL100K, GPT2, HF_BYTE_LEVEL_REGEX, LLAMA3, O200K, QWEN2, SUPERBPE, TEKKEN};
 
 /// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
 /// separators U+001C..U+001F that Python also treats as whitespace.
@@ -26,6 +26,7 @@ pub(crate) fn preset_of(pattern: &str) -> Option<Preset> {
         LLAMA3 => Some(Preset::Llama3),
         QWEN2 => Some(Preset::Qwen2),
         O200K => Some(Preset::O200k),
+        TEKKEN => Some(Preset::Tekken),
         SUPERBPE => Some(Preset::SuperBpe),
         _ => None,
     }
