@@ -1,4 +1,4 @@
-"""The hand-written lexers of the gpt2, cl100k, llama3, qwen2, o200k and tekken presets give
+"""The hand-written lexers of the gpt2, cl100k, llama3, qwen2, o200k, tekken and qwen3.5 presets give
 exactly the words of the regex engine (fancy-regex, as tiktoken uses) on
 generated and real text, also where a text ends in a run of whitespace with
 newlines in it (cl100k's ``\\s++$``, which llama3's and qwen2's lack)."""
@@ -18,7 +18,7 @@ from bytepair.patterns import PRESETS
 TRICKY = "aZsSſdDmMtTlLvVeErRÀΩǅʰー'’ \u00a0\u3000\t\r\n\x0b\x0c\x85\u2028\x1c.,!?-/()\"_#1234567890٣০१²½éßЖשمر你こカ한\u0301\u093f🙂👍🏽𝔘𝟘"
 
 
-LEXED = ["gpt2", "cl100k", "llama3", "qwen2", "o200k", "tekken"]
+LEXED = ["gpt2", "cl100k", "llama3", "qwen2", "o200k", "tekken", "qwen3.5"]
 SPACES = " \t\r\n\x0b\x0c\x85\u00a0\u2028\u3000"
 
 

@@ -21,6 +21,12 @@
 //!   takes just it (only uppercase letters follow it in the run); with no
 //!   such character the alternative fails and `HEAD+TAIL*` takes the run;
 //! - the whitespace alternatives are llama3's (`lexer::whitespace`).
+//!
+//! Qwen 3.5's pattern (`next_qwen35`) is Qwen2's with marks joining
+//! letters: `(?i:'s|'t|'re|'ve|'m|'ll|'d)` | `[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+` |
+//! `\p{N}` | ` ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*` | `\s*[\r\n]+` | `\s+(?!\S)` | `\s+`.
+//! It needs this module's mark class; a mark taken as the prefix and given
+//! back starts the same run of letters and marks, so no backtracking shows.
 
 use super::lexer::{contraction, decode, whitespace, ClassTable};
 use std::sync::OnceLock;
@@ -160,5 +166,45 @@ pub(crate) fn next_o200k<const K: bool, const DIGITS: usize>(s: &str, i: usize) 
     }
     let c = char::from_u32(decode(b, i).0).expect("valid UTF-8");
     // every character left is whitespace (the others start one of the alternatives above)
+    whitespace(s, i, c, true, false)
+}
+
+/// End of the Qwen 3.5 word that starts at byte `i` (< `s.len()`).
+#[inline]
+pub(crate) fn next_qwen35(s: &str, i: usize) -> usize {
+    let t = classes();
+    let b = s.as_bytes();
+    let x = b[i];
+    let letters = |k: u8| k & (LETTER | MARK) != 0;
+    if x.is_ascii_alphabetic() {
+        return t.run(s, i + 1, letters);
+    }
+    if x == b'\'' {
+        if let Some(k) = contraction(s, i + 1, true) {
+            return i + 1 + k;
+        }
+    }
+    let (k0, n0) = class_at(t, b, i);
+    if letters(k0) {
+        return t.run(s, i + n0, letters);
+    }
+    if k0 & NUMBER != 0 {
+        return i + n0;
+    }
+    // `[^\r\n\p{L}\p{N}]?` before letters and marks
+    if x != b'\r' && x != b'\n' && i + n0 < b.len() && letters(class_at(t, b, i + n0).0) {
+        return t.run(s, i + n0, letters);
+    }
+    // ` ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*`
+    let other = |k: u8| k & (SPACE | LETTER | MARK | NUMBER) == 0;
+    let start = if x == b' ' { i + 1 } else { i };
+    if start < b.len() && other(class_at(t, b, start).0) {
+        let mut end = t.run(s, start, other);
+        while end < b.len() && matches!(b[end], b'\r' | b'\n') {
+            end += 1;
+        }
+        return end;
+    }
+    let c = char::from_u32(decode(b, i).0).expect("valid UTF-8");
     whitespace(s, i, c, true, false)
 }

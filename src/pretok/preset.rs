@@ -17,6 +17,8 @@ pub enum Preset {
     O200k,
     /// Mistral's tekken split: o200k's without contractions, one digit at a time.
     Tekken,
+    /// Qwen 3.5's (and 3.6's) split: Qwen2's with marks joining letters (`lexer_o200k.rs`).
+    Qwen35,
     /// SuperBPE's stage-2 split (`superword.rs`).
     SuperBpe,
     /// DeepSeek V3's three splits in a row (`lexer_deepseek.rs`); no single
@@ -52,6 +54,7 @@ impl Preset {
             Preset::Qwen2 => each_piece(text, f, |s, i| next_cl100k::<false, 1>(s, i)),
             Preset::O200k => each_piece(text, f, |s, i| lexer_o200k::next_o200k::<true, 3>(s, i)),
             Preset::Tekken => each_piece(text, f, |s, i| lexer_o200k::next_o200k::<false, 1>(s, i)),
+            Preset::Qwen35 => each_piece(text, f, lexer_o200k::next_qwen35),
             Preset::SuperBpe => each_piece(text, f, superword::next_piece),
             Preset::DeepSeek => {
                 let mut f = f;

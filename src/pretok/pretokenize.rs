@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use crate::pretok::preset::Preset;
 use crate::pretok::regex_guard::GuardedRegex;
-use super::patterns::{CL100K, GPT2, HF_BYTE_LEVEL_REGEX, LLAMA3, O200K, QWEN2, SUPERBPE, TEKKEN};
+use super::patterns::{CL100K, GPT2, HF_BYTE_LEVEL_REGEX, LLAMA3, O200K, QWEN2, QWEN35, SUPERBPE, TEKKEN};
 
 /// Python's `str.isspace()`: Unicode White_Space plus the four ASCII
 /// separators U+001C..U+001F that Python also treats as whitespace.
@@ -27,6 +27,7 @@ pub(crate) fn preset_of(pattern: &str) -> Option<Preset> {
         QWEN2 => Some(Preset::Qwen2),
         O200K => Some(Preset::O200k),
         TEKKEN => Some(Preset::Tekken),
+        QWEN35 => Some(Preset::Qwen35),
         SUPERBPE => Some(Preset::SuperBpe),
         _ => None,
     }
