@@ -463,6 +463,21 @@ mod tests {
     }
 
     #[test]
+    fn lexers_equal_the_regexes_on_long_ascii_runs_broken_anywhere() {
+        // the lexers take ASCII letters eight bytes at a time: a run broken
+        // at every offset by every kind of character, with and without case
+        let presets = presets();
+        for run in ["abcdefghijklmnopqrstuvwxyzabcdefghij", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij"] {
+            for at in 0..=run.len() {
+                for breaker in ["A", "z", " ", "'s", "'", "é", "É", "1", "\u{301}", "ǅ", "ʰ", ".", "\n", "日"] {
+                    let text = format!("{}{breaker}{}", &run[..at], &run[at..]);
+                    assert_all_equal(&presets, &text);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn lexers_equal_the_regexes_on_generated_text() {
         let presets = presets();
         let n = std::env::var("LEXER_FUZZ").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);

@@ -65,6 +65,38 @@ fn class_at(t: &ClassTable, b: &[u8], i: usize) -> (u8, usize) {
     (t.of(cp), n)
 }
 
+/// Bit 7 of each byte of `w` set where that byte is an ASCII lowercase
+/// letter, the others clear (`lexer::ascii_letters` without the case fold).
+#[inline]
+fn ascii_lowercase(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low = w & 0x7F * ONES;
+    let ge_a = low + (0x80 - 0x61) * ONES;
+    let gt_z = low + (0x80 - 0x7B) * ONES;
+    ge_a & !gt_z & !w & HIGH
+}
+
+/// End of the run of TAIL characters from byte `j`: ASCII lowercase
+/// letters eight bytes at a time, then the class table.
+#[inline(always)]
+fn run_tail(t: &ClassTable, s: &str, mut j: usize) -> usize {
+    let b = s.as_bytes();
+    while j + 8 <= b.len() {
+        let m = ascii_lowercase(u64::from_le_bytes(b[j..j + 8].try_into().expect("8 bytes")));
+        if m == 0x8080_8080_8080_8080 {
+            j += 8;
+            continue;
+        }
+        j += ((!m & 0x8080_8080_8080_8080).trailing_zeros() / 8) as usize;
+        if b[j] < 0x80 {
+            return j; // the only ASCII characters in TAIL are the lowercase letters
+        }
+        break;
+    }
+    t.run(s, j, |k| k & TAIL != 0)
+}
+
 /// The end after K (`(?i:'s|'t|'re|'ve|'m|'ll|'d)?`) at byte `e`; `e` itself
 /// without `CONTRACTIONS` (tekken's letter alternatives have no K).
 #[inline]
@@ -83,7 +115,7 @@ fn head_star_tail_plus<const K: bool>(t: &ClassTable, s: &str, j: usize) -> Opti
     let b = s.as_bytes();
     // ASCII lowercase letters are the commonest start: HEAD* is empty there
     if b.get(j).is_some_and(u8::is_ascii_lowercase) {
-        return Some(after_contraction::<K>(s, t.run(s, j + 1, |k| k & TAIL != 0)));
+        return Some(after_contraction::<K>(s, run_tail(t, s, j + 1)));
     }
     let mut e = j;
     let mut after_last_both = None;
@@ -98,7 +130,7 @@ fn head_star_tail_plus<const K: bool>(t: &ClassTable, s: &str, j: usize) -> Opti
         }
     }
     if e < b.len() && class_at(t, b, e).0 & LOWER != 0 {
-        return Some(after_contraction::<K>(s, t.run(s, e, |k| k & TAIL != 0)));
+        return Some(after_contraction::<K>(s, run_tail(t, s, e)));
     }
     after_last_both.map(|end| after_contraction::<K>(s, end))
 }
@@ -107,7 +139,7 @@ fn head_star_tail_plus<const K: bool>(t: &ClassTable, s: &str, j: usize) -> Opti
 #[inline]
 fn head_plus_tail_star<const K: bool>(t: &ClassTable, s: &str, j: usize) -> Option<usize> {
     let e = t.run(s, j, |k| k & HEAD != 0);
-    (e > j).then(|| after_contraction::<K>(s, t.run(s, e, |k| k & TAIL != 0)))
+    (e > j).then(|| after_contraction::<K>(s, run_tail(t, s, e)))
 }
 
 /// End of the o200k word that starts at byte `i` (< `s.len()`); with `K`
@@ -118,7 +150,7 @@ pub(crate) fn next_o200k<const K: bool, const DIGITS: usize>(s: &str, i: usize) 
     let b = s.as_bytes();
     let x = b[i];
     if x.is_ascii_lowercase() {
-        return after_contraction::<K>(s, t.run(s, i + 1, |k| k & TAIL != 0));
+        return after_contraction::<K>(s, run_tail(t, s, i + 1));
     }
     let (k0, n0) = class_at(t, b, i);
     let prefix = k0 & (LETTER | NUMBER) == 0 && x != b'\r' && x != b'\n';
