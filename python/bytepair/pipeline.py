@@ -170,6 +170,10 @@ class PipelineTokenizer(Tokenizer):
             if self._fast is None:
                 if add_special_tokens is not None:  # Hugging Face's call: every added token matched
                     return surrogate_safe(self._core.encode, text, bool(add_special_tokens), False)
+                # tiktoken's call: ids stand when no special token matched (else the policy decides below)
+                ids, hits = surrogate_safe(self._core.encode_with_hits, text, False)
+                if not hits:
+                    return ids
             elif not add_special_tokens or not self._post_adds:  # on the byte model's core
                 return surrogate_safe(self._fast.encode, text,
                                       *((self._plain_added, None) if add_special_tokens is None else _MATCH_ALL))
