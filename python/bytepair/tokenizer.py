@@ -227,6 +227,12 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> tok.decode(ids), ids == tok.encode("hello", dropout=0.5, seed=7)
         ('hello', True)
         """
+        if (allowed_special is None and disallowed_special is None and add_special_tokens is None and not dropout
+                and type(text) is str):  # tiktoken's bare call, without the policy's steps (a tenth of a short text's time)
+            try:
+                return self._core.encode(text, [], None)
+            except UnicodeEncodeError:
+                pass  # lone surrogates: replaced below
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
         if not dropout:
             return self._wrap(surrogate_safe(self._core.encode, text, allowed, disallowed), add)
