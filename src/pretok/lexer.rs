@@ -303,21 +303,31 @@ pub(crate) fn whitespace(s: &str, i: usize, c: char, newline_rule: bool, end_rul
     i + c.len_utf8()
 }
 
+/// The end of the word at byte `i` when it is the commonest kind, ASCII
+/// letters or a space and ASCII letters (then every preset of this module
+/// takes the whole run of letters after them), else None.
+#[inline(always)]
+fn ascii_letter_word(s: &str, i: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let x = bytes[i];
+    if x.is_ascii_alphabetic() {
+        return Some(run_letters(s, i + 1));
+    }
+    if x == b' ' && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+        return Some(run_letters(s, i + 2));
+    }
+    None
+}
+
 /// End of the cl100k word that starts at byte `i` (< `s.len()`); with
 /// `END_RULE` off and `DIGITS` the longest run of digits, of llama3's
 /// (`DIGITS` 3) or qwen2's (`DIGITS` 1) word.
 #[inline(always)]
 pub(crate) fn next_cl100k<const END_RULE: bool, const DIGITS: usize>(s: &str, i: usize) -> usize {
+    if let Some(end) = ascii_letter_word(s, i) {
+        return end; // `[^\r\n\p{L}\p{N}]?+\p{L}++`
+    }
     let bytes = s.as_bytes();
-    // the commonest words first: ASCII letters, or a space and ASCII
-    // letters (`[^\r\n\p{L}\p{N}]?+\p{L}++`)
-    let x = bytes[i];
-    if x.is_ascii_alphabetic() {
-        return run_letters(s, i + 1);
-    }
-    if x == b' ' && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
-        return run_letters(s, i + 2);
-    }
     let t = tables();
     let (cp, n) = decode(bytes, i);
     let cls = class_of(t, cp);
@@ -367,15 +377,8 @@ pub(crate) fn next_cl100k<const END_RULE: bool, const DIGITS: usize>(s: &str, i:
 /// End of the gpt2 (r50k) word that starts at byte `i` (< `s.len()`).
 #[inline]
 pub(crate) fn next_gpt2(s: &str, i: usize) -> usize {
-    // the commonest words first, as in `next_cl100k`: ASCII letters, or a
-    // space and ASCII letters (` ?\p{L}++`)
-    let bytes = s.as_bytes();
-    let x = bytes[i];
-    if x.is_ascii_alphabetic() {
-        return run_letters(s, i + 1);
-    }
-    if x == b' ' && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
-        return run_letters(s, i + 2);
+    if let Some(end) = ascii_letter_word(s, i) {
+        return end; // ` ?\p{L}++`
     }
     let c = at(s, i).expect("i is inside the text");
     if c == '\'' {
