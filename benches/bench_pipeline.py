@@ -99,7 +99,7 @@ def _bench(name, docs, size, repeat, bp_one, peer_one, bp_batch, peer_batch):
                 one(d)
         return f
 
-    _core.clear_pipeline_caches()
+    _core.clear_caches()
     r = [best(run(bp_one), repeat), best(run(peer_one), repeat),
          best(lambda: bp_batch(docs), repeat), best(lambda: peer_batch(docs), repeat) if peer_batch else None]
     return name, [size / 1e6 / t if t else None for t in r]

@@ -99,7 +99,7 @@ def test_fast_route_gives_hfs_ids_cold_and_warm(with_hf_ids, texts, name, cache_
     old = _core.cache_info()[0]
     _core.set_cache_bytes(cache_bytes)
     try:
-        _core.clear_pipeline_caches()
+        _core.clear_caches()
         for _ in range(2):  # cold, then warm
             assert [tok.encode(t, add_special_tokens=False) for t in texts] == want
         assert tok.encode_batch(texts, add_special_tokens=False) == want
@@ -226,7 +226,7 @@ def test_generated_byte_level_models_equal_hf(data, n_merges, ignore_merges, spl
     old = _core.cache_info()[0]
     _core.set_cache_bytes(cache_bytes)
     try:
-        _core.clear_pipeline_caches()
+        _core.clear_caches()
         for _ in range(2):  # cold, then warm
             for probe in probes:
                 want = theirs.encode(probe, add_special_tokens=False).ids

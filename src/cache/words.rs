@@ -74,7 +74,8 @@ pub(crate) fn new_id() -> u64 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Bytes held by all threads' word maps.
+/// Bytes held by all threads' word maps (for the bindings' `cache_info`).
+#[cfg(feature = "python")]
 pub(crate) fn held_bytes() -> usize {
     HELD.load(Ordering::Relaxed)
 }

@@ -1003,11 +1003,6 @@ impl CorePipeline {
     }
 }
 
-/// Empties every thread's caches (as `clear_caches`; kept for callers of the older name).
-#[pyfunction]
-fn clear_pipeline_caches() {
-    crate::model::clear_piece_caches();
-}
 // ---------------------------------------------------------------- end of HF pipelines
 
 #[pymodule]
@@ -1016,7 +1011,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CoreTokenizer>()?;
     m.add_class::<EncodeStream>()?;
     m.add_class::<CorePipeline>()?;
-    m.add_function(wrap_pyfunction!(clear_pipeline_caches, m)?)?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(train_parity, m)?)?;
     m.add_function(wrap_pyfunction!(char_base, m)?)?;
