@@ -42,10 +42,12 @@ def _stub(path: pathlib.Path, body: str) -> None:
 
 
 def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_llama_cpp: bool = True,
-                 apt_fails: bool = False, check: bool = True):
+                 apt_fails: bool = False, apt_locked: int = 0, check: bool = True):
     """Runs a copy of scripts/test.sh (and its install scripts) with a PATH
     of stubs: returns the commands they ran, in order (python3's pip with
-    the CMAKE_ARGS it saw); with ``check`` false, the run itself too. The
+    the CMAKE_ARGS it saw); with ``check`` false, the run itself too. With
+    ``apt_locked``, that many apt-get runs fail first on the package lists'
+    lock, as when another apt-get update runs beside it. The
     browser and llama-cpp-python install in the background while cargo runs:
     their commands interleave with cargo's."""
     repo = tmp_path / "repo"
@@ -63,7 +65,13 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_
     # apt-get install puts chromium and chromedriver on the PATH, as Debian's packages do
     install = "".join(f"printf '%s' '{browser}' > {bin_}/{b}; chmod +x {bin_}/{b}\n" for b in ("chromium", "chromedriver"))
     fail = 'if [[ " $* " == *" install "* ]]; then echo "E: Unable to locate package chromium" >&2; exit 100; fi\n'
-    _stub(bin_ / "apt-get", record + (fail if apt_fails else "") + f'if [[ " $* " == *" install "* ]]; then\n{install}fi\n')
+    counter = tmp_path / "apt-runs"
+    locked = (f'n=$(( $(cat {counter} 2>/dev/null || echo 0) + 1 )); echo $n > {counter}\n'
+              f'if [ $n -le {apt_locked} ]; then echo "E: Could not get lock /var/lib/apt/lists/lock. It is held by'
+              f' process 4242 (apt-get)" >&2; exit 100; fi\n')
+    _stub(bin_ / "apt-get", record + locked + (fail if apt_fails else "")
+          + f'if [[ " $* " == *" install "* ]]; then\n{install}fi\n')
+    _stub(bin_ / "sleep", f'echo "sleep $*" >> {log}\n')
     _stub(bin_ / "sudo", 'exec "$@"\n')
     _stub(bin_ / "cargo", record)
     # python3 -c "import llama_cpp" fails when it is missing; pip's line records CMAKE_ARGS
@@ -144,6 +152,17 @@ def test_a_failed_background_install_fails_the_run_with_its_log(tmp_path):
     assert done.returncode != 0
     assert "E: Unable to locate package chromium" in done.stderr and "log above" in done.stderr
     assert CARGO in calls and PYTEST not in calls
+
+
+def test_the_browser_install_waits_for_another_apt_run_holding_the_lists_lock(tmp_path):
+    """`apt-get update` fails at once when another one holds the package lists' lock (DPkg::Lock::Timeout covers
+    only dpkg's): ci-browser.sh tries again every 5 s, so the run passes once the other apt is done."""
+    calls = _run_test_sh(tmp_path, with_browser=False, apt_locked=2)
+    browser = [c for c in calls if c.split()[0] in BROWSER + ("sleep",)]
+    assert [c.split()[0] for c in browser] == ["apt-get", "sleep", "apt-get", "sleep", "apt-get", "apt-get",
+                                               "chromium", "chromedriver"]
+    assert all(" update" in browser[i] for i in (0, 2, 4)) and " install " in browser[5]
+    assert browser[1] == "sleep 5" and calls[-1] == PYTEST
 
 
 def test_the_rust_tests_are_the_library_unit_tests():
