@@ -325,42 +325,13 @@ class PipelineTokenizer(Tokenizer):
 
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:  # type: ignore[override]
         """The bytes of ``ids``: each token's bytes in byte-level pipelines
-        (a split character survives), else ``decode``'s UTF-8."""
+        (a split character survives), llama.cpp's decoding for a GGUF file's,
+        else ``decode``'s UTF-8."""
         ids = self._decodable(ids)
-        if self._spec.llama_decode is not None:
-            from bytepair.formats.gguf import llama_detokenize
-            return llama_detokenize(self._llama_pieces(ids, skip_special_tokens),
-                                    self._llama_pieces(ids[:1], skip_special_tokens), *self._spec.llama_decode[:2])
+        flags = self._spec.llama_decode
+        if flags is not None:
+            return self._core.decode_llama(ids, bool(skip_special_tokens), flags[0], flags[1], flags[2:] == (True,))
         return self._core.decode_bytes(ids, bool(skip_special_tokens))
-
-    @functools.cached_property
-    def _added_text(self) -> Dict[int, Tuple[bytes, bool]]:
-        """id -> (its text, special?) of every added token."""
-        return {int(t["id"]): (t["content"].encode("utf-8"), bool(t.get("special")))
-                for t in self._spec.description.get("added_tokens") or ()}
-
-    def _llama_pieces(self, ids: Sequence[int], skip_special_tokens: bool) -> bytes:
-        """The joined pieces as llama.cpp's token_to_piece gives them: an added (control, unknown or
-        user-defined) token's text as it is, nothing for a special one when skipped; the rest decoded."""
-        added, out, run = self._added_text, [], []
-        # raw-UTF-8 tokens that llama.cpp reads as GPT-2 byte characters (the whitespace pre type), one by one
-        byte_text = self._spec.llama_decode[2:] == (True,)
-        if byte_text:
-            from bytepair.formats.gguf import llama_piece_bytes
-        for i in ids:
-            if byte_text and i not in added:
-                out.append(llama_piece_bytes(self._core.id_to_token(i)))
-            elif i in added:
-                if run:
-                    out.append(self._core.decode_bytes(run, bool(skip_special_tokens)))
-                    run = []
-                text, special = added[i]
-                out.append(b"" if special and skip_special_tokens else text)
-            else:
-                run.append(i)
-        if run:
-            out.append(self._core.decode_bytes(run, bool(skip_special_tokens)))
-        return b"".join(out)
 
     def decode(self, ids: Iterable[int], errors: str = "replace",  # type: ignore[override]
                skip_special_tokens: bool = False) -> str:

@@ -22,7 +22,7 @@ pub enum Decoder {
     Sequence(Vec<Decoder>),
 }
 
-fn char_bytes() -> &'static FxHashMap<char, u8> {
+pub(crate) fn char_bytes() -> &'static FxHashMap<char, u8> {
     static M: OnceLock<FxHashMap<char, u8>> = OnceLock::new();
     M.get_or_init(|| bytes_char().iter().enumerate().map(|(b, &c)| (c, b as u8)).collect())
 }

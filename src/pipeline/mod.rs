@@ -6,13 +6,15 @@
 //! `NormalizedString` does).
 //!
 //! Stages here: `spec` (the description), `pre_tokenizer`, `added_tokens`,
-//! `post_processor`, `decoder`, and `fast` (the string-free byte-level route).
+//! `post_processor`, `decoder`, `llama_decode` (llama.cpp's decoding, for GGUF files), and `fast` (the
+//! string-free byte-level route).
 //! The normalizers are in `crate::text`, the models (`bpe`, `sentencepiece`)
 //! in `crate::model`.
 
 pub mod added_tokens;
 pub mod decoder;
 pub mod fast;
+pub mod llama_decode;
 pub mod post_processor;
 pub mod pre_tokenizer;
 pub mod spec;

@@ -959,6 +959,24 @@ impl CorePipeline {
         Ok(PyBytes::new(py, &out))
     }
 
+    /// llama.cpp's `llama_detokenize` of `ids` (a pipeline loaded from a GGUF file; the flags are its spec's
+    /// `llama_decode`).
+    #[pyo3(signature = (ids, skip_special_tokens, strip_first_space, clean_spaces, byte_text))]
+    fn decode_llama<'py>(
+        &self,
+        py: Python<'py>,
+        ids: Vec<i64>,
+        skip_special_tokens: bool,
+        strip_first_space: bool,
+        clean_spaces: bool,
+        byte_text: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let ids = pipeline_ids(ids)?;
+        let how = crate::pipeline::llama_decode::LlamaDecode { strip_first_space, clean_spaces, byte_text };
+        let out = py.detach(|| self.inner.decode_llama(&ids, skip_special_tokens, how)).py()?;
+        Ok(PyBytes::new(py, &out))
+    }
+
     fn token_bytes<'py>(&self, py: Python<'py>, id: i64) -> Option<Bound<'py, PyBytes>> {
         let id = u32::try_from(id).ok()?;
         self.inner.token_bytes(id).map(|b| PyBytes::new(py, &b))

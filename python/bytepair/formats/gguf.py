@@ -27,7 +27,7 @@ matters they are cut out as llama.cpp cuts them (longest first, with its
 strip rules: :func:`_special_cut`); ``add_bos`` / ``add_eos`` (llama.cpp's
 defaults per type, or the file's keys) are what
 ``encode(text, add_special_tokens=True)`` adds; decoding is
-``llama_detokenize`` (:func:`llama_detokenize`). Every pre type of
+``llama_detokenize`` (the core's ``src/pipeline/llama_decode.rs``). Every pre type of
 :data:`PRE_TYPES` and :data:`RAW_UTF8_PRE` is compared with llama.cpp itself
 in the tests; an unknown model or type, and what bytepair cannot run exactly
 are refused by name.
@@ -41,14 +41,13 @@ from __future__ import annotations
 import gc
 import mmap
 import os
-import re
 import struct
 from itertools import compress, repeat
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from bytepair.errors import FormatError
-from bytepair.formats.convert import UNICODE_TO_BYTE, bytes_to_unicode
+from bytepair.formats.convert import bytes_to_unicode
 from bytepair.formats.sentencepiece import SP_CONTROL, SP_USER_DEFINED, SentencePieceModel, hf_compatible, to_hf_json
 from bytepair.patterns import preset_name
 from bytepair.spec import PipelineSpec, checked
@@ -1065,70 +1064,6 @@ def _newline_runs_whole(path: str, spec: Any) -> None:
         if not token.strip("\n") and core.encode(token, False, True) != [vocab[token]]:
             raise FormatError(f"{path}: the merges do not make the token {token!r} of newlines, which llama.cpp "
                               "takes whole")
-
-
-_BYTE_TOKEN = re.compile(r"<0x([0-9A-F]{2})>")
-
-
-def llama_piece_bytes(token: str) -> bytes:
-    """llama.cpp's piece of a byte token (``<0xXX>``: its byte) or of a normal token of a BPE vocabulary whose
-    spaces are not escaped (``llama_decode_text``: each character read as GPT-2's byte character, and one that is
-    none written ``[UNK_BYTE_0x..`` + its UTF-8 in hex + the whole token + ``]``), which is how llama.cpp
-    decodes the raw-UTF-8 tokens of the ``whitespace`` pre type.
-
-    >>> llama_piece_bytes("<0x41>"), llama_piece_bytes("ĠhiĊ"), llama_piece_bytes("a中")
-    (b'A', b' hi\\n', b'a[UNK_BYTE_0xe4b8ada\xe4\xb8\xad]')
-    """
-    byte = _BYTE_TOKEN.fullmatch(token)
-    if byte:
-        return bytes([int(byte.group(1), 16)])
-    out = bytearray()
-    for c in token:
-        if c in UNICODE_TO_BYTE:
-            out.append(UNICODE_TO_BYTE[c])
-        else:
-            out += b"[UNK_BYTE_0x" + c.encode("utf-8").hex().encode() + token.encode("utf-8") + b"]"
-    return bytes(out)
-
-
-def llama_detokenize(raw: bytes, first: bytes, strip_first_space: bool, clean_spaces: bool) -> bytes:
-    """llama.cpp's ``llama_detokenize`` after the pieces are joined (``raw``; ``first``: the first token's
-    piece): one leading space of the first piece dropped when the vocabulary adds a space prefix, then its
-    ``clean_spaces`` passes (no space before ``?!.,``, `` ' `` made ``'``, no space before ``'s 'm 're 've``).
-
-    >>> llama_detokenize(b" Hello , it ' s", b" Hello", True, True)
-    b"Hello, it's"
-    """
-    if strip_first_space and first.startswith(b" "):
-        raw = raw[1:]
-    if not clean_spaces or not raw:
-        return raw
-    text = bytearray(raw[:1])
-    for i in range(1, len(raw)):
-        if raw[i - 1] == 0x20 and raw[i] in b"?!.,":
-            text.pop()
-        text.append(raw[i])
-    src, text = bytes(text), bytearray(text[:1])
-    i, prev = 1, src[:1]
-    while i < len(src):
-        x = src[i]
-        if x == 0x27 and i + 1 < len(src) and prev == b" " and src[i + 1] == 0x20:  # " ' " -> "'"
-            text.pop()
-            text.append(x)
-            i += 2
-            prev = b"\0"
-            continue
-        text.append(x)
-        prev = src[i:i + 1]
-        i += 1
-    src, text = bytes(text), bytearray(text[:1])
-    for i in range(1, len(src)):
-        if src[i - 1] == 0x20 and src[i] == 0x27 and i + 1 < len(src):
-            nxt = src[i + 1:i + 3]
-            if nxt[:1] in (b"s", b"m") or (len(nxt) == 2 and nxt in (b"re", b"ve")):
-                text.pop()
-        text.append(src[i])
-    return bytes(text)
 
 
 def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Any] = None) -> Any:
