@@ -364,7 +364,12 @@ def check_ids(ids: Iterable[Any]) -> List[int]:
     >>> check_ids([1, 2])
     [1, 2]
     """
+    if type(ids) is list and set(map(type, ids)) <= _INT_ONLY:
+        return ids  # the usual case, checked in C (an isinstance per id cost more than decoding them)
     return [check_id(id_, i) for i, id_ in enumerate(ids)]
+
+
+_INT_ONLY = {int}  # exactly int: bool and other Integral types take check_id's path
 
 
 def check_id(id_: Any, position: Optional[int] = None) -> int:

@@ -430,7 +430,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         buffer = as_id_buffer(drop(ids, skipped) if skipped else ids) if type(ids).__module__ == "numpy" else None
         if buffer is not None:
             return self._core.decode_buffer(buffer)
-        ids = drop(check_ids(ids), skipped)
+        ids = drop(check_ids(ids), skipped) if skipped else check_ids(ids)
         try:
             return self._core.decode_bytes(ids)
         except OverflowError:
