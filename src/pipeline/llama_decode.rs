@@ -11,12 +11,12 @@
 
 use super::decoder::char_bytes;
 use super::Pipeline;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// How a GGUF file's vocabulary decodes (its `add_space_prefix` and
 /// `clean_spaces` flags, and whether raw-UTF-8 tokens are read as byte
 /// characters).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct LlamaDecode {
     pub strip_first_space: bool,
     pub clean_spaces: bool,
@@ -48,13 +48,12 @@ impl Pipeline {
                         out.extend_from_slice(text.as_bytes());
                     }
                 }
-                None if byte_text => match self.id_to_token(id) {
-                    Some(token) => piece_of_byte_text(token, &mut out),
-                    None => {
-                        // the error of an unknown id, as the decoder gives it
-                        self.decode_bytes(&[id], skip_special)?;
-                    }
-                },
+                None if byte_text => {
+                    let token = self
+                        .id_to_token(id)
+                        .ok_or_else(|| Error::UnknownToken(format!("token id {id} is not in the vocabulary")))?;
+                    piece_of_byte_text(token, &mut out);
+                }
                 None => run.push(id),
             }
         }
