@@ -578,6 +578,7 @@ fn vocab_facts(text: &str, contents: &[String]) -> Option<(usize, bool, Vec<(Str
 
 /// The `(token, id)` items of a `model.vocab` object (the text of the span
 /// an outline found: the outline checked them), borrowed where they have no escape.
+#[cfg(feature = "python")] // read by the bindings only
 pub(crate) fn vocab_items(text: &str) -> Option<Vec<(std::borrow::Cow<'_, str>, u32)>> {
     use serde::de::{MapAccess, Visitor};
     struct V;
@@ -608,6 +609,7 @@ pub(crate) fn vocab_items(text: &str) -> Option<Vec<(std::borrow::Cow<'_, str>, 
 
 /// The `(left, right)` of a `model.merges` list whose items are `"left right"`
 /// (`split_legacy_merge`) or pairs of non-empty strings; None for any other item.
+#[cfg(feature = "python")] // read by the bindings only
 pub(crate) fn merge_items(text: &str) -> Option<Vec<(std::borrow::Cow<'_, str>, std::borrow::Cow<'_, str>)>> {
     use std::borrow::Cow;
     struct L;
