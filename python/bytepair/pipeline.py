@@ -363,7 +363,7 @@ class PipelineTokenizer(Tokenizer):
         return out
 
     @functools.cached_property
-    def _hf_strings(self) -> Dict[int, str]:  # type: ignore[override]
+    def _hf_strings(self) -> Dict[int, str]:
         return self._vocab_items  # type: ignore[return-value]
 
     @property

@@ -24,7 +24,7 @@ from bytepair.limits import check_ids, dropout_args, surrogate_safe, surrogate_s
 from bytepair.patterns import preset_name
 from bytepair.progress import Reporter, make_reporter
 from bytepair.specials import Allow, Flag, ModelSpecials, drop, id_buffers, wrap_spans, wrap_stream
-from bytepair.vocabulary import VocabularyNames, hf_strings
+from bytepair.vocabulary import VocabularyNames
 
 
 def _constructor(make: Callable[..., Any], summary: str) -> Any:
@@ -146,7 +146,6 @@ class Tokenizer(ModelSpecials, VocabularyNames):
     add_prefix_space = _setting("add_prefix_space", "Hugging Face's ByteLevel(add_prefix_space=True).")
     merge_rule = _setting("merge_rule", "``'in-order'`` or ``'lowest-rank'`` (subword-nmt's apply-bpe).")
     parity_stats = _setting("parity_stats", ":meth:`train_parity`'s statistics per language (not saved).")
-
     chat_template = _setting("chat_template", "The chat template a GGUF file carries, as text; else None.")
 
     @property
@@ -190,10 +189,6 @@ class Tokenizer(ModelSpecials, VocabularyNames):
     def _vocab_items(self) -> Dict[int, Union[str, bytes]]:
         raw = {i: self._core.token_bytes(i) for i in range(self.n_vocab)}
         return {i: b.decode("utf-8") if self.model == "char" else b for i, b in raw.items() if b is not None}
-
-    @functools.cached_property
-    def _hf_strings(self) -> Dict[int, str]:
-        return hf_strings(self._vocab_items, self._spec.special_tokens.values())
 
     def trace(self) -> List[str]:
         """Seed 000's trace lines, one per merge learned in training.
@@ -496,9 +491,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         return self.to_dict()
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
-        spec = specs.from_dict(state)
-        object.__setattr__(self, "_spec", spec)
-        object.__setattr__(self, "_core", specs.build_core(spec))
+        self.__init__(specs.from_dict(state))  # type: ignore[misc]
 
     def __repr__(self) -> str:
         pattern = preset_name(self.pattern) or ("str.split()" if self.pattern is None else "custom")

@@ -58,12 +58,10 @@ class Vocab(Mapping):
 
 class VocabularyNames:
     """Hugging Face's and tiktoken's names of the vocabulary; a class using
-    it gives ``_vocab_items`` (id -> str or bytes, as :attr:`vocab`),
-    ``_hf_strings`` (id -> Hugging Face's token string), ``_core``
+    it gives ``_vocab_items`` (id -> str or bytes, as :attr:`vocab`), ``_core``
     (``token_bytes``), ``special_tokens``, ``n_vocab`` and ``decode``."""
 
     _vocab_items: Dict[int, Any]
-    _hf_strings: Dict[int, str]
     special_tokens: Dict[str, int]
     n_vocab: int
     _core: Any
@@ -82,6 +80,11 @@ class VocabularyNames:
         (b'ab', b'a')
         """
         return Vocab(self._vocab_items)
+
+    @functools.cached_property
+    def _hf_strings(self) -> Dict[int, str]:
+        """id -> Hugging Face's token string (a pipeline gives its file's own)."""
+        return hf_strings(self._vocab_items, self.special_tokens.values())
 
     @functools.cached_property
     def _token_ids(self) -> Dict[str, int]:
