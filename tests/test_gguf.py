@@ -194,7 +194,7 @@ def test_core_built_from_lists_as_from_json(gguf_paths, name):
     assert specs._bpe_lists(spec.description) is not None  # the lists route is the one taken
     regexes = {}
     specs._regexes(spec.description, regexes)
-    whole = _core.CorePipeline(json.dumps(spec.description), regexes)
+    whole = _core.CorePipeline(json.dumps(spec.description), regexes, specs.llama_decoding(spec))
     specials = [t["content"] for t in spec.description["added_tokens"]][:40]
     for text in hostile_texts(7, 150, specials):
         for add, ordinary in ((False, False), (True, True)):

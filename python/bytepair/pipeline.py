@@ -327,20 +327,15 @@ class PipelineTokenizer(Tokenizer):
         """The bytes of ``ids``: each token's bytes in byte-level pipelines
         (a split character survives), llama.cpp's decoding for a GGUF file's,
         else ``decode``'s UTF-8."""
-        ids = self._decodable(ids)
-        flags = self._spec.llama_decode
-        if flags is not None:
-            return self._core.decode_llama(ids, bool(skip_special_tokens), flags[0], flags[1], flags[2:] == (True,))
-        return self._core.decode_bytes(ids, bool(skip_special_tokens))
+        return self._core.decode_bytes(self._decodable(ids), bool(skip_special_tokens))
 
     def decode(self, ids: Iterable[int], errors: str = "replace",  # type: ignore[override]
                skip_special_tokens: bool = False) -> str:
         """Hugging Face's ``decode(ids, skip_special_tokens)`` (``errors`` is
         used by byte-level pipelines only, HF's being ``replace``)."""
         ids = self._decodable(ids)
-        if self._spec.llama_decode is not None:
-            return self.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors)
-        if errors != "replace" and self._core.is_byte_level:
+        # llama.cpp's decoding (a GGUF file's) gives bytes; the core's str would replace bad UTF-8 its own way
+        if self._spec.llama_decode is not None or (errors != "replace" and self._core.is_byte_level):
             return self._core.decode_bytes(ids, bool(skip_special_tokens)).decode("utf-8", errors)
         return self._core.decode(ids, bool(skip_special_tokens))
 

@@ -312,9 +312,10 @@ def _pipeline_core(spec: PipelineSpec, source: Optional[str] = None) -> Any:
         raise FormatError(f"{spec.path}: a Hugging Face tokenizer.json must be a JSON object")
     regexes: Dict[str, str] = {}
     _regexes(desc, regexes)
+    llama = llama_decoding(spec)
     if source is not None:
         try:
-            return _core.CorePipeline(source, regexes)
+            return _core.CorePipeline(source, regexes, llama)
         except BytepairError:
             pass  # the description's own JSON below names the fault as it always has
     else:
@@ -324,16 +325,28 @@ def _pipeline_core(spec: PipelineSpec, source: Optional[str] = None) -> Any:
             # tokens and 514,906 merges were 0.2 s of dumps and parse); None or an error: the JSON names the fault
             small = {**desc, "model": {**desc["model"], "vocab": {}, "merges": []}}
             try:
-                core = _core.CorePipeline.with_lists(json.dumps(small), regexes, *lists)
+                core = _core.CorePipeline.with_lists(json.dumps(small), regexes, *lists, llama)
             except BytepairError:
                 core = None
             if core is not None:
                 return core
     try:
         # ASCII: a Python str holding one non-ASCII character takes 2 or 4 bytes for every character
-        return _core.CorePipeline(json.dumps(desc), regexes)
+        return _core.CorePipeline(json.dumps(desc), regexes, llama)
     except (FormatError, PatternError) as e:  # a regex refused at load names the file too
         raise type(e)(f"{spec.path}: {e}") from None
+
+
+def llama_decoding(spec: PipelineSpec) -> Optional[Tuple[bool, bool, bool]]:
+    """The core's ``llama_decode`` argument: a GGUF file's decoding flags
+    (strip the first space, clean spaces, read tokens as byte characters),
+    or None for a pipeline decoded by its decoder.
+
+    >>> llama_decoding(PipelineSpec({}, llama_decode=(True, False))), llama_decoding(PipelineSpec({}))
+    ((True, False, False), None)
+    """
+    flags = spec.llama_decode
+    return None if flags is None else (flags[0], flags[1], flags[2:] == (True,))
 
 
 def _bpe_lists(desc: Mapping[str, Any]) -> Optional[Tuple[List[str], List[Any]]]:

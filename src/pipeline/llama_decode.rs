@@ -10,12 +10,11 @@
 //! prefix, and the `clean_spaces` passes run.
 
 use super::decoder::char_bytes;
-use super::Pipeline;
 use crate::error::{Error, Result};
 
 /// How a GGUF file's vocabulary decodes (its `add_space_prefix` and
 /// `clean_spaces` flags, and whether raw-UTF-8 tokens are read as byte
-/// characters).
+/// characters): a stage of the pipeline, which then decodes as llama.cpp.
 #[derive(Debug, Clone, Copy)]
 pub struct LlamaDecode {
     pub strip_first_space: bool,
@@ -23,34 +22,44 @@ pub struct LlamaDecode {
     pub byte_text: bool,
 }
 
-impl Pipeline {
+/// What llama.cpp's decoding reads from its pipeline.
+pub trait LlamaVocab {
+    /// An added token's text and whether it is special.
+    fn added(&self, id: u32) -> Option<(&str, bool)>;
+    /// A token's vocabulary string.
+    fn token(&self, id: u32) -> Option<&str>;
+    /// The pipeline's own decoder on a run of tokens that are not added ones.
+    fn decode_run(&self, ids: &[u32], skip_special: bool) -> Result<Vec<u8>>;
+}
+
+impl LlamaDecode {
     /// The bytes llama.cpp's `llama_detokenize` gives for `ids`
     /// (`remove_special` = `skip_special`, `unparse_special` true).
-    pub fn decode_llama(&self, ids: &[u32], skip_special: bool, how: LlamaDecode) -> Result<Vec<u8>> {
-        let raw = self.llama_pieces(ids, skip_special, how.byte_text)?;
-        let first = self.llama_pieces(&ids[..ids.len().min(1)], skip_special, how.byte_text)?;
-        let raw = if how.strip_first_space && first.first() == Some(&b' ') { &raw[1..] } else { &raw[..] };
-        Ok(if how.clean_spaces { clean_spaces(raw) } else { raw.to_vec() })
+    pub fn decode(&self, vocab: &impl LlamaVocab, ids: &[u32], skip_special: bool) -> Result<Vec<u8>> {
+        let raw = self.pieces(vocab, ids, skip_special)?;
+        let first = self.pieces(vocab, &ids[..ids.len().min(1)], skip_special)?;
+        let raw = if self.strip_first_space && first.first() == Some(&b' ') { &raw[1..] } else { &raw[..] };
+        Ok(if self.clean_spaces { clean_spaces(raw) } else { raw.to_vec() })
     }
 
     /// The pieces of `ids`, joined.
-    fn llama_pieces(&self, ids: &[u32], skip_special: bool, byte_text: bool) -> Result<Vec<u8>> {
+    fn pieces(&self, vocab: &impl LlamaVocab, ids: &[u32], skip_special: bool) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         let mut run: Vec<u32> = Vec::new();
         for &id in ids {
-            match self.added.by_id.get(&id) {
+            match vocab.added(id) {
                 Some((text, special)) => {
                     if !run.is_empty() {
-                        out.extend(self.decode_bytes(&run, skip_special)?);
+                        out.extend(vocab.decode_run(&run, skip_special)?);
                         run.clear();
                     }
-                    if !(*special && skip_special) {
+                    if !(special && skip_special) {
                         out.extend_from_slice(text.as_bytes());
                     }
                 }
-                None if byte_text => {
-                    let token = self
-                        .id_to_token(id)
+                None if self.byte_text => {
+                    let token = vocab
+                        .token(id)
                         .ok_or_else(|| Error::UnknownToken(format!("token id {id} is not in the vocabulary")))?;
                     piece_of_byte_text(token, &mut out);
                 }
@@ -58,7 +67,7 @@ impl Pipeline {
             }
         }
         if !run.is_empty() {
-            out.extend(self.decode_bytes(&run, skip_special)?);
+            out.extend(vocab.decode_run(&run, skip_special)?);
         }
         Ok(out)
     }

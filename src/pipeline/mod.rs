@@ -49,6 +49,9 @@ pub struct Pipeline {
     n_vocab: usize,
     /// The string-free route for one-regex byte-level pipelines (fast.rs).
     fast: Option<fast::ByteLevelSplit>,
+    /// llama.cpp's decoding, for a pipeline loaded from a GGUF file (llama_decode.rs): `decode` and
+    /// `decode_bytes` give `llama_detokenize`'s output instead of the decoder's
+    llama: Option<llama_decode::LlamaDecode>,
 }
 
 /// `Pipeline::pre_tokenize`'s items: an added token (id, original byte range),
@@ -104,7 +107,14 @@ impl Pipeline {
             needs_alignments,
             n_vocab: max_model.max(max_added),
             fast,
+            llama: None,
         })
+    }
+
+    /// This pipeline decoding as llama.cpp does (a GGUF file's flags), or with its decoder (None).
+    pub fn with_llama_decode(mut self, how: Option<llama_decode::LlamaDecode>) -> Self {
+        self.llama = how;
+        self
     }
 
     pub fn n_vocab(&self) -> usize {
@@ -286,6 +296,14 @@ impl Pipeline {
     /// HF's `decode(ids, skip_special_tokens)`. Unlike HF (which drops them),
     /// ids outside the vocabulary raise `UnknownToken`.
     pub fn decode(&self, ids: &[u32], skip_special: bool) -> Result<String> {
+        match self.llama {
+            Some(how) => Ok(String::from_utf8_lossy(&how.decode(self, ids, skip_special)?).into_owned()),
+            None => self.decoder_text(ids, skip_special),
+        }
+    }
+
+    /// `decode` by the pipeline's own decoder (or SentencePiece's rules).
+    fn decoder_text(&self, ids: &[u32], skip_special: bool) -> Result<String> {
         if let Some(sp) = &self.sp {
             return sp.decode(ids, skip_special);
         }
@@ -296,9 +314,18 @@ impl Pipeline {
         }
     }
 
-    /// The bytes `ids` stand for: a byte-level pipeline gives each token's
-    /// bytes (so a partial character survives); others give `decode`'s UTF-8.
+    /// The bytes `ids` stand for: llama.cpp's for a GGUF file's pipeline; a
+    /// byte-level pipeline gives each token's bytes (so a partial character
+    /// survives); others give `decode`'s UTF-8.
     pub fn decode_bytes(&self, ids: &[u32], skip_special: bool) -> Result<Vec<u8>> {
+        match self.llama {
+            Some(how) => how.decode(self, ids, skip_special),
+            None => self.decoder_bytes(ids, skip_special),
+        }
+    }
+
+    /// `decode_bytes` by the pipeline's own decoder.
+    fn decoder_bytes(&self, ids: &[u32], skip_special: bool) -> Result<Vec<u8>> {
         if matches!(self.decoder, Some(Decoder::ByteLevel)) {
             let mut out = Vec::new();
             for t in self.tokens(ids, skip_special)? {
@@ -306,7 +333,7 @@ impl Pipeline {
             }
             return Ok(out);
         }
-        Ok(self.decode(ids, skip_special)?.into_bytes())
+        Ok(self.decoder_text(ids, skip_special)?.into_bytes())
     }
 
     /// One token's bytes (byte-level pipelines) or its vocabulary string.
@@ -371,6 +398,20 @@ pub fn char_offsets(text: &str, offsets: &[(usize, usize)]) -> Vec<(usize, usize
             (a, b.max(a))
         })
         .collect()
+}
+
+impl llama_decode::LlamaVocab for Pipeline {
+    fn added(&self, id: u32) -> Option<(&str, bool)> {
+        self.added.by_id.get(&id).map(|(text, special)| (text.as_str(), *special))
+    }
+
+    fn token(&self, id: u32) -> Option<&str> {
+        self.id_to_token(id)
+    }
+
+    fn decode_run(&self, ids: &[u32], skip_special: bool) -> Result<Vec<u8>> {
+        self.decoder_bytes(ids, skip_special)
+    }
 }
 
 #[cfg(test)]

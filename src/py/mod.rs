@@ -784,12 +784,23 @@ impl CorePipeline {
     }
 }
 
+/// The flags of `CorePipeline`'s `llama_decode` argument.
+fn llama_decode_of((strip_first_space, clean_spaces, byte_text): (bool, bool, bool)) -> crate::pipeline::llama_decode::LlamaDecode {
+    crate::pipeline::llama_decode::LlamaDecode { strip_first_space, clean_spaces, byte_text }
+}
+
 #[pymethods]
 impl CorePipeline {
     /// `description`: the JSON text, a `str` or its UTF-8 `bytes` (read where it is, no copy made).
+    /// `llama_decode`: a GGUF file's `(strip_first_space, clean_spaces, byte_text)`, decoding as llama.cpp does.
     #[new]
-    #[pyo3(signature = (description, regexes=None))]
-    fn new(py: Python<'_>, description: &Bound<'_, PyAny>, regexes: Option<std::collections::HashMap<String, String>>) -> PyResult<Self> {
+    #[pyo3(signature = (description, regexes=None, llama_decode=None))]
+    fn new(
+        py: Python<'_>,
+        description: &Bound<'_, PyAny>,
+        regexes: Option<std::collections::HashMap<String, String>>,
+        llama_decode: Option<(bool, bool, bool)>,
+    ) -> PyResult<Self> {
         let map: crate::pretok::patterns::RegexMap = regexes.unwrap_or_default().into_iter().collect();
         let source = crate::py::vocab_files::Source::of(description)?;
         let bytes = source.bytes();
@@ -799,7 +810,7 @@ impl CorePipeline {
                 Err(e) => Err(Error::Format(format!("the description is not UTF-8 (byte offset {})", e.valid_up_to()))),
             })
             .py()?;
-        Ok(CorePipeline::of(inner))
+        Ok(CorePipeline::of(inner.with_llama_decode(llama_decode.map(llama_decode_of))))
     }
 
     /// The pipeline of a BPE `description` whose `model.vocab` and `model.merges` are empty in its text and
@@ -808,13 +819,14 @@ impl CorePipeline {
     /// the description are irregular (as `spec_typed` reads them): the caller then builds from the whole
     /// description's JSON, which names the fault.
     #[staticmethod]
-    #[pyo3(signature = (description, regexes, tokens, merges))]
+    #[pyo3(signature = (description, regexes, tokens, merges, llama_decode=None))]
     fn with_lists(
         py: Python<'_>,
         description: String,
         regexes: std::collections::HashMap<String, String>,
         tokens: &Bound<'_, PyAny>,
         merges: &Bound<'_, PyAny>,
+        llama_decode: Option<(bool, bool, bool)>,
     ) -> PyResult<Option<Self>> {
         let Ok(tokens) = tokens.extract::<Vec<String>>() else {
             return Ok(None);
@@ -832,7 +844,8 @@ impl CorePipeline {
                 .map(|spec| crate::pipeline::Pipeline::from_spec(spec, &map))
                 .transpose()
         });
-        Ok(inner.py()?.map(CorePipeline::of))
+        let how = llama_decode.map(llama_decode_of);
+        Ok(inner.py()?.map(|pipeline| CorePipeline::of(pipeline.with_llama_decode(how))))
     }
 
     #[getter]
@@ -956,24 +969,6 @@ impl CorePipeline {
     fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<i64>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyBytes>> {
         let ids = pipeline_ids(ids)?;
         let out = py.detach(|| self.inner.decode_bytes(&ids, skip_special_tokens)).py()?;
-        Ok(PyBytes::new(py, &out))
-    }
-
-    /// llama.cpp's `llama_detokenize` of `ids` (a pipeline loaded from a GGUF file; the flags are its spec's
-    /// `llama_decode`).
-    #[pyo3(signature = (ids, skip_special_tokens, strip_first_space, clean_spaces, byte_text))]
-    fn decode_llama<'py>(
-        &self,
-        py: Python<'py>,
-        ids: Vec<i64>,
-        skip_special_tokens: bool,
-        strip_first_space: bool,
-        clean_spaces: bool,
-        byte_text: bool,
-    ) -> PyResult<Bound<'py, PyBytes>> {
-        let ids = pipeline_ids(ids)?;
-        let how = crate::pipeline::llama_decode::LlamaDecode { strip_first_space, clean_spaces, byte_text };
-        let out = py.detach(|| self.inner.decode_llama(&ids, skip_special_tokens, how)).py()?;
         Ok(PyBytes::new(py, &out))
     }
 

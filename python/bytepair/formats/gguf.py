@@ -50,7 +50,7 @@ from bytepair.errors import FormatError
 from bytepair.formats.convert import bytes_to_unicode
 from bytepair.formats.sentencepiece import SP_CONTROL, SP_USER_DEFINED, SentencePieceModel, hf_compatible, to_hf_json
 from bytepair.patterns import preset_name
-from bytepair.spec import PipelineSpec, checked
+from bytepair.spec import PipelineSpec, build_core, checked
 
 MAGIC = b"GGUF"
 MAX_TOKENS = 1 << 24  # ids are 32-bit in the core; far beyond any vocabulary in use
@@ -1141,8 +1141,10 @@ def check_decoding_kept(tok: Any, target: str) -> None:
     if "ByteFallback" in {d.get("type") for d in [decoders, *decoders.get("decoders", ())]}:
         lost.append("byte tokens that form no character are llama.cpp's bytes, where Hugging Face and sentencepiece "
                     "write one U+FFFD per byte")
+    # Hugging Face's reading of the added tokens: the same pipeline decoding with its decoder, not as llama.cpp
+    by_decoder = build_core(replace(spec, llama_decode=None)) if spec.description.get("added_tokens") else None
     for entry in spec.description.get("added_tokens", ()):
-        if spec.built.decode_bytes([entry["id"]]) != entry["content"].encode():  # Hugging Face's reading of it
+        if by_decoder.decode_bytes([entry["id"]]) != entry["content"].encode():
             lost.append(f"the added token {entry['content']!r} is its own text, where Hugging Face reads its "
                         "characters as GPT-2's byte characters")
             break
