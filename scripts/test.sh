@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite: the Rust core's unit tests, then pytest (property
 # tests against the reference, seeds, CLI, formats, conformance with peers).
-# Needs the package installed with its test extra: pip install ".[test]"
 #
-#   bash scripts/test.sh            everything (the README's test command)
+#   bash scripts/test.sh --install  installs the package with its test extra into the active Python (what
+#                                   `pip install ".[test]"` installs), then runs everything: the README's
+#                                   test command, and CI's
+#   bash scripts/test.sh            everything, with the package already installed (pip install ".[test]",
+#                                   or scripts/dev-install.sh)
 #   bash scripts/test.sh --quick    the quick tier for iterating: pytest without the tests
 #                                   marked slow (tests/conftest.py), no Rust tests, no browser
 #
@@ -13,48 +16,92 @@
 # (tests/conftest.py, FIRST); BYTEPAIR_TEST_WORKERS sets the number of workers (0: no xdist, one process).
 # Installs the headless browser of the serve test when it is missing (scripts/ci-browser.sh: Debian's
 # chromium, as root or with sudo), and llama-cpp-python, the GGUF tests' oracle (scripts/ci-llama-cpp.sh: built
-# from its sdist with only its tokenizer), both in the background while the Rust tests build and run (downloads,
-# cmake's configure and the links leave cores idle); pytest starts once all three have succeeded, and a failed
-# install prints its log and fails the run.
+# from its sdist with only its tokenizer), both in the background (downloads, cmake's configure and the links
+# leave cores idle), and fetches the tests' data; pytest starts once all three have succeeded and the Rust tests
+# have passed, and a failed install prints its log and fails the run. With --install, all of that starts first,
+# and pip installs the dependencies beside the build of the package's wheel (`pip install ".[test]"` does one
+# after the other, with a core idle while it unpacks); the wheel is then installed with its test extra, which
+# checks that nothing is missing.
 # Runs the same in the foreground or in the background (nohup, `&`, setsid):
 # the tests that interrupt a child restore its default SIGINT handling.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
-if [ "${1:-}" = "--quick" ]; then
-    quick=1
-    shift
-fi
+install=0
+case "${1:-}" in
+    --quick) quick=1; shift ;;
+    --install) install=1; shift ;;
+esac
 workers="${BYTEPAIR_TEST_WORKERS:-auto}"
 if [ "$quick" = 1 ]; then
     exec python3 -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder -m "not slow" "$@"
 fi
-logs="$(mktemp -d)"
+work="$(mktemp -d)"
+logs="$work/logs"  # the background jobs' output, printed once they are done
+mkdir "$logs"
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$logs"' EXIT
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+# waits for the background jobs: a failed one prints every log and fails the run
+wait_for_jobs() {
+    for pid in "${pids[@]}"; do
+        if ! wait "$pid"; then
+            cat "$logs"/* >&2
+            echo "test.sh: installing the browser, the package or llama-cpp-python, or fetching the test data, failed (log above)" >&2
+            exit 1
+        fi
+    done
+    pids=()
+}
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     bash scripts/ci-browser.sh </dev/null >"$logs/browser" 2>&1 &
     pids+=($!)
 fi
-bash scripts/ci-llama-cpp.sh </dev/null >"$logs/llama-cpp" 2>&1 &
-pids+=($!)
 # the tests' data (sha256-checked downloads into data/, which the tests' fixtures would otherwise fetch while the
-# other worker waits for the fetch lock): fetched here, in the background too
-(python3 scripts/get_vocabs.py && python3 scripts/get_tokenizers.py && python3 scripts/get_published.py \
-    && python3 scripts/get_gguf_vocabs.py) </dev/null >/dev/null 2>"$logs/data" &
-pids+=($!)
+# other worker waits for the fetch lock): fetched here, in the background too. get_tokenizers.py writes files with
+# bytepair, so it comes once the package is installed.
+fetch="python3 scripts/get_vocabs.py && python3 scripts/get_published.py && python3 scripts/get_gguf_vocabs.py"
+if [ "$install" = 1 ]; then
+    # llama.cpp's wheel is built now and installed once pip is done with the environment; niced, as nothing
+    # waits for it before pytest
+    llama_wheels="$work/llama-cpp-wheel"
+    nice -n 10 bash scripts/ci-llama-cpp.sh --wheel-dir "$llama_wheels" </dev/null >"$logs/llama-cpp" 2>&1 &
+    pids+=($!)
+    (eval "$fetch") </dev/null >/dev/null 2>"$logs/data" &
+    pids+=($!)
+    # the package's dependencies and its test extra, as pyproject.toml lists them, installed beside the build of
+    # the wheel; then the wheel, and the tests' files that bytepair writes. The Rust tests run meanwhile.
+    python3 -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]
+print("\n".join(p.get("dependencies", []) + p["optional-dependencies"]["test"]))' >"$work/requirements.txt"
+    install_package() {
+        python3 -m pip install -r "$work/requirements.txt" &&
+            until [ -e "$work/wheel/built" ]; do sleep 1; done &&
+            python3 -m pip install --force-reinstall --no-deps "$work"/wheel/bytepair-*.whl &&
+            python3 -m pip install "$(echo "$work"/wheel/bytepair-*.whl)[test]" &&  # the extra is complete
+            echo "test.sh: the package was installed after ${SECONDS} s" &&
+            python3 scripts/get_tokenizers.py
+    }
+    install_package </dev/null >"$logs/package" 2>&1 &
+    pids+=($!)
+    python3 -m pip wheel --no-deps --wheel-dir "$work/wheel" .
+    touch "$work/wheel/built"
+else
+    bash scripts/ci-llama-cpp.sh </dev/null >"$logs/llama-cpp" 2>&1 &
+    pids+=($!)
+    (eval "$fetch" && python3 scripts/get_tokenizers.py) </dev/null >/dev/null 2>"$logs/data" &
+    pids+=($!)
+fi
 # the dev-fast profile of `pip install .`: the dependencies it compiled are reused, only the tests are built;
 # --lib: the unit tests alone (the crate has no doctests, whose harness would compile the library once more)
 cargo test --lib --no-default-features --profile dev-fast --quiet
 echo "test.sh: the Rust tests passed after ${SECONDS} s" >&2
-for pid in "${pids[@]}"; do
-    if ! wait "$pid"; then
-        cat "$logs"/* >&2
-        echo "test.sh: installing the browser or llama-cpp-python, or fetching the test data, failed (log above)" >&2
+wait_for_jobs
+if [ "$install" = 1 ] && compgen -G "$llama_wheels/*.whl" >/dev/null; then
+    python3 -m pip install "$llama_wheels"/*.whl >"$logs/llama-cpp-install" 2>&1 || {
+        cat "$logs/llama-cpp-install" >&2
+        echo "test.sh: installing llama-cpp-python's wheel failed (log above)" >&2
         exit 1
-    fi
-done
-pids=()
+    }
+fi
 cat "$logs"/*
 echo "test.sh: the installs and the data were ready after ${SECONDS} s; pytest starts" >&2
 python3 -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"

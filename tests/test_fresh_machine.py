@@ -4,6 +4,8 @@
 - `scripts/test.sh` installs the headless browser when chromium is missing
   (checked with stub `apt-get`/`cargo`/`python3` on a PATH without chromium),
   and llama-cpp-python with its cheap build settings when it is missing;
+- `scripts/test.sh --install` (the README's command) installs the package with
+  its test extra, the dependencies beside the wheel's build;
 - the tests that interrupt a child pass when the suite itself runs with
   SIGINT ignored, as `cmd &`, `nohup` and `setsid` start it.
 """
@@ -16,6 +18,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -28,7 +31,7 @@ def readme_test_command() -> str:
 
 def test_ci_runs_exactly_the_readme_command():
     command = readme_test_command()
-    assert command == 'pip install ".[test]" && bash scripts/test.sh'
+    assert command == "bash scripts/test.sh --install"
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
     assert command in ci
     # nothing else installs or tests: the command alone must be enough
@@ -42,22 +45,24 @@ def _stub(path: pathlib.Path, body: str) -> None:
 
 
 def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_llama_cpp: bool = True,
-                 apt_fails: bool = False, apt_locked: int = 0, check: bool = True):
+                 apt_fails: bool = False, apt_locked: int = 0, dependencies_fail: bool = False, check: bool = True):
     """Runs a copy of scripts/test.sh (and its install scripts) with a PATH
     of stubs: returns the commands they ran, in order (python3's pip with
     the CMAKE_ARGS it saw); with ``check`` false, the run itself too. With
     ``apt_locked``, that many apt-get runs fail first on the package lists'
-    lock, as when another apt-get update runs beside it. The
+    lock, as when another apt-get update runs beside it; with
+    ``dependencies_fail``, pip cannot install the requirements. The
     browser and llama-cpp-python install in the background while cargo runs:
     their commands interleave with cargo's."""
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     for name in ("test.sh", "ci-browser.sh", "ci-llama-cpp.sh"):
         shutil.copy(ROOT / "scripts" / name, repo / "scripts" / name)
+    shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
     bin_ = tmp_path / "bin"
     bin_.mkdir()
     log = tmp_path / "log"
-    for tool in ("bash", "dirname", "id", "cat", "chmod", "mktemp", "rm"):
+    for tool in ("bash", "dirname", "id", "cat", "chmod", "mktemp", "rm", "mkdir", "nice", "touch", "cp"):
         os.symlink(shutil.which(tool), bin_ / tool)
     record = f'echo "$(basename "$0") $*" >> {log}\n'
     browser = f'{record}echo "$(basename "$0") 1.0"\n'
@@ -74,9 +79,22 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_
     _stub(bin_ / "sleep", f'echo "sleep $*" >> {log}\n')
     _stub(bin_ / "sudo", 'exec "$@"\n')
     _stub(bin_ / "cargo", record)
-    # python3 -c "import llama_cpp" fails when it is missing; pip's line records CMAKE_ARGS
-    probe = "" if with_llama_cpp else 'if [ "$1" = "-c" ]; then exit 1; fi\n'
-    _stub(bin_ / "python3", f'{record}{probe}if [ "$2" = "pip" ]; then echo "CMAKE_ARGS=$CMAKE_ARGS" >> {log}; fi\n')
+    # python3 -c "import llama_cpp" fails when it is missing, other -c scripts run; pip's line records CMAKE_ARGS,
+    # `pip wheel` makes a wheel (bytepair's for ".", llama-cpp-python's otherwise), and `pip install -r` keeps a
+    # copy of the requirements
+    probe = f'if [ "$2" = "import llama_cpp" ]; then exit {0 if with_llama_cpp else 1}; fi\n'
+    wheel = ('if [ "$3" = "wheel" ]; then\n'
+             '  prev=""; for a in "$@"; do if [ "$prev" = "--wheel-dir" ]; then dir="$a"; fi; prev="$a"; done\n'
+             '  mkdir -p "$dir"\n'
+             '  if [ "${@: -1}" = "." ]; then : > "$dir/bytepair-1.0-cp38-abi3-linux_x86_64.whl"\n'
+             '  else : > "$dir/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"; fi\n'
+             'fi\n'
+             f'if [ "$4" = "-r" ]; then cp "$5" {tmp_path}/requirements.txt\n'
+             + ('  echo "ERROR: No matching distribution found for tiktoken>=0.7" >&2; exit 1\n' if dependencies_fail else '')
+             + 'fi\n')
+    _stub(bin_ / "python3", 'args="$*"; echo "$(basename "$0") ${args//$\'\\n\'/ }" >> ' + f'{log}\n{probe}'
+          f'if [ "$1" = "-c" ]; then exec {sys.executable} "$@"; fi\n'
+          f'if [ "$2" = "pip" ]; then echo "CMAKE_ARGS=$CMAKE_ARGS" >> {log}\n{wheel}fi\n')
     if with_browser:
         for b in ("chromium", "chromedriver"):
             _stub(bin_ / b, browser)
@@ -94,8 +112,8 @@ CARGO = "cargo test --lib --no-default-features --profile dev-fast --quiet"
 BROWSER = ("apt-get", "chromium", "chromedriver")
 
 
-FETCH = ["python3 scripts/get_vocabs.py", "python3 scripts/get_tokenizers.py", "python3 scripts/get_published.py",
-         "python3 scripts/get_gguf_vocabs.py"]
+FETCH = ["python3 scripts/get_vocabs.py", "python3 scripts/get_published.py", "python3 scripts/get_gguf_vocabs.py",
+         "python3 scripts/get_tokenizers.py"]
 
 
 def _llama_calls(calls: list) -> list:
@@ -143,6 +161,55 @@ def test_test_sh_builds_llama_cpp_with_its_tokenizer_alone_when_missing(tmp_path
     assert [c for c in calls if c.split()[0] == "cargo"] == [CARGO]
     assert _fetch_calls(calls) == FETCH
     assert len(calls) == len(llama) + 2 + len(FETCH) and calls[-1] == PYTEST
+
+
+def _install_calls(tmp_path: pathlib.Path, **options) -> list:
+    """`test.sh --install`'s calls, its temporary folder named WORK, the wait for the wheel left out."""
+    calls = _run_test_sh(tmp_path, args=("--install", "-x"), **options)
+    build = next(c for c in calls if c.startswith("python3 -m pip wheel") and c.endswith(" ."))
+    work = build.split("--wheel-dir ")[1].split()[0].removesuffix("/wheel")
+    return [c.replace(work, "WORK") for c in calls if c != "sleep 1"]
+
+
+WHEEL = "WORK/wheel/bytepair-1.0-cp38-abi3-linux_x86_64.whl"
+LLAMA_WHEEL = "WORK/llama-cpp-wheel/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"
+
+
+def test_install_builds_the_wheel_beside_the_dependencies_then_installs_it_with_its_test_extra(tmp_path):
+    calls = _install_calls(tmp_path, with_browser=True, with_llama_cpp=False)
+    # the dependencies (pyproject.toml's, and its test extra) and the wheel's build are both done before the
+    # wheel is installed, then checked complete with the extra; bytepair's own data files come after
+    installs = ["python3 -m pip install -r WORK/requirements.txt",
+                f"python3 -m pip install --force-reinstall --no-deps {WHEEL}",
+                f"python3 -m pip install {WHEEL}[test]",
+                "python3 scripts/get_tokenizers.py"]
+    at = [calls.index(c) for c in installs]
+    assert at == sorted(at)
+    assert calls.index("python3 -m pip wheel --no-deps --wheel-dir WORK/wheel .") < at[1]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    requirements = (tmp_path / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert requirements == project.get("dependencies", []) + project["optional-dependencies"]["test"]
+    assert _fetch_calls(calls)[:3] == FETCH[:3] and _fetch_calls(calls)[3:] == FETCH[3:]
+    # llama.cpp's wheel: built with the cheap settings from the start, installed once pip is done with the
+    # environment and the Rust tests have passed; pytest last
+    assert "python3 -m pip wheel --no-deps --wheel-dir WORK/llama-cpp-wheel llama-cpp-python==0.3.36" in calls
+    assert any(c.startswith("CMAKE_ARGS=") and "llama-cpp-vocab-only.cmake" in c for c in calls)
+    assert calls.index(f"python3 -m pip install {LLAMA_WHEEL}") > max(calls.index(CARGO), at[-1])
+    assert calls.count(CARGO) == 1 and calls[-1] == PYTEST
+
+
+def test_install_leaves_an_installed_llama_cpp_alone(tmp_path):
+    calls = _install_calls(tmp_path, with_browser=True, with_llama_cpp=True)
+    assert not [c for c in calls if "llama-cpp-python" in c or "llama_cpp_python" in c]
+    assert f"python3 -m pip install {WHEEL}[test]" in calls and calls[-1] == PYTEST
+
+
+def test_install_fails_with_pips_log_when_a_dependency_cannot_be_installed(tmp_path):
+    calls, done = _run_test_sh(tmp_path, with_browser=True, args=("--install", "-x"), dependencies_fail=True,
+                               check=False)
+    assert done.returncode != 0
+    assert "No matching distribution found for tiktoken>=0.7" in done.stderr and "log above" in done.stderr
+    assert PYTEST not in calls and not [c for c in calls if "--force-reinstall" in c]
 
 
 def test_a_failed_background_install_fails_the_run_with_its_log(tmp_path):
