@@ -74,7 +74,7 @@ if [ "$install" = 1 ]; then
 print("\n".join(p.get("dependencies", []) + p["optional-dependencies"]["test"]))' >"$work/requirements.txt"
     install_package() {
         python3 -m pip install -r "$work/requirements.txt" &&
-            until [ -e "$work/wheel/built" ]; do sleep 1; done &&
+            until [ -e "$work/wheel/built" ] || ! kill -0 $$ 2>/dev/null; do sleep 1; done &&  # $$: test.sh
             python3 -m pip install --force-reinstall --no-deps "$work"/wheel/bytepair-*.whl &&
             python3 -m pip install "$(echo "$work"/wheel/bytepair-*.whl)[test]" &&  # the extra is complete
             echo "test.sh: the package was installed after ${SECONDS} s" &&
