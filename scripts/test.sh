@@ -61,8 +61,8 @@ fi
 # bytepair, so it comes once the package is installed.
 fetch="python3 scripts/get_vocabs.py && python3 scripts/get_published.py && python3 scripts/get_gguf_vocabs.py"
 if [ "$install" = 1 ]; then
-    # llama.cpp's wheel is built now and installed once pip is done with the environment; niced, as nothing
-    # waits for it before pytest
+    # llama.cpp's wheel is built now and installed once pip is done with the environment; niced, so that the
+    # package's build and the Rust tests, which pytest waits for too, come first
     llama_wheels="$work/llama-cpp-wheel"
     nice -n 10 bash scripts/ci-llama-cpp.sh --wheel-dir "$llama_wheels" </dev/null >"$logs/llama-cpp" 2>&1 &
     pids+=($!)
