@@ -84,7 +84,12 @@ def _code_point_blocks():
     was about a quarter of each test's time)."""
     cps = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000 and chr(cp) not in CHANGED]
     blocks = [cps[i : i + 32768] for i in range(0, len(cps), 32768)]
-    return [(block, "".join(CONTEXT.format(c=chr(cp)) for cp in block)) for block in blocks]
+    return [(block, _in_context(block)) for block in blocks]
+
+
+def _in_context(cps):
+    """Each code point of ``cps`` in CONTEXT, joined: the text compared."""
+    return "".join(CONTEXT.format(c=chr(cp)) for cp in cps)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -94,7 +99,6 @@ def test_every_code_point(name):
     block then one code point at a time."""
     pattern = PATTERNS[name]
     compiled = regex.compile(pattern)
-    context = CONTEXT
     for block, text in _code_point_blocks():
         if compiled.findall(text) != _core.split_words(text, pattern):
             break
@@ -102,7 +106,7 @@ def test_every_code_point(name):
         return
 
     def differing(cps):  # bisection: split_words compiles the pattern on every call
-        text = "".join(context.format(c=chr(cp)) for cp in cps)
+        text = _in_context(cps)
         if compiled.findall(text) == _core.split_words(text, pattern):
             return []
         if len(cps) == 1:
@@ -111,7 +115,7 @@ def test_every_code_point(name):
         return first if len(first) >= 12 else first + differing(cps[len(cps) // 2 :])
 
     bad = differing(block)
-    example = context.format(c=chr(bad[0])) if bad else text
+    example = CONTEXT.format(c=chr(bad[0])) if bad else text
     raise AssertionError(
         f"{name}: code points split differently by Rust and regex {regex.__version__}: "
         + ", ".join(f"U+{cp:04X}" for cp in bad[:12])
