@@ -132,10 +132,17 @@ impl GuardedRegex {
     /// Compiles `pattern` (`what` says where it comes from, for errors).
     pub fn new(pattern: &str, what: &str) -> Result<GuardedRegex> {
         let build = |limit: usize| {
-            RegexBuilder::new(pattern)
-                .backtrack_limit(limit)
-                .build()
-                .map_err(|e| Error::Pattern(format!("{what}: invalid regex {:?}: {e}", shorten(pattern))))
+            // fancy-regex panics on some constructs it parses but cannot hand to its inner engine (`\R` in a
+            // backtracking pattern): a refusal, never a panic across the FFI
+            match std::panic::catch_unwind(|| RegexBuilder::new(pattern).backtrack_limit(limit).build()) {
+                Ok(built) => {
+                    built.map_err(|e| Error::Pattern(format!("{what}: invalid regex {:?}: {e}", shorten(pattern))))
+                }
+                Err(_) => Err(Error::Pattern(format!(
+                    "{what}: unsupported regex {:?}: fancy-regex cannot compile it",
+                    shorten(pattern)
+                ))),
+            }
         };
         let backtracking = Expr::parse_tree(pattern).map(|t| needs_backtracking(&t.expr)).unwrap_or(false);
         // `\s+(?!\S)|\s+` and its kin run without the backtracking VM (see `rewrite`)
@@ -502,8 +509,13 @@ fn one_char_class(e: &Expr) -> Option<regex_syntax::hir::ClassUnicode> {
     if needs_backtracking(e) {
         return None;
     }
-    let mut s = String::new();
-    e.to_str(&mut s, 3);
+    // fancy-regex panics writing some escapes it treats as hard (`\R`): then the expression is not one class
+    let s = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut s = String::new();
+        e.to_str(&mut s, 3);
+        s
+    }))
+    .ok()?;
     match regex_syntax::Parser::new().parse(&s).ok()?.into_kind() {
         HirKind::Class(Class::Unicode(c)) => Some(c),
         HirKind::Literal(lit) => {
