@@ -331,7 +331,10 @@ fn needs_backtracking(e: &Expr) -> bool {
         | Expr::SubroutineCall(_)
         | Expr::BacktrackingControlVerb(_)
         | Expr::Absent(_)
-        | Expr::DefineGroup { .. } => true,
+        | Expr::DefineGroup { .. }
+        // hard in fancy-regex too (its VM runs them), and its `Expr::to_str` cannot write them back as text
+        | Expr::GeneralNewline { .. }
+        | Expr::LiteralBytes { .. } => true,
         _ => e.children_iter().any(needs_backtracking),
     }
 }
@@ -385,21 +388,17 @@ fn rewrite(pattern: &str) -> Option<(Vec<String>, Vec<bool>)> {
         Expr::Alt(v) => v.iter().collect(),
         e => vec![e],
     };
-    let to_str = |e: &Expr| {
-        let mut s = String::new();
-        e.to_str(&mut s, 1);
-        s
-    };
+    let to_str = |e: &Expr| regex_text(e, 1);
     let mut out = Vec::with_capacity(branches.len());
     let mut trims = Vec::with_capacity(branches.len());
     for (i, b) in branches.iter().enumerate() {
         if !needs_backtracking(b) {
-            out.push(to_str(b));
+            out.push(to_str(b)?);
             trims.push(false);
             continue;
         }
         if let Some(e) = drop_atomics(b).filter(|e| !needs_backtracking(e)) {
-            out.push(to_str(&e));
+            out.push(to_str(&e)?);
             trims.push(false);
             continue;
         }
@@ -415,10 +414,10 @@ fn rewrite(pattern: &str) -> Option<(Vec<String>, Vec<bool>)> {
         if d != not_c {
             return None;
         }
-        let run = to_str(run);
+        let run = to_str(run)?;
         // the next alternative matches where `C+(?!D)` fails (a run of one `C` before a `D`): `C+` or `C`
         let next = branches.get(i + 1)?;
-        if to_str(next) != run && !(one_char_class(next).as_ref() == Some(&c) && max_len(next).is_some()) {
+        if to_str(next)? != run && !(one_char_class(next).as_ref() == Some(&c) && max_len(next).is_some()) {
             return None;
         }
         out.push(run);
@@ -503,19 +502,26 @@ fn first_class(e: &Expr) -> Option<regex_syntax::hir::ClassUnicode> {
     }
 }
 
-/// The code points `e` matches, when it is one character class (or escape).
-fn one_char_class(e: &Expr) -> Option<regex_syntax::hir::ClassUnicode> {
-    use regex_syntax::hir::{Class, HirKind};
+/// `e` written back as a pattern of the `regex` crate (`precedence` as in
+/// fancy-regex's `Expr::to_str`), or None where fancy-regex runs `e` in its
+/// VM: it writes back only what it hands to that crate, and panics on the
+/// rest (`\R`), a panic kept from the FFI here in any case.
+fn regex_text(e: &Expr, precedence: u8) -> Option<String> {
     if needs_backtracking(e) {
         return None;
     }
-    // fancy-regex panics writing some escapes it treats as hard (`\R`): then the expression is not one class
-    let s = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut s = String::new();
-        e.to_str(&mut s, 3);
+        e.to_str(&mut s, precedence);
         s
     }))
-    .ok()?;
+    .ok()
+}
+
+/// The code points `e` matches, when it is one character class (or escape).
+fn one_char_class(e: &Expr) -> Option<regex_syntax::hir::ClassUnicode> {
+    use regex_syntax::hir::{Class, HirKind};
+    let s = regex_text(e, 3)?;
     match regex_syntax::Parser::new().parse(&s).ok()?.into_kind() {
         HirKind::Class(Class::Unicode(c)) => Some(c),
         HirKind::Literal(lit) => {
@@ -542,7 +548,8 @@ fn max_len_or_reach(e: &Expr, reach: bool) -> Option<usize> {
             Some(0)
         }
         Expr::Any { .. } => Some(4),
-        Expr::GeneralNewline { .. } => Some(2),
+        // `\r\n`, or one newline character: U+2028 and U+2029 take 3 bytes
+        Expr::GeneralNewline { unicode } => Some(if *unicode { 3 } else { 2 }),
         // a case-insensitive character may fold to one of another length (k, KELVIN SIGN)
         Expr::Literal { val, .. } => Some(4 * val.chars().count()),
         Expr::LiteralBytes { bytes } => Some(bytes.len()),
@@ -763,6 +770,32 @@ mod tests {
             for text in ["", "a", "ab  ba", "aab bb  x ", "héllo wörld 123  \n\n x", "bbb"] {
                 let want: Vec<_> = re.find_iter(text).map(|m| m.unwrap()).map(|m| (m.start(), m.end())).collect();
                 assert_eq!(matches(p, text), want, "{p:?} on {text:?}");
+            }
+        }
+    }
+
+    /// `\R` is hard for fancy-regex, which cannot write it back as text: it runs in the VM, and the rewrite of
+    /// `C+(?!D)` leaves a pattern that holds it alone (it panicked there, and in `one_char_class`)
+    #[test]
+    fn general_newlines_match_as_in_fancy_regex() {
+        let texts = ["", "a\r\nb", "x \r\n\n  y", "\u{2028}\u{85}\r\r\n", "ab  \u{2029} c\n"];
+        let same_matches = |p: &str, g: &GuardedRegex| {
+            let re = Regex::new(p).unwrap();
+            for text in texts {
+                let want: Vec<_> = re.find_iter(text).map(|m| m.unwrap()).map(|m| (m.start(), m.end())).collect();
+                let mut got = Vec::new();
+                g.for_each_match(text, |s, e| got.push((s, e))).unwrap();
+                assert_eq!(got, want, "{p:?} on {text:?}");
+            }
+        };
+        for p in [r"\R", r"\R{2}|\w", r"(?i:\R)|a", r"[a\r]|\R"] {
+            same_matches(p, &GuardedRegex::new(p, "test").unwrap());
+        }
+        // where rewriting `C+(?!D)` meets it: the same matches, or refused as the VM's unbounded patterns are
+        for p in [r"\s+(?!\S)|\R", r"\s+(?!\S)|\s+|\R", r"\R+(?!\S)|\R", r"\s+(?!\S)|\s+|\R{2}"] {
+            match GuardedRegex::new(p, "test") {
+                Ok(g) => same_matches(p, &g),
+                Err(e) => assert!(matches!(e, Error::Pattern(_)), "{p:?}: {e}"),
             }
         }
     }
