@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shlex
 import shutil
 import stat
 import subprocess
@@ -80,21 +81,25 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_
     _stub(bin_ / "sudo", 'exec "$@"\n')
     _stub(bin_ / "cargo", record)
     # python3 -c "import llama_cpp" fails when it is missing, other -c scripts run; pip's line records CMAKE_ARGS,
-    # `pip wheel` makes a wheel (bytepair's for ".", llama-cpp-python's otherwise), and `pip install -r` keeps a
-    # copy of the requirements
+    # `pip wheel` makes a wheel (bytepair's for ".", llama-cpp-python's otherwise), and `pip install --target DIR`
+    # puts uv in DIR/bin: a stub whose `uv pip install -r` keeps a copy of the requirements
     probe = f'if [ "$2" = "import llama_cpp" ]; then exit {0 if with_llama_cpp else 1}; fi\n'
     wheel = ('if [ "$3" = "wheel" ]; then\n'
              '  prev=""; for a in "$@"; do if [ "$prev" = "--wheel-dir" ]; then dir="$a"; fi; prev="$a"; done\n'
              '  mkdir -p "$dir"\n'
              '  if [ "${@: -1}" = "." ]; then : > "$dir/bytepair-1.0-cp38-abi3-linux_x86_64.whl"\n'
              '  else : > "$dir/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"; fi\n'
-             'fi\n'
-             f'if [ "$4" = "-r" ]; then cp "$5" {tmp_path}/requirements.txt\n'
-             + ('  echo "ERROR: No matching distribution found for tiktoken>=0.7" >&2; exit 1\n' if dependencies_fail else '')
-             + 'fi\n')
+             'fi\n')
+    uv = (record + 'prev=""; for a in "$@"; do if [ "$prev" = "-r" ]; then\n'
+          f'  cp "$a" {tmp_path}/requirements.txt\n'
+          + ('  echo "error: No solution found: tiktoken>=0.7 is not available" >&2; exit 1\n' if dependencies_fail else '')
+          + 'fi; prev="$a"; done\n')
+    target = ('if [ "$3" = "install" ] && [ "$5" = "--target" ]; then\n'
+              f'  mkdir -p "$6/bin"; printf \'%s\' {shlex.quote("#!/bin/bash" + chr(10) + uv)} > "$6/bin/uv"; chmod +x "$6/bin/uv"\n'
+              'fi\n')
     _stub(bin_ / "python3", 'args="$*"; echo "$(basename "$0") ${args//$\'\\n\'/ }" >> ' + f'{log}\n{probe}'
           f'if [ "$1" = "-c" ]; then exec {sys.executable} "$@"; fi\n'
-          f'if [ "$2" = "pip" ]; then echo "CMAKE_ARGS=$CMAKE_ARGS" >> {log}\n{wheel}fi\n')
+          f'if [ "$2" = "pip" ]; then echo "CMAKE_ARGS=$CMAKE_ARGS" >> {log}\n{wheel}{target}fi\n')
     if with_browser:
         for b in ("chromium", "chromedriver"):
             _stub(bin_ / b, browser)
@@ -168,7 +173,11 @@ def _install_calls(tmp_path: pathlib.Path, **options) -> list:
     calls = _run_test_sh(tmp_path, args=("--install", "-x"), **options)
     build = next(c for c in calls if c.startswith("python3 -m pip wheel") and c.endswith(" ."))
     work = build.split("--wheel-dir ")[1].split()[0].removesuffix("/wheel")
-    return [c.replace(work, "WORK") for c in calls if c != "sleep 1"]
+    return [c.replace(work, "WORK").replace(UV_PYTHON, "") for c in calls if c != "sleep 1"]
+
+
+# uv installs into python3's environment (the interpreter's path, which the stub's `python3 -c` prints)
+UV_PYTHON = f" --python {sys.executable} --system"
 
 
 WHEEL = "WORK/wheel/bytepair-1.0-cp38-abi3-linux_x86_64.whl"
@@ -179,13 +188,14 @@ def test_install_builds_the_wheel_beside_the_dependencies_then_installs_it_with_
     calls = _install_calls(tmp_path, with_browser=True, with_llama_cpp=False)
     # the dependencies (pyproject.toml's, and its test extra) and the wheel's build are both done before the
     # wheel is installed, then checked complete with the extra; bytepair's own data files come after
-    installs = ["python3 -m pip install -r WORK/requirements.txt",
-                f"python3 -m pip install --force-reinstall --no-deps {WHEEL}",
-                f"python3 -m pip install {WHEEL}[test]",
+    installs = ["python3 -m pip install --quiet --target WORK/uv uv>=0.5",
+                "uv pip install -r WORK/requirements.txt",
+                f"uv pip install --reinstall --no-deps {WHEEL}",
+                f"uv pip install {WHEEL}[test]",
                 "python3 scripts/get_tokenizers.py"]
     at = [calls.index(c) for c in installs]
     assert at == sorted(at)
-    assert calls.index("python3 -m pip wheel --no-deps --wheel-dir WORK/wheel .") < at[1]
+    assert calls.index("python3 -m pip wheel --no-deps --wheel-dir WORK/wheel .") < at[2]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     requirements = (tmp_path / "requirements.txt").read_text(encoding="utf-8").splitlines()
     assert requirements == project.get("dependencies", []) + project["optional-dependencies"]["test"]
@@ -194,22 +204,22 @@ def test_install_builds_the_wheel_beside_the_dependencies_then_installs_it_with_
     # environment and the Rust tests have passed; pytest last
     assert "python3 -m pip wheel --no-deps --wheel-dir WORK/llama-cpp-wheel llama-cpp-python==0.3.36" in calls
     assert any(c.startswith("CMAKE_ARGS=") and "llama-cpp-vocab-only.cmake" in c for c in calls)
-    assert calls.index(f"python3 -m pip install {LLAMA_WHEEL}") > max(calls.index(CARGO), at[-1])
+    assert calls.index(f"uv pip install {LLAMA_WHEEL}") > max(calls.index(CARGO), at[-1])
     assert calls.count(CARGO) == 1 and calls[-1] == PYTEST
 
 
 def test_install_leaves_an_installed_llama_cpp_alone(tmp_path):
     calls = _install_calls(tmp_path, with_browser=True, with_llama_cpp=True)
     assert not [c for c in calls if "llama-cpp-python" in c or "llama_cpp_python" in c]
-    assert f"python3 -m pip install {WHEEL}[test]" in calls and calls[-1] == PYTEST
+    assert f"uv pip install {WHEEL}[test]" in calls and calls[-1] == PYTEST
 
 
-def test_install_fails_with_pips_log_when_a_dependency_cannot_be_installed(tmp_path):
+def test_install_fails_with_the_installers_log_when_a_dependency_cannot_be_installed(tmp_path):
     calls, done = _run_test_sh(tmp_path, with_browser=True, args=("--install", "-x"), dependencies_fail=True,
                                check=False)
     assert done.returncode != 0
-    assert "No matching distribution found for tiktoken>=0.7" in done.stderr and "log above" in done.stderr
-    assert PYTEST not in calls and not [c for c in calls if "--force-reinstall" in c]
+    assert "No solution found: tiktoken>=0.7 is not available" in done.stderr and "log above" in done.stderr
+    assert PYTEST not in calls and not [c for c in calls if "--reinstall" in c]
 
 
 def test_a_failed_background_install_fails_the_run_with_its_log(tmp_path):
