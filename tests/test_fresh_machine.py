@@ -176,8 +176,9 @@ def _install_calls(tmp_path: pathlib.Path, **options) -> list:
     return [c.replace(work, "WORK").replace(UV_PYTHON, "") for c in calls if c != "sleep 1"]
 
 
-# uv installs into python3's environment (the interpreter's path, which the stub's `python3 -c` prints)
-UV_PYTHON = f" --python {sys.executable} --system"
+# uv installs into python3's environment (the interpreter's path, which the stub's `python3 -c` prints), and
+# compiles the bytecode as pip does
+UV_PYTHON = f" --python {sys.executable} --system --compile-bytecode"
 
 
 WHEEL = "WORK/wheel/bytepair-1.0-cp38-abi3-linux_x86_64.whl"
