@@ -113,7 +113,7 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_
 
 
 PYTEST = "python3 -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -x"
-CARGO = "cargo test --lib --no-default-features --profile dev-fast --quiet"
+CARGO = "cargo test --lib --no-default-features --profile dev-fast --config profile.dev-fast.package.bytepair.opt-level=1 --quiet"
 BROWSER = ("apt-get", "chromium", "chromedriver")
 
 
