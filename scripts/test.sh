@@ -20,7 +20,7 @@
 # leave cores idle), and fetches the tests' data; pytest starts once all three have succeeded and the Rust tests
 # have passed, and a failed install prints its log and fails the run. With --install, all of that starts first,
 # and uv installs the dependencies beside pip's build of the package's wheel (`pip install ".[test]"` does one
-# after the other, and spends ten times the CPU on the dependencies); the wheel is then installed with its test
+# after the other, and spends twice the CPU on the dependencies); the wheel is then installed with its test
 # extra, which checks that nothing is missing.
 # Runs the same in the foreground or in the background (nohup, `&`, setsid):
 # the tests that interrupt a child restore its default SIGINT handling.

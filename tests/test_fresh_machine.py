@@ -20,6 +20,7 @@ import stat
 import subprocess
 import sys
 import tomllib
+from typing import Optional
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -46,7 +47,8 @@ def _stub(path: pathlib.Path, body: str) -> None:
 
 
 def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_llama_cpp: bool = True,
-                 apt_fails: bool = False, apt_locked: int = 0, dependencies_fail: bool = False, check: bool = True):
+                 apt_fails: bool = False, apt_locked: int = 0, dependencies_fail: bool = False, check: bool = True,
+                 env: Optional[dict] = None):
     """Runs a copy of scripts/test.sh (and its install scripts) with a PATH
     of stubs: returns the commands they ran, in order (python3's pip with
     the CMAKE_ARGS it saw); with ``check`` false, the run itself too. With
@@ -103,7 +105,7 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_
     if with_browser:
         for b in ("chromium", "chromedriver"):
             _stub(bin_ / b, browser)
-    done = subprocess.run(["/bin/bash", str(repo / "scripts" / "test.sh"), *args], env={"PATH": str(bin_)},
+    done = subprocess.run(["/bin/bash", str(repo / "scripts" / "test.sh"), *args], env={"PATH": str(bin_), **(env or {})},
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
     calls = log.read_text(encoding="utf-8").splitlines()
     if not check:
@@ -213,6 +215,15 @@ def test_install_leaves_an_installed_llama_cpp_alone(tmp_path):
     calls = _install_calls(tmp_path, with_browser=True, with_llama_cpp=True)
     assert not [c for c in calls if "llama-cpp-python" in c or "llama_cpp_python" in c]
     assert f"uv pip install {WHEEL}[test]" in calls and calls[-1] == PYTEST
+
+
+def test_install_keeps_pips_index_settings(tmp_path):
+    index = {"PIP_INDEX_URL": "https://mirror.example/simple", "PIP_EXTRA_INDEX_URL": "https://extra.example/simple"}
+    calls = _install_calls(tmp_path, with_browser=True, with_llama_cpp=False, env=index)
+    uv = [c for c in calls if c.startswith("uv pip install")]
+    assert len(uv) == 4  # the dependencies, the wheel, its extra, llama.cpp's wheel
+    assert all(" --index-url https://mirror.example/simple --extra-index-url https://extra.example/simple " in c
+               for c in uv), uv
 
 
 def test_install_fails_with_the_installers_log_when_a_dependency_cannot_be_installed(tmp_path):
