@@ -292,6 +292,24 @@ def _post_processor(hf, kind, trim_offsets, add_prefix_space):
     return template if kind == "template" else processors.Sequence([byte_level, template])
 
 
+def test_trimmed_offsets_use_the_models_token_where_an_added_token_has_the_same_id():
+    """Found by test_random_pipelines_equal_hf in CI: an added token (`" b"`, normalized) that is also a
+    model token, under Prepend("▁"), is not matched in the text (its normalized content is `"▁ b"`); the
+    model makes it, and ByteLevel's offset trimming reads HF's token string, the model's `" b"`, whose leading
+    space leaves the span (id_to_token gives the added token's normalized content instead)."""
+    corpus = ["Aa b1", "112.-B"]
+    hf = tokenizers.Tokenizer(models.BPE(end_of_word_suffix="</w>"))
+    hf.normalizer = normalizers.Prepend("▁")
+    hf.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=20, end_of_word_suffix="</w>", show_progress=False))
+    hf.add_tokens([tokenizers.AddedToken(" b", normalized=True)])
+    hf.post_processor = processors.ByteLevel(trim_offsets=True, add_prefix_space=False)
+    text = hf.to_str()
+    hf, tok = tokenizers.Tokenizer.from_str(text), from_hf_json(text)
+    for probe in corpus + ["Aa  b1", " b b", "x b"]:
+        expected = hf.encode(probe, add_special_tokens=False)
+        assert tok.encode_with_offsets(probe, add_special_tokens=False) == (expected.ids, expected.offsets), probe
+
+
 def test_random_pipelines_were_compared():
     """Most generated pipelines reach the comparison (runs after the property)."""
     assert len(_COMPARED) >= 30, (len(_COMPARED), _SKIPPED[:3])

@@ -208,7 +208,9 @@ impl Pipeline {
         for (i, (&id, span)) in ids.iter().zip(offsets.iter_mut()).enumerate() {
             let (mut leading, trailing) = match matched.next_if(|m| m.0 == i) {
                 Some(&(_, spaces)) => spaces,
-                None => match self.id_to_token(id) {
+                // HF's token string: the model's for what the model made (an added token's normalized
+                // content, which `id_to_token` gives, may differ: `▁ b` for ` b` under Prepend("▁"))
+                None => match self.model.vocab_r.get(id).or_else(|| self.id_to_token(id)) {
                     Some(token) => added_tokens::edge_spaces(token),
                     None => continue,
                 },
