@@ -73,11 +73,12 @@ if [ "$install" = 1 ]; then
     # index settings carry over. --system: into python3's environment, a virtual one or not, as pip does.
     # --compile-bytecode, as pip does: without it, every Python the tests start compiles what it imports (the
     # tests' subprocesses ran 13% longer, with PYTHONDONTWRITEBYTECODE set).
+    python="$(python3 -c 'import sys; print(sys.executable)')"
     uv_install() {
         local index=()
         [ -z "${PIP_INDEX_URL:-}" ] || index+=(--index-url "$PIP_INDEX_URL")
         [ -z "${PIP_EXTRA_INDEX_URL:-}" ] || index+=(--extra-index-url "$PIP_EXTRA_INDEX_URL")
-        "$work/uv/bin/uv" pip install --python "$(python3 -c 'import sys; print(sys.executable)')" --system \
+        "$work/uv/bin/uv" pip install --python "$python" --system \
             --compile-bytecode ${index[@]+"${index[@]}"} "$@"
     }
     # the package's dependencies and its test extra, as pyproject.toml lists them, installed beside the build of

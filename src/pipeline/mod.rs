@@ -208,9 +208,9 @@ impl Pipeline {
         for (i, (&id, span)) in ids.iter().zip(offsets.iter_mut()).enumerate() {
             let (mut leading, trailing) = match matched.next_if(|m| m.0 == i) {
                 Some(&(_, spaces)) => spaces,
-                // HF's token string: the model's for what the model made (an added token's normalized
-                // content, which `id_to_token` gives, may differ: `▁ b` for ` b` under Prepend("▁"))
-                None => match self.model.vocab_r.get(id).or_else(|| self.id_to_token(id)) {
+                // HF's token string: the model's for what the model made, else the added token's (whose
+                // normalized content, which `id_to_token` prefers, may differ: `▁ b` for ` b` under Prepend)
+                None => match self.model.vocab_r.get(id).or_else(|| self.added.by_id.get(&id).map(|(t, _)| t.as_str())) {
                     Some(token) => added_tokens::edge_spaces(token),
                     None => continue,
                 },
