@@ -659,10 +659,10 @@ pub(crate) fn check_vm(pattern: &str, what: &str) -> Result<()> {
             s
         };
         return Err(Error::Pattern(format!(
-            "{what}: the regex {:?} needs the backtracking engine (lookaround, a backreference or an atomic \
-             group) and its part {:?} can match text of any length, which that engine would read again from \
+            "{what}: the regex {:?} needs the backtracking engine (lookaround, a backreference, an atomic \
+             group or \\R) and its part {:?} can match text of any length, which that engine would read again from \
              every position without counting it (time growing with the square of the text); refused at load. \
-             Bound that part (e.g. {{0,100}} for + or *), or drop the lookaround",
+             Bound that part (e.g. {{0,100}} for + or *), or drop what needs that engine",
             shorten(pattern),
             shorten(&shown)
         )));
