@@ -1,5 +1,5 @@
-"""bytepair against llama.cpp's own tokenizer (``llama_tokenize`` through llama-cpp-python's C bindings,
-tests/llama_cpp_ref.py) on GGUF files, side by side in one run: each document in turn on one thread (llama.cpp's
+"""bytepair against llama.cpp's own tokenizer (``llama_tokenize`` through ctypes on the llama.cpp of
+xllamacpp's prebuilt release wheel, tests/llama_cpp_ref.py) on GGUF files, side by side in one run: each document in turn on one thread (llama.cpp's
 tokenize has no batch call), then bytepair's batch on every core; ids checked equal first (parse_special and
 add BOS, llama.cpp's ``tokenize(text, add_special=True, parse_special=True)``). Files: llama.cpp's
 ggml-vocab-*.gguf test files (scripts/get_gguf_vocabs.py), llama-bpe and llama-spm by default. Texts
@@ -13,8 +13,6 @@ Usage: ``python benches/bench_gguf.py [--files llama-bpe,llama-spm,qwen2] [--mb 
 followed by 40 GB of sparse "tensor" bytes, which neither tool may read), then loaded in a fresh process per
 repetition, the tools alternating: bytepair's ``Tokenizer.load`` and llama.cpp's ``llama_model_load_from_file``
 with ``vocab_only`` (the load call alone, wall seconds, min and median; peak RSS from ``VmHWM``).
-llama.cpp's speed depends on how llama-cpp-python was built (CI builds it unoptimised, to build fast): run
-this against a release build (``pip install llama-cpp-python``) for the figures that count.
 """
 
 from __future__ import annotations

@@ -15,10 +15,8 @@
 # files handed out in collection order (`--no-loadscope-reorder`), which puts the costliest first
 # (tests/conftest.py, FIRST); BYTEPAIR_TEST_WORKERS sets the number of workers (0: no xdist, one process).
 # Installs the headless browser of the serve test when it is missing (scripts/ci-browser.sh: Debian's
-# chromium, as root or with sudo), and llama-cpp-python, the GGUF tests' oracle (scripts/ci-llama-cpp.sh: built
-# from its sdist with only its tokenizer), both in the background (downloads, cmake's configure and the links
-# leave cores idle), and fetches the tests' data; pytest starts once all three have succeeded and the Rust tests
-# have passed, and a failed install prints its log and fails the run. With --install, all of that starts first,
+# chromium, as root or with sudo) and fetches the tests' data, both in the background; pytest starts once both
+# have succeeded and the Rust tests have passed, and a failed install prints its log and fails the run. With --install, all of that starts first,
 # and uv installs the dependencies beside pip's build of the package's wheel (`pip install ".[test]"` does one
 # after the other, and spends twice the CPU on the dependencies); the wheel is then installed with its test
 # extra, which checks that nothing is missing.
@@ -46,7 +44,7 @@ wait_for_jobs() {
     for pid in "${pids[@]}"; do
         if ! wait "$pid"; then
             cat "$logs"/* >&2
-            echo "test.sh: installing the browser, the package or llama-cpp-python, or fetching the test data, failed (log above)" >&2
+            echo "test.sh: installing the browser or the package, or fetching the test data, failed (log above)" >&2
             exit 1
         fi
     done
@@ -61,11 +59,6 @@ fi
 # bytepair, so it comes once the package is installed.
 fetch="python3 scripts/get_vocabs.py && python3 scripts/get_published.py && python3 scripts/get_gguf_vocabs.py"
 if [ "$install" = 1 ]; then
-    # llama.cpp's wheel is built now and installed once uv is done with the environment; niced, so that the
-    # package's build and the Rust tests, which pytest waits for too, come first
-    llama_wheels="$work/llama-cpp-wheel"
-    nice -n 10 bash scripts/ci-llama-cpp.sh --wheel-dir "$llama_wheels" </dev/null >"$logs/llama-cpp" 2>&1 &
-    pids+=($!)
     (eval "$fetch") </dev/null >/dev/null 2>"$logs/data" &
     pids+=($!)
     # the installer: uv (from PyPI), which installs what pip would in half of pip's CPU (the dependencies: 35 CPU
@@ -99,8 +92,6 @@ print("\n".join(p.get("dependencies", []) + p["optional-dependencies"]["test"]))
     python3 -m pip wheel --no-deps --wheel-dir "$work/wheel" .
     touch "$work/wheel/built"
 else
-    bash scripts/ci-llama-cpp.sh </dev/null >"$logs/llama-cpp" 2>&1 &
-    pids+=($!)
     (eval "$fetch" && python3 scripts/get_tokenizers.py) </dev/null >/dev/null 2>"$logs/data" &
     pids+=($!)
 fi
@@ -111,13 +102,6 @@ fi
 cargo test --lib --no-default-features --profile dev-fast --config 'profile.dev-fast.package.bytepair.opt-level=1' --quiet
 echo "test.sh: the Rust tests passed after ${SECONDS} s" >&2
 wait_for_jobs
-if [ "$install" = 1 ] && compgen -G "$llama_wheels/*.whl" >/dev/null; then
-    uv_install "$llama_wheels"/*.whl >"$logs/llama-cpp-install" 2>&1 || {
-        cat "$logs/llama-cpp-install" >&2
-        echo "test.sh: installing llama-cpp-python's wheel failed (log above)" >&2
-        exit 1
-    }
-fi
 cat "$logs"/*
 echo "test.sh: the installs and the data were ready after ${SECONDS} s; pytest starts" >&2
 python3 -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"

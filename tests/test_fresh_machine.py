@@ -2,10 +2,10 @@
 
 - CI (`.ci/run`) runs exactly the README's command;
 - `scripts/test.sh` installs the headless browser when chromium is missing
-  (checked with stub `apt-get`/`cargo`/`python3` on a PATH without chromium),
-  and llama-cpp-python with its cheap build settings when it is missing;
+  (checked with stub `apt-get`/`cargo`/`python3` on a PATH without chromium);
 - `scripts/test.sh --install` (the README's command) installs the package with
-  its test extra, the dependencies beside the wheel's build;
+  its test extra, the dependencies beside the wheel's build, llama.cpp (the GGUF
+  tests' oracle) among them, prebuilt;
 - the tests that interrupt a child pass when the suite itself runs with
   SIGINT ignored, as `cmd &`, `nohup` and `setsid` start it.
 """
@@ -46,20 +46,19 @@ def _stub(path: pathlib.Path, body: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_llama_cpp: bool = True,
-                 apt_fails: bool = False, apt_locked: int = 0, dependencies_fail: bool = False, check: bool = True,
+def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), apt_fails: bool = False, apt_locked: int = 0, dependencies_fail: bool = False, check: bool = True,
                  env: Optional[dict] = None):
     """Runs a copy of scripts/test.sh (and its install scripts) with a PATH
-    of stubs: returns the commands they ran, in order (python3's pip with
-    the CMAKE_ARGS it saw); with ``check`` false, the run itself too. With
+    of stubs: returns the commands they ran, in order; with ``check`` false,
+    the run itself too. With
     ``apt_locked``, that many apt-get runs fail first on the package lists'
     lock, as when another apt-get update runs beside it; with
     ``dependencies_fail``, pip cannot install the requirements. The
-    browser and llama-cpp-python install in the background while cargo runs:
-    their commands interleave with cargo's."""
+    browser installs in the background while cargo runs: its commands
+    interleave with cargo's."""
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
-    for name in ("test.sh", "ci-browser.sh", "ci-llama-cpp.sh"):
+    for name in ("test.sh", "ci-browser.sh"):
         shutil.copy(ROOT / "scripts" / name, repo / "scripts" / name)
     shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
     bin_ = tmp_path / "bin"
@@ -82,15 +81,11 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_
     _stub(bin_ / "sleep", f'echo "sleep $*" >> {log}\n')
     _stub(bin_ / "sudo", 'exec "$@"\n')
     _stub(bin_ / "cargo", record)
-    # python3 -c "import llama_cpp" fails when it is missing, other -c scripts run; pip's line records CMAKE_ARGS,
-    # `pip wheel` makes a wheel (bytepair's for ".", llama-cpp-python's otherwise), and `pip install --target DIR`
-    # puts uv in DIR/bin: a stub whose `uv pip install -r` keeps a copy of the requirements
-    probe = f'if [ "$2" = "import llama_cpp" ]; then exit {0 if with_llama_cpp else 1}; fi\n'
+    # python3's -c scripts run; `pip wheel` makes bytepair's wheel, and `pip install --target DIR` puts uv in
+    # DIR/bin: a stub whose `uv pip install -r` keeps a copy of the requirements
     wheel = ('if [ "$3" = "wheel" ]; then\n'
              '  prev=""; for a in "$@"; do if [ "$prev" = "--wheel-dir" ]; then dir="$a"; fi; prev="$a"; done\n'
-             '  mkdir -p "$dir"\n'
-             '  if [ "${@: -1}" = "." ]; then : > "$dir/bytepair-1.0-cp38-abi3-linux_x86_64.whl"\n'
-             '  else : > "$dir/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"; fi\n'
+             '  mkdir -p "$dir"; : > "$dir/bytepair-1.0-cp38-abi3-linux_x86_64.whl"\n'
              'fi\n')
     uv = (record + 'prev=""; for a in "$@"; do if [ "$prev" = "-r" ]; then\n'
           f'  cp "$a" {tmp_path}/requirements.txt\n'
@@ -99,9 +94,9 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), with_
     target = ('if [ "$3" = "install" ] && [ "$5" = "--target" ]; then\n'
               f'  mkdir -p "$6/bin"; printf \'%s\' {shlex.quote("#!/bin/bash" + chr(10) + uv)} > "$6/bin/uv"; chmod +x "$6/bin/uv"\n'
               'fi\n')
-    _stub(bin_ / "python3", 'args="$*"; echo "$(basename "$0") ${args//$\'\\n\'/ }" >> ' + f'{log}\n{probe}'
+    _stub(bin_ / "python3", 'args="$*"; echo "$(basename "$0") ${args//$\'\\n\'/ }" >> ' + f'{log}\n'
           f'if [ "$1" = "-c" ]; then exec {sys.executable} "$@"; fi\n'
-          f'if [ "$2" = "pip" ]; then echo "CMAKE_ARGS=$CMAKE_ARGS" >> {log}\n{wheel}{target}fi\n')
+          f'if [ "$2" = "pip" ]; then\n{wheel}{target}fi\n')
     if with_browser:
         for b in ("chromium", "chromedriver"):
             _stub(bin_ / b, browser)
@@ -123,12 +118,6 @@ FETCH = ["python3 scripts/get_vocabs.py", "python3 scripts/get_published.py", "p
          "python3 scripts/get_tokenizers.py"]
 
 
-def _llama_calls(calls: list) -> list:
-    """The calls of scripts/ci-llama-cpp.sh (python3's, and the CMAKE_ARGS its pip saw), pytest's and the data
-    fetches left out."""
-    return [c for c in calls[:-1] if c.startswith(("python3 ", "CMAKE_ARGS=")) and c not in FETCH]
-
-
 def _fetch_calls(calls: list) -> list:
     return [c for c in calls if c in FETCH]
 
@@ -140,34 +129,18 @@ def test_test_sh_installs_the_browser_when_chromium_is_missing(tmp_path):
     assert names == ["apt-get", "apt-get", "chromium", "chromedriver"]
     assert " update" in browser[0]
     assert " install " in browser[1] and "chromium" in browser[1].split() and "chromium-driver" in browser[1].split()
-    assert _llama_calls(calls) == ["python3 -c import llama_cpp"]
     assert [c for c in calls if c.split()[0] == "cargo"] == [CARGO]
     assert _fetch_calls(calls) == FETCH  # the tests' data, fetched in order before pytest
-    assert len(calls) == len(browser) + 3 + len(FETCH)
-    # pytest last: after the browser and llama-cpp-python are installed and the Rust tests have passed
+    assert len(calls) == len(browser) + 2 + len(FETCH)
+    # pytest last: after the browser is installed and the Rust tests have passed
     assert calls[-1] == PYTEST
 
 
-def test_test_sh_leaves_an_installed_browser_and_llama_cpp_alone(tmp_path):
+def test_test_sh_leaves_an_installed_browser_alone(tmp_path):
     calls = _run_test_sh(tmp_path, with_browser=True)
-    assert sorted(calls[:-1]) == sorted([CARGO, "python3 -c import llama_cpp", *FETCH])
+    assert sorted(calls[:-1]) == sorted([CARGO, *FETCH])
     assert _fetch_calls(calls) == FETCH
     assert calls[-1] == PYTEST
-
-
-def test_test_sh_builds_llama_cpp_with_its_tokenizer_alone_when_missing(tmp_path):
-    calls = _run_test_sh(tmp_path, with_browser=True, with_llama_cpp=False)
-    llama = _llama_calls(calls)
-    assert llama[:2] == ["python3 -c import llama_cpp", "python3 -m pip install llama-cpp-python==0.3.36"]
-    assert len(llama) == 3
-    cmake_args = llama[2].removeprefix("CMAKE_ARGS=").split()
-    include = next(a for a in cmake_args if a.startswith("-DCMAKE_PROJECT_llama.cpp_INCLUDE="))
-    assert include.endswith("/scripts/llama-cpp-vocab-only.cmake")
-    assert (ROOT / "scripts" / "llama-cpp-vocab-only.cmake").is_file()
-    assert "-DLLAMA_BUILD_EXAMPLES=OFF" in cmake_args and "-DGGML_NATIVE=OFF" in cmake_args
-    assert [c for c in calls if c.split()[0] == "cargo"] == [CARGO]
-    assert _fetch_calls(calls) == FETCH
-    assert len(calls) == len(llama) + 2 + len(FETCH) and calls[-1] == PYTEST
 
 
 def _install_calls(tmp_path: pathlib.Path, **options) -> list:
@@ -184,11 +157,10 @@ UV_PYTHON = f" --python {sys.executable} --system --compile-bytecode"
 
 
 WHEEL = "WORK/wheel/bytepair-1.0-cp38-abi3-linux_x86_64.whl"
-LLAMA_WHEEL = "WORK/llama-cpp-wheel/llama_cpp_python-0.3.36-cp311-cp311-linux_x86_64.whl"
 
 
 def test_install_builds_the_wheel_beside_the_dependencies_then_installs_it_with_its_test_extra(tmp_path):
-    calls = _install_calls(tmp_path, with_browser=True, with_llama_cpp=False)
+    calls = _install_calls(tmp_path, with_browser=True)
     # the dependencies (pyproject.toml's, and its test extra) and the wheel's build are both done before the
     # wheel is installed, then checked complete with the extra; bytepair's own data files come after
     installs = ["python3 -m pip install --quiet --target WORK/uv uv>=0.5",
@@ -203,25 +175,25 @@ def test_install_builds_the_wheel_beside_the_dependencies_then_installs_it_with_
     requirements = (tmp_path / "requirements.txt").read_text(encoding="utf-8").splitlines()
     assert requirements == project.get("dependencies", []) + project["optional-dependencies"]["test"]
     assert _fetch_calls(calls)[:3] == FETCH[:3] and _fetch_calls(calls)[3:] == FETCH[3:]
-    # llama.cpp's wheel: built with the cheap settings from the start, installed once pip is done with the
-    # environment and the Rust tests have passed; pytest last
-    assert "python3 -m pip wheel --no-deps --wheel-dir WORK/llama-cpp-wheel llama-cpp-python==0.3.36" in calls
-    assert any(c.startswith("CMAKE_ARGS=") and "llama-cpp-vocab-only.cmake" in c for c in calls)
-    assert calls.index(f"uv pip install {LLAMA_WHEEL}") > max(calls.index(CARGO), at[-1])
+    # nothing but bytepair's wheel is built (llama.cpp comes prebuilt with the test extra); pytest last
+    assert [c for c in calls if " pip wheel " in c] == ["python3 -m pip wheel --no-deps --wheel-dir WORK/wheel ."]
     assert calls.count(CARGO) == 1 and calls[-1] == PYTEST
 
 
-def test_install_leaves_an_installed_llama_cpp_alone(tmp_path):
-    calls = _install_calls(tmp_path, with_browser=True, with_llama_cpp=True)
-    assert not [c for c in calls if "llama-cpp-python" in c or "llama_cpp_python" in c]
-    assert f"uv pip install {WHEEL}[test]" in calls and calls[-1] == PYTEST
+def test_the_oracle_of_the_gguf_tests_is_the_llama_cpp_its_bindings_declare():
+    """tests/llama_cpp_ref.py declares llama.cpp's C API as one xllamacpp version ships it (a struct passed by
+    value): the test extra pins that version."""
+    import llama_cpp_ref
+    test_extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"]["test"]
+    assert f"xllamacpp=={llama_cpp_ref.XLLAMACPP_VERSION}" in test_extra
 
 
 def test_install_keeps_pips_index_settings(tmp_path):
     index = {"PIP_INDEX_URL": "https://mirror.example/simple", "PIP_EXTRA_INDEX_URL": "https://extra.example/simple"}
-    calls = _install_calls(tmp_path, with_browser=True, with_llama_cpp=False, env=index)
+    calls = _install_calls(tmp_path, with_browser=True, env=index)
     uv = [c for c in calls if c.startswith("uv pip install")]
-    assert len(uv) == 4  # the dependencies, the wheel, its extra, llama.cpp's wheel
+    assert len(uv) == 3  # the dependencies, the wheel, its extra
     assert all(" --index-url https://mirror.example/simple --extra-index-url https://extra.example/simple " in c
                for c in uv), uv
 

@@ -1,5 +1,5 @@
-"""GGUF tokenizers against llama.cpp itself (its C API through llama-cpp-python, built from its sdist in CI:
-tests/llama_cpp_ref.py): every BPE-family ggml-vocab file bytepair loads gives llama.cpp's ids on 1,000 (2,000 in CI) of
+"""GGUF tokenizers against llama.cpp itself (its C API through ctypes, on the llama.cpp of xllamacpp's
+prebuilt wheel: tests/llama_cpp_ref.py): every BPE-family ggml-vocab file bytepair loads gives llama.cpp's ids on 1,000 (2,000 in CI) of
 generated hostile texts, with and without parsing special tokens and adding BOS, and llama.cpp's decoding; the
 files and pre-tokenizer types bytepair cannot run exactly are refused by name; a GGUF written by bytepair loads
 in llama.cpp with bytepair's ids."""
