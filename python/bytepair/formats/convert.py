@@ -33,9 +33,17 @@ BYTE_TO_UNICODE: Dict[int, str] = _bytes_to_unicode()
 UNICODE_TO_BYTE: Dict[str, int] = {c: b for b, c in BYTE_TO_UNICODE.items()}
 
 
+# str.translate table: the latin-1 character of each byte to GPT-2's printable character for it
+_FROM_LATIN1: Dict[int, str] = dict(BYTE_TO_UNICODE)
+
+
 def bytes_to_unicode(token: bytes) -> str:
-    """A token's bytes in GPT-2's printable form."""
-    return "".join(BYTE_TO_UNICODE[b] for b in token)
+    """A token's bytes in GPT-2's printable form.
+
+    >>> bytes_to_unicode(b" hi\\n")
+    'ĠhiĊ'
+    """
+    return token.decode("latin-1").translate(_FROM_LATIN1)
 
 
 # str.translate table: GPT-2's printable characters to the latin-1 character of their byte; characters below
@@ -170,13 +178,13 @@ def _checked_byte_ranks(vocab: Mapping[str, int], specials: Mapping[str, int], m
         if id_ in ids:
             raise FormatError(
                 f"{vocab_where}: the special token {text!r} has the id {id_}, which is also the id of "
-                f"{bytes_to_unicode(ids[id_])!r}"
+                f"{bytes_to_unicode(ids[id_][:200])!r:.200}"
             )
     seen: Dict[bytes, int] = {}
     for id_, token in ids.items():
         if token in seen:
             raise FormatError(
-                f"{vocab_where}: {bytes_to_unicode(token)!r} has two ids, {seen[token]} and {id_}"
+                f"{vocab_where}: {bytes_to_unicode(token[:200])!r:.200} has two ids, {seen[token]} and {id_}"
             )
         seen[token] = id_
     del seen
@@ -198,7 +206,7 @@ def _checked_byte_ranks(vocab: Mapping[str, int], specials: Mapping[str, int], m
         if len(token) > 1 and id_ not in made_ids:
             if ignore_merges:
                 raise FormatError(
-                    f"{vocab_where}: {bytes_to_unicode(token)!r:.200} (id {id_}) is made by no merge; with "
+                    f"{vocab_where}: {bytes_to_unicode(token[:200])!r:.200} (id {id_}) is made by no merge; with "
                     "ignore_merges=true Hugging Face gives it only for a whole piece, bytepair also inside one"
                 )
             del ids[id_]  # the merge rule can never produce it; nor will bytepair
