@@ -16,10 +16,11 @@
 # (tests/conftest.py, FIRST); BYTEPAIR_TEST_WORKERS sets the number of workers (0: no xdist, one process).
 # Installs the headless browser of the serve test when it is missing (scripts/ci-browser.sh: Debian's
 # chromium, as root or with sudo) and fetches the tests' data, both in the background; pytest starts once both
-# have succeeded and the Rust tests have passed, and a failed install prints its log and fails the run. With --install, all of that starts first,
-# and uv installs the dependencies beside pip's build of the package's wheel (`pip install ".[test]"` does one
-# after the other, and spends twice the CPU on the dependencies); the wheel is then installed with its test
-# extra, which checks that nothing is missing.
+# have succeeded and the Rust tests have passed, and a failed install prints its log and fails the run. With
+# --install, all of that starts first, and uv installs the dependencies (llama.cpp for the GGUF tests among them,
+# prebuilt) beside pip's build of the package's wheel (`pip install ".[test]"` does one after the other, and
+# spends twice the CPU on the dependencies); the wheel is then installed with its test extra, which checks that
+# nothing is missing.
 # Runs the same in the foreground or in the background (nohup, `&`, setsid):
 # the tests that interrupt a child restore its default SIGINT handling.
 set -euo pipefail

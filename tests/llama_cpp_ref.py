@@ -2,8 +2,8 @@
 ``vocab_only`` model, called through ctypes on the llama.cpp that xllamacpp's prebuilt wheel links in and exports
 (PyPI has only llama-cpp-python's sdist, whose build cost the test command three CPU minutes; xllamacpp's own
 Python layer is a server, so nothing of it stands between). The declarations follow ``include/llama.h`` of the
-llama.cpp that xllamacpp 2026.10.11549 ships; ``LlamaVocab`` checks the parameter layout
-against that version's defaults before it loads a model, so a wheel with another layout fails loudly."""
+llama.cpp that xllamacpp 2026.10.11549 ships, and another version is refused at import; ``LlamaVocab`` also
+checks the parameter layout against that version's defaults before it loads a model."""
 
 from __future__ import annotations
 
