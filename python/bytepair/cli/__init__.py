@@ -3,7 +3,8 @@ and the tools (show, inspect, compare, serve, count-words, encode-dataset,
 convert, chunk, explain).
 
 Errors are one line on stderr with exit status 1 (2 for usage errors,
-printed with the usage of the command); outputs are checked before the work
+printed with the usage of the command), and warnings one line each
+(``bytepair <command>: warning: ...``, not Python's file and source line); outputs are checked before the work
 starts and written atomically. A closed pipe (``bytepair inspect ... | head``)
 ends the command quietly with status 141, as a program killed by SIGPIPE
 (``cat``, ``grep``) ends.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from typing import Callable, Optional, Sequence, TextIO
 
 from bytepair.cli.options import CliError, cli_spelling
@@ -47,7 +49,9 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None) -> 
     run: Callable[..., int] = args.run
     stdout = out or sys.stdout
     try:
-        status = run(args, stdout)
+        with warnings.catch_warnings():  # restores Python's own printing afterwards
+            warnings.showwarning = _warning_printer(args.command)
+            status = run(args, stdout)
         stdout.flush()  # a closed pipe shows here for a short output, not at exit
         return status
     except BrokenPipeError:
@@ -62,6 +66,21 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None) -> 
     except KeyboardInterrupt:
         print(f"bytepair {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _warning_printer(command: str) -> Callable[..., None]:
+    """``warnings.showwarning`` for the CLI: the library's warnings as one line each, spelled for the CLI.
+
+    >>> _warning_printer("encode")(UserWarning("use errors='replace'"), UserWarning, "f.py", 1, sys.stdout)
+    bytepair encode: warning: use --errors replace
+    """
+    def show(message: Warning, category: type, filename: str, lineno: int, file: Optional[TextIO] = None,
+             line: Optional[str] = None) -> None:
+        try:
+            print(f"bytepair {command}: warning: {cli_spelling(str(message))}", file=file or sys.stderr)
+        except BrokenPipeError:
+            pass
+    return show
 
 
 def _fail(command: str, message: str, name: str) -> int:
