@@ -208,9 +208,7 @@ impl Pipeline {
         for (i, (&id, span)) in ids.iter().zip(offsets.iter_mut()).enumerate() {
             let (mut leading, trailing) = match matched.next_if(|m| m.0 == i) {
                 Some(&(_, spaces)) => spaces,
-                // HF's token string: the model's for what the model made, else the added token's (whose
-                // normalized content, which `id_to_token` prefers, may differ: `▁ b` for ` b` under Prepend)
-                None => match self.model.vocab_r.get(id).or_else(|| self.added.by_id.get(&id).map(|(t, _)| t.as_str())) {
+                None => match self.encoding_token(id) {
                     Some(token) => added_tokens::edge_spaces(token),
                     None => continue,
                 },
@@ -271,6 +269,13 @@ impl Pipeline {
             return Some(t.as_str());
         }
         self.model.vocab_r.get(id)
+    }
+
+    /// The token string of HF's `Encoding`: the model's for an id the model has, else the added token's
+    /// (`id_to_token` prefers the added token's normalized content, which may differ: `▁ b` for ` b` under
+    /// Prepend).
+    fn encoding_token(&self, id: u32) -> Option<&str> {
+        self.model.vocab_r.get(id).or_else(|| self.added.by_id.get(&id).map(|(t, _)| t.as_str()))
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {

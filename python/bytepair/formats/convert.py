@@ -33,17 +33,13 @@ BYTE_TO_UNICODE: Dict[int, str] = _bytes_to_unicode()
 UNICODE_TO_BYTE: Dict[str, int] = {c: b for b, c in BYTE_TO_UNICODE.items()}
 
 
-# str.translate table: the latin-1 character of each byte to GPT-2's printable character for it
-_FROM_LATIN1: Dict[int, str] = dict(BYTE_TO_UNICODE)
-
-
 def bytes_to_unicode(token: bytes) -> str:
     """A token's bytes in GPT-2's printable form.
 
     >>> bytes_to_unicode(b" hi\\n")
     'ĠhiĊ'
     """
-    return token.decode("latin-1").translate(_FROM_LATIN1)
+    return token.decode("latin-1").translate(BYTE_TO_UNICODE)  # a latin-1 character's code is its byte
 
 
 # str.translate table: GPT-2's printable characters to the latin-1 character of their byte; characters below
