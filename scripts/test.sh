@@ -25,6 +25,15 @@
 # the tests that interrupt a child restore its default SIGINT handling.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Python writes the bytecode of what it imports, once, as it does by default: the suite starts hundreds of Pythons
+# (pytest's workers, the CLI, dask), and with PYTHONDONTWRITEBYTECODE set each compiled its imports again
+# (13% more CPU). So the installs need not compile all of every package (uv's --compile-bytecode: 41 CPU seconds
+# for 96 packages, of which the tests import a fraction).
+unset PYTHONDONTWRITEBYTECODE
+# the suite's builds of the crate (the wheel, the Rust tests, tests/test_wheel.py's) skip the ThinLTO across the
+# dev-fast profile's codegen units: the same code, 38 CPU seconds less to compile the crate and its dependencies,
+# the tests no slower (docs/decisions.md). `pip install .` keeps it.
+export CARGO_PROFILE_DEV_FAST_LTO=off
 quick=0
 install=0
 case "${1:-}" in
@@ -64,16 +73,14 @@ if [ "$install" = 1 ]; then
     pids+=($!)
     # the installer: uv (from PyPI), which installs what pip would in half of pip's CPU (the dependencies: 35 CPU
     # seconds against 63), as a private copy in the work directory, not in the environment under test; pip's
-    # index settings carry over. --system: into python3's environment, a virtual one or not, as pip does.
-    # --compile-bytecode, as pip does: without it, every Python the tests start compiles what it imports (the
-    # tests' subprocesses ran 13% longer, with PYTHONDONTWRITEBYTECODE set).
+    # index settings carry over. --system: into python3's environment, a virtual one or not, as pip does. No
+    # --compile-bytecode: Python writes the bytecode of what the tests import (above).
     python="$(python3 -c 'import sys; print(sys.executable)')"
     uv_install() {
         local index=()
         [ -z "${PIP_INDEX_URL:-}" ] || index+=(--index-url "$PIP_INDEX_URL")
         [ -z "${PIP_EXTRA_INDEX_URL:-}" ] || index+=(--extra-index-url "$PIP_EXTRA_INDEX_URL")
-        "$work/uv/bin/uv" pip install --python "$python" --system \
-            --compile-bytecode ${index[@]+"${index[@]}"} "$@"
+        "$work/uv/bin/uv" pip install --python "$python" --system ${index[@]+"${index[@]}"} "$@"
     }
     # the package's dependencies and its test extra, as pyproject.toml lists them, installed beside the build of
     # the wheel; then the wheel, and the tests' files that bytepair writes. The Rust tests run meanwhile.

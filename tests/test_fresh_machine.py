@@ -80,7 +80,10 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), apt_f
           + f'if [[ " $* " == *" install "* ]]; then\n{install}fi\n')
     _stub(bin_ / "sleep", f'echo "sleep $*" >> {log}\n')
     _stub(bin_ / "sudo", 'exec "$@"\n')
-    _stub(bin_ / "cargo", record)
+    # what the builds and the Pythons run with: the environment that test.sh exports
+    environment = (f'echo "$(basename "$0") $1 $2 LTO=${{CARGO_PROFILE_DEV_FAST_LTO-}}'
+                   f' NOPYC=${{PYTHONDONTWRITEBYTECODE-}}" >> {tmp_path / "environment"}\n')
+    _stub(bin_ / "cargo", record + environment)
     # python3's -c scripts run; `pip wheel` makes bytepair's wheel, and `pip install --target DIR` puts uv in
     # DIR/bin: a stub whose `uv pip install -r` keeps a copy of the requirements
     wheel = ('if [ "$3" = "wheel" ]; then\n'
@@ -94,7 +97,7 @@ def _run_test_sh(tmp_path: pathlib.Path, with_browser: bool, args=("-x",), apt_f
     target = ('if [ "$3" = "install" ] && [ "$5" = "--target" ]; then\n'
               f'  mkdir -p "$6/bin"; printf \'%s\' {shlex.quote("#!/bin/bash" + chr(10) + uv)} > "$6/bin/uv"; chmod +x "$6/bin/uv"\n'
               'fi\n')
-    _stub(bin_ / "python3", 'args="$*"; echo "$(basename "$0") ${args//$\'\\n\'/ }" >> ' + f'{log}\n'
+    _stub(bin_ / "python3", 'args="$*"; echo "$(basename "$0") ${args//$\'\\n\'/ }" >> ' + f'{log}\n' + environment +
           f'if [ "$1" = "-c" ]; then exec {sys.executable} "$@"; fi\n'
           f'if [ "$2" = "pip" ]; then\n{wheel}{target}fi\n')
     if with_browser:
@@ -151,9 +154,9 @@ def _install_calls(tmp_path: pathlib.Path, **options) -> list:
     return [c.replace(work, "WORK").replace(UV_PYTHON, "") for c in calls if c != "sleep 1"]
 
 
-# uv installs into python3's environment (the interpreter's path, which the stub's `python3 -c` prints), and
-# compiles the bytecode as pip does
-UV_PYTHON = f" --python {sys.executable} --system --compile-bytecode"
+# uv installs into python3's environment (the interpreter's path, which the stub's `python3 -c` prints); Python
+# writes the bytecode of what the tests import (scripts/test.sh unsets PYTHONDONTWRITEBYTECODE)
+UV_PYTHON = f" --python {sys.executable} --system"
 
 
 WHEEL = "WORK/wheel/bytepair-1.0-cp38-abi3-linux_x86_64.whl"
@@ -178,6 +181,18 @@ def test_install_builds_the_wheel_beside_the_dependencies_then_installs_it_with_
     # nothing but bytepair's wheel is built (llama.cpp comes prebuilt with the test extra); pytest last
     assert [c for c in calls if " pip wheel " in c] == ["python3 -m pip wheel --no-deps --wheel-dir WORK/wheel ."]
     assert calls.count(CARGO) == 1 and calls[-1] == PYTEST
+
+
+def test_the_suite_builds_without_thin_lto_and_writes_the_bytecode_it_imports(tmp_path):
+    """The wheel, the Rust tests and pytest (whose tests/test_wheel.py builds the crate again, from the same
+    target/) run with the dev-fast profile's ThinLTO off, and with PYTHONDONTWRITEBYTECODE unset even where the
+    caller set it: the installs do not compile every package's bytecode, so Python writes what is imported."""
+    _install_calls(tmp_path, with_browser=True, env={"PYTHONDONTWRITEBYTECODE": "1"})
+    runs = (tmp_path / "environment").read_text(encoding="utf-8").splitlines()
+    wanted = ["python3 -m pip", "cargo test --lib", "python3 -m pytest"]
+    seen = [run for run in runs if any(run.startswith(w + " ") for w in wanted)]
+    assert sorted({" ".join(run.split()[:3]) for run in seen}) == sorted(wanted), runs
+    assert all(run.endswith(" LTO=off NOPYC=") for run in seen), seen
 
 
 def test_the_oracle_of_the_gguf_tests_is_the_llama_cpp_its_bindings_declare():
