@@ -241,9 +241,11 @@ mod tests {
 
     /// The pieces of the three splits run one after another by fancy-regex.
     fn regex_words(text: &str) -> Vec<String> {
+        // the three splits, compiled once for every test (the generated cases call this thousands of times)
+        static COMPILED: std::sync::OnceLock<Vec<Regex>> = std::sync::OnceLock::new();
+        let compiled = COMPILED.get_or_init(|| SPLITS.iter().map(|p| Regex::new(p).unwrap()).collect());
         let mut pieces = vec![text.to_string()];
-        for pattern in SPLITS {
-            let re = Regex::new(pattern).unwrap();
+        for re in compiled {
             let mut next = Vec::new();
             for piece in &pieces {
                 let mut prev = 0;
