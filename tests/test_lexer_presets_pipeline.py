@@ -46,6 +46,8 @@ from bytepair import PRESETS, Tokenizer
 from bytepair.pipeline import from_hf_json
 from unicode_versions import CHANGED
 
+# generated texts per tokenizer: the property tests' cases, 300 in a developer run, 1000 in CI (BYTEPAIR_EXAMPLES)
+EXAMPLES = int(os.environ.get("BYTEPAIR_EXAMPLES", "300"))
 SPACES = [" ", "  ", "\t", "\n", "\n\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\u00a0", "\u2028", "\u3000"]
 PIECES = (
     SPACES
@@ -178,7 +180,7 @@ def test_ids_and_offsets_equal_hf_on_edge_texts(pairs, name):
 
 
 @pytest.mark.parametrize("name", [v[0] for v in VARIANTS])
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(text=TEXT)
 def test_ids_and_offsets_equal_hf_on_generated_text(pairs, name, text):
     same(pairs[name], text)
