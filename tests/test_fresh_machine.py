@@ -258,6 +258,14 @@ def test_the_quick_tier_runs_pytest_alone_without_the_slow_tests(tmp_path):
     assert calls == ["python3 -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -m not slow -x"]
 
 
+def test_the_files_left_out_of_the_quick_tier_exist():
+    """conftest.SLOW names test files (or node ids in them): a name that matches nothing would leave a slow file
+    in the quick tier without a word."""
+    from conftest import SLOW, FIRST
+    for name in sorted(SLOW) + FIRST:
+        assert (ROOT / "tests" / name.split("::")[0]).is_file(), name
+
+
 def test_readme_names_the_quick_tier_next_to_the_test_command():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Run the whole test suite"))
