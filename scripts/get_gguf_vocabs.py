@@ -16,12 +16,10 @@ Usage: ``python scripts/get_gguf_vocabs.py [CACHE]``; from Python:
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import sys
 import tarfile
-import tempfile
 from typing import Dict, List
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -61,11 +59,7 @@ def get_gguf_vocabs(cache: str = "") -> Dict[str, str]:
             if not os.path.exists(path) or os.path.getsize(path) != m.size:
                 data = t.extractfile(m).read()
                 os.makedirs(cache, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(prefix=".get_gguf-", dir=cache)
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.chmod(tmp, 0o644)
-                os.replace(tmp, path)
+                gv._write_atomically(path, data)
             paths[name] = path
     if not paths:
         raise gv.FetchError(f"{archive} holds no {MEMBERS}ggml-vocab-* files")

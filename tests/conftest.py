@@ -18,6 +18,21 @@ import pytest  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+def write_tokenizer_json_with_moved_added_tokens(path, n: int) -> None:
+    """A byte-level tokenizer.json (the 256 bytes, no merges) whose ``n`` special added tokens ``<t0>``...
+    say ids 900, 901, ...: Hugging Face gives them 256, 257, ... (the next ids after the vocabulary)."""
+    import json
+
+    from bytepair.formats.convert import bytes_to_unicode
+    vocab = {bytes_to_unicode(bytes([b])): b for b in range(256)}
+    added = [{"id": 900 + k, "content": f"<t{k}>", "special": True, "normalized": False, "single_word": False,
+              "lstrip": False, "rstrip": False} for k in range(n)]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    doc = {"model": {"type": "BPE", "vocab": vocab, "merges": []}, "added_tokens": added,
+           "pre_tokenizer": byte_level, "decoder": byte_level}
+    pathlib.Path(path).write_text(json.dumps(doc), encoding="utf-8")
+
+
 def _get_vocabs_module():
     spec = importlib.util.spec_from_file_location("get_vocabs", ROOT / "scripts" / "get_vocabs.py")
     module = importlib.util.module_from_spec(spec)

@@ -26,8 +26,8 @@ from bytepair._io import atomic_write_text
 from bytepair.encodings import ENCODINGS
 from bytepair.errors import InputError
 from bytepair.formats import detect
-from bytepair.formats.convert import bytes_to_unicode
 from cli_runner import run
+from conftest import write_tokenizer_json_with_moved_added_tokens
 
 TEXT = "the cat sat on the mat. the dog sat on the log! <|endoftext|> naïve café 🙂\n" * 20
 UNWRITABLE = "/sys/bytepair-test-out"  # sysfs: no file can be created there, not even by root
@@ -502,13 +502,8 @@ def test_a_library_warning_is_one_cli_line(tmp_path, capsys):
     """A warning the library gives while a command runs (here: added tokens Hugging Face moves to other ids) is
     printed as ``bytepair <command>: warning: ...``, one line, not as Python prints it (its file, line number and
     source line); the ids are printed all the same."""
-    vocab = {bytes_to_unicode(bytes([b])): b for b in range(256)}
-    added = [{"id": 900 + k, "content": f"<t{k}>", "special": True, "normalized": False, "single_word": False,
-              "lstrip": False, "rstrip": False} for k in range(3)]
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps({"model": {"type": "BPE", "vocab": vocab, "merges": []}, "added_tokens": added,
-                                "pre_tokenizer": byte_level, "decoder": byte_level}), encoding="utf-8")
+    write_tokenizer_json_with_moved_added_tokens(path, 3)
     status, out = run("encode", "-t", path, "hi")
     assert status == 0 and out.split() == ["104", "105"]
     err = capsys.readouterr().err.splitlines()

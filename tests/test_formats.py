@@ -18,8 +18,8 @@ from bytepair.spec import from_byte_vocab
 from bytepair import FormatError, InputError, Tokenizer
 from bytepair import regex_dialects
 from bytepair.formats import detect, gpt2, hf, subword_nmt
+from conftest import write_tokenizer_json_with_moved_added_tokens
 from bytepair.formats import tiktoken as tiktoken_format
-from bytepair.formats.convert import bytes_to_unicode
 
 TEXT = (
     "The quick brown fox jumps over the lazy dog. Le renard brun saute par-dessus le chien. "
@@ -495,14 +495,8 @@ def test_deeply_nested_json_is_a_format_error(tmp_path):
 def test_added_tokens_with_other_ids_than_hf_gives_them_warn_once(tmp_path):
     """Hugging Face gives an added token the id of its text in the vocabulary, else the next free one, whatever
     id the file writes: bytepair gives the same ids, and says so in one warning, however many tokens move."""
-    vocab = {bytes_to_unicode(bytes([b])): b for b in range(256)}
-    added = [{"id": 900 + k, "content": f"<t{k}>", "special": True, "normalized": False, "single_word": False,
-              "lstrip": False, "rstrip": False} for k in range(500)]
-    doc = {"model": {"type": "BPE", "vocab": vocab, "merges": []}, "added_tokens": added,
-           "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
-           "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}}
     path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(doc), encoding="utf-8")
+    write_tokenizer_json_with_moved_added_tokens(path, 500)
     hf = tokenizers.Tokenizer.from_file(str(path))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -161,6 +161,16 @@ def byte_ranks(
                                ignore_merges)
 
 
+def _shown(token: bytes) -> str:
+    """A token as an error message shows it: its printable form, quoted, at most 200 characters (a hostile file's
+    token may be megabytes long, so it is cut before it is translated).
+
+    >>> _shown(b" hi")
+    "'Ġhi'"
+    """
+    return f"{bytes_to_unicode(token[:200])!r:.200}"
+
+
 def _checked_byte_ranks(vocab: Mapping[str, int], specials: Mapping[str, int], merges: Sequence[Tuple[str, str]],
                         vocab_where: str, merge_where: Callable[[int], str],
                         ignore_merges: bool) -> Tuple[Dict[int, bytes], List[Tuple[int, int, int]]]:
@@ -174,13 +184,13 @@ def _checked_byte_ranks(vocab: Mapping[str, int], specials: Mapping[str, int], m
         if id_ in ids:
             raise FormatError(
                 f"{vocab_where}: the special token {text!r} has the id {id_}, which is also the id of "
-                f"{bytes_to_unicode(ids[id_][:200])!r:.200}"
+                f"{_shown(ids[id_])}"
             )
     seen: Dict[bytes, int] = {}
     for id_, token in ids.items():
         if token in seen:
             raise FormatError(
-                f"{vocab_where}: {bytes_to_unicode(token[:200])!r:.200} has two ids, {seen[token]} and {id_}"
+                f"{vocab_where}: {_shown(token)} has two ids, {seen[token]} and {id_}"
             )
         seen[token] = id_
     del seen
@@ -202,7 +212,7 @@ def _checked_byte_ranks(vocab: Mapping[str, int], specials: Mapping[str, int], m
         if len(token) > 1 and id_ not in made_ids:
             if ignore_merges:
                 raise FormatError(
-                    f"{vocab_where}: {bytes_to_unicode(token[:200])!r:.200} (id {id_}) is made by no merge; with "
+                    f"{vocab_where}: {_shown(token)} (id {id_}) is made by no merge; with "
                     "ignore_merges=true Hugging Face gives it only for a whole piece, bytepair also inside one"
                 )
             del ids[id_]  # the merge rule can never produce it; nor will bytepair

@@ -403,7 +403,10 @@ def _added(d: Dict[str, Any], vocab: Dict[str, int], fail: _Fail) -> Dict[str, i
     out: Dict[str, int] = {}
     size = len(vocab)
     top = -1  # max(out.values()), kept as it grows (recomputing it made many added tokens quadratic)
-    moved: List[Tuple[int, str, Any, int]] = []  # (index, content, written id, Hugging Face's id)
+    # the first added token whose written id Hugging Face does not give (index, content, written id, HF's id),
+    # and how many there are: one warning names the first
+    first_moved: Optional[Tuple[int, str, Any, int]] = None
+    moved = 0
     for k, t in enumerate(raw):
         if not isinstance(t, dict) or not isinstance(t.get("content"), str) or not _is_int(t.get("id")):
             raise fail(f"added_tokens[{k}] must be an object with a 'content' string and an 'id'")
@@ -424,12 +427,13 @@ def _added(d: Dict[str, Any], vocab: Dict[str, int], fail: _Fail) -> Dict[str, i
         else:
             id_ = size
         if id_ != t["id"]:
-            moved.append((k, t["content"], t["id"], id_))
+            first_moved = first_moved or (k, t["content"], t["id"], id_)
+            moved += 1
         out[t["content"]] = id_
         top = max(top, id_)
-    if moved:  # one warning, however many (a file may hold 10^5 added tokens)
-        k, content, written, given = moved[0]
-        more = f" ({len(moved) - 1} more added tokens are moved the same way)" if len(moved) > 1 else ""
+    if first_moved is not None:  # one warning, however many (a file may hold 10^5 added tokens)
+        k, content, written, given = first_moved
+        more = f" ({moved - 1} more added tokens are moved the same way)" if moved > 1 else ""
         warnings.warn(
             f"{fail.path}: added_tokens[{k}] ({content!r:.80}) says id {written}, but Hugging Face gives it the "
             f"id {given} (the next id after model.vocab); bytepair does as Hugging Face does{more}",
