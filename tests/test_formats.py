@@ -506,3 +506,18 @@ def test_added_tokens_with_other_ids_than_hf_gives_them_warn_once(tmp_path):
     assert "added_tokens[0] ('<t0>') says id 900" in str(moved[0].message) and "499 more" in str(moved[0].message)
     for k in (0, 1, 499):
         assert tok.encode(f"x<t{k}>", allowed_special="all") == hf.encode(f"x<t{k}>").ids
+
+
+def test_the_warning_about_moved_added_tokens_names_the_file_on_the_pipeline_route(tmp_path):
+    """The same file with a normalizer (which only the pipeline runs): the one warning names the file, as on the
+    byte model's route, not an internal name; the ids are Hugging Face's."""
+    path = tmp_path / "tokenizer.json"
+    write_tokenizer_json_with_moved_added_tokens(path, 3)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(dict(doc, normalizer={"type": "NFC"})), encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tok = Tokenizer.load(str(path))
+    moved = [str(w.message) for w in caught if "says id" in str(w.message)]
+    assert len(moved) == 1 and moved[0].startswith(f"{path}: added_tokens[0]"), moved
+    assert tok.encode("a<t1>", allowed_special="all") == tokenizers.Tokenizer.from_file(str(path)).encode("a<t1>").ids

@@ -147,14 +147,14 @@ def test_holes_and_added_tokens_from_the_facts_are_those_of_the_vocabulary():
         text = json.dumps(_doc(vocab, ["Ġ a", "Ġa b"], added_tokens=added))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fast = hf._pipeline_holes(hf._outlined(text, "f"))
-            whole = hf._pipeline_holes(json.loads(text))
+            fast = hf._pipeline_holes(hf._outlined(text, "f"), "f")
+            whole = hf._pipeline_holes(json.loads(text), "f")
         assert fast == whole
     sparse = dict(vocab, **{"Ġab": 300})
     text = json.dumps(_doc(sparse, ["Ġ a", "Ġa b"], added_tokens=[{"id": 5, "content": "<x>"}]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its id is not HF's
-        assert hf._pipeline_holes(hf._outlined(text, "f")) == hf._pipeline_holes(json.loads(text)) != frozenset()
+        assert hf._pipeline_holes(hf._outlined(text, "f"), "f") == hf._pipeline_holes(json.loads(text), "f") != frozenset()
 
 
 def test_a_merge_list_making_a_token_twice_is_known_unread():

@@ -803,7 +803,7 @@ def loads(text: Union[str, bytes], path: str = "<string>", pattern: Optional[str
         # pipeline at once, without the models' pass over its vocabulary (if the pipeline refuses, the models'
         # reason is given, as before)
         try:
-            return checked_pipeline(d, path, text, decode_skips=_pipeline_holes(d))
+            return checked_pipeline(d, path, text, decode_skips=_pipeline_holes(d, path))
         except FormatError:
             pass  # the byte or char model may still run it (without the post-processor, with a warning)
     caught: List[warnings.WarningMessage] = []
@@ -932,22 +932,23 @@ def _models_refuse_at_once(d: Any) -> bool:
     return False
 
 
-def _pipeline_holes(d: Any) -> FrozenSet[int]:
+def _pipeline_holes(d: Any, path: str) -> FrozenSet[int]:
     """The holes of a pipeline's vocabulary (its model's vocab and its added
-    tokens with the ids Hugging Face gives them), which HF decodes to nothing."""
+    tokens with the ids Hugging Face gives them), which HF decodes to nothing.
+    ``path`` names the file in the warning about added tokens Hugging Face moves."""
     model = d.get("model") if isinstance(d, dict) else None
     vocab = model.get("vocab") if isinstance(model, dict) else None
     facts = vocab.facts if isinstance(vocab, UnreadDict) else None
     if facts is not None and facts["dense"]:  # ids 0 .. n - 1, known without reading the vocabulary
         try:
-            return _dense_holes(facts["n_vocab"], _added(d, _VocabFacts(facts), _Fail("<pipeline>")).values())  # type: ignore[arg-type]
+            return _dense_holes(facts["n_vocab"], _added(d, _VocabFacts(facts), _Fail(path)).values())  # type: ignore[arg-type]
         except BytepairError:
             return frozenset()
     # the ids' types, not each id, looked at in Python (bool is a subclass of int, as isinstance has it)
     if not isinstance(vocab, dict) or not all(issubclass(t, int) for t in set(map(type, vocab.values()))):
         return frozenset()  # the pipeline's own checks refuse it, or it has no holes (a list)
     try:
-        return vocabulary_holes([*vocab.values(), *_added(d, vocab, _Fail("<pipeline>")).values()])
+        return vocabulary_holes([*vocab.values(), *_added(d, vocab, _Fail(path)).values()])
     except BytepairError:  # the pipeline's own checks name what is wrong (ids far apart, a bad added token)
         return frozenset()
 
@@ -1053,7 +1054,7 @@ def _load_pipeline(d: Any, path: str, pattern: Optional[str], special_tokens: Op
     if pattern is not None or special_tokens is not None:
         raise refused
     try:
-        return checked_pipeline(d, path, source, decode_skips=_pipeline_holes(d))
+        return checked_pipeline(d, path, source, decode_skips=_pipeline_holes(d, path))
     except UnsupportedComponentError as e:  # name the part the engine lacks, not the byte model's refusal
         line = str(e).splitlines()[0]
         raise UnsupportedComponentError(line if line.startswith(path) else f"{path}: {line}") from None
