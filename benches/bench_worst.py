@@ -2,12 +2,12 @@
 
 Patterns such as ``\\p{L}+`` make a text of one repeated letter pair one
 pre-token, so all of it goes to the model's merge loop. For each tokenizer
-kind this times ``encode`` of an adversarial text of n bytes and of 8n bytes,
-each in a process of its own (the tokenizer loaded, one short warm-up encode,
-then ``--reps`` timed encodes of the text at 8n, four times as many at n, the
-median of their CPU times kept: other processes on a shared machine inflate
-wall times), and reports
-time(8n) / time(n): linear is 8, the goal at most 10.
+kind this times ``encode`` of an adversarial text of n bytes and of 8n bytes
+in one process per row (the tokenizer loaded, one short warm-up encode, then
+``--reps`` rounds of four timed encodes at n and one at 8n, interleaved so
+that other processes on a shared machine slow both sizes alike; the median
+CPU time of each size kept), and reports time(8n) / time(n): linear is 8,
+the goal at most 10.
 
 Cases (each about n bytes): ``ab`` ("ab" repeated), ``a-run`` (one letter),
 ``cjk`` (one CJK character repeated), ``digits`` ("7" repeated: one piece
@@ -163,30 +163,39 @@ def _loader(tool: str, path: str, how: str):
     raise SystemExit("unknown tool %r" % tool)
 
 
-def job(spec: dict) -> dict:
+def job(spec: dict) -> None:
+    """Times encodes of the case's text at n and at 8n, interleaved (``reps`` rounds of four at n, then one at 8n),
+    so that whatever else runs on the machine slows both sizes alike; each time is printed as it is taken, so a
+    job stopped by the timeout still gives what it measured."""
     encode = _loader(spec["tool"], spec["path"], spec["how"])
     encode("warm up: a short text, once")
-    text = text_of(spec["case"], spec["n"])
-    walls, cpus, count = [], [], 0
+    small, large = text_of(spec["case"], spec["n"]), text_of(spec["case"], 8 * spec["n"])
     for _ in range(spec["reps"]):
-        t0, c0 = time.perf_counter(), time.process_time()
-        count = len(encode(text))
-        cpus.append(time.process_time() - c0)
-        walls.append(time.perf_counter() - t0)
-    # CPU time of the process (every thread): the other processes of a shared machine inflate the wall time
-    return {"seconds": statistics.median(cpus), "wall": statistics.median(walls), "ids": count}
+        for size, text in (("n", small),) * 4 + (("8n", large),):
+            c0 = time.process_time()  # CPU time of the process: other processes inflate the wall time
+            count = len(encode(text))
+            print("SAMPLE %s %r %d" % (size, time.process_time() - c0, count), flush=True)
 
 
-def run_job(spec: dict, timeout: float) -> dict:
+def run_job(spec: dict, timeout: float) -> list:
+    """One job's result per size, n then 8n: the median CPU seconds and the id count, or the error."""
     try:
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--job", json.dumps(spec)],
                            capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": "timeout"}
-    for line in p.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    return {"error": (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1][:160]}
+        out, error = p.stdout, None if p.returncode == 0 else (
+            (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1][:160])
+    except subprocess.TimeoutExpired as e:
+        out, error = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
+    samples: dict = {"n": [], "8n": []}
+    ids: dict = {}
+    for line in out.splitlines():
+        if line.startswith("SAMPLE "):
+            _, size, seconds, count = line.split()
+            samples[size].append(float(seconds))
+            ids[size] = int(count)
+    wanted = {"n": 4 * spec["reps"], "8n": spec["reps"]}
+    return [{"seconds": statistics.median(samples[size]), "ids": ids[size]}
+            if len(samples[size]) == wanted[size] else {"error": error or "no result"} for size in ("n", "8n")]
 
 
 # ======================================================================= the report
@@ -203,10 +212,10 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=60, help="seconds allowed per job (default 60)")
     a = ap.parse_args(argv)
     if a.job:
-        print("RESULT " + json.dumps(job(json.loads(a.job))), flush=True)
+        job(json.loads(a.job))
         return 0
     print("# Worst cases: time(8n) / time(n), n = %d bytes, CPU time, median of %d encodes at n and %d at 8n, "
-          "one process per cell" % (a.n, 4 * a.reps, a.reps))
+          "interleaved in one process per row" % (a.n, 4 * a.reps, a.reps))
     print("load average at start: %.2f %.2f %.2f" % os.getloadavg())
     print()
     print("| tokenizer | tool | case | ids at n | s at n | s at 8n | ratio |")
@@ -226,8 +235,7 @@ def main(argv=None) -> int:
         for case in a.cases.split(","):
             for tool in tools:
                 # four times the encodes at n (each an eighth of the work): as steady a median as at 8n
-                r = [run_job({"tool": tool, "path": path, "how": how, "case": case, "n": n, "reps": reps},
-                             a.timeout) for n, reps in ((a.n, 4 * a.reps), (8 * a.n, a.reps))]
+                r = run_job({"tool": tool, "path": path, "how": how, "case": case, "n": a.n, "reps": a.reps}, a.timeout)
                 cells = []
                 for x in r:
                     cells.append("%.4f" % x["seconds"] if "error" not in x else

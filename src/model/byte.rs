@@ -6,7 +6,7 @@
 use super::scratch::{Scratch, SCRATCH};
 use super::dropout::Dropout;
 use super::queue::MAX_QUEUE_RANKS;
-use super::window::{merge_in_windows, Part, WINDOW};
+use super::window::{merge_in_windows, Part, PartSink, WINDOW};
 use super::NONE;
 use crate::error::{Error, Result};
 use crate::cache;
@@ -475,13 +475,9 @@ impl ByteRanks {
             return self.push_parts(piece, &bounds, out);
         }
         // each part's token was kept while merging: no bytes hashed again
-        for p in self.merge_long(piece) {
-            out.push(match p.id {
-                NONE => self.byte_id(piece[p.start as usize])?, // a single byte (the only part that can be no token)
-                id => id,
-            });
-        }
-        Ok(())
+        let mut ids = IdSink { vocab: self, piece, start: out.len(), out, missing: None };
+        self.merge_long(piece, &mut ids);
+        ids.missing.map_or(Ok(()), |b| Err(self.byte_id(b).unwrap_err()))
     }
 
     /// Appends the ids of `piece` cut at `bounds`: each part's token, or
@@ -628,20 +624,20 @@ impl ByteRanks {
     /// Pieces of `2 * WINDOW` bytes or more are merged a window at a time
     /// (`window.rs`: the same parts, with each window's tables in the cache).
     /// About linear for any piece (the scratch tables are kept per thread).
-    fn merge_long(&self, piece: &[u8]) -> Vec<Part> {
+    fn merge_long(&self, piece: &[u8], sink: &mut impl PartSink) {
         let n = piece.len();
         if n >= u32::MAX as usize - 1 || self.rank_bound > MAX_QUEUE_RANKS {
             // sparse ids (or 4 GB in one piece, never in practice)
             let bounds = if n >= u32::MAX as usize { self.merge_short(piece) } else { self.merge_heap(piece) };
-            return bounds.windows(2).map(|w| self.part_of(piece, w[0], w[1])).collect();
+            let parts: Vec<Part> = bounds.windows(2).map(|w| self.part_of(piece, w[0], w[1])).collect();
+            return sink.take(&parts);
         }
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut s) => {
-                let parts = self.merge_windows(piece, &mut s);
+                self.merge_windows(piece, &mut s, sink);
                 s.trim(); // give back what a huge piece took (merged whole)
-                parts
             }
-            Err(_) => self.merge_windows(piece, &mut Scratch::default()),
+            Err(_) => self.merge_windows(piece, &mut Scratch::default(), sink),
         })
     }
 
@@ -652,24 +648,24 @@ impl ByteRanks {
 
     /// `merge_long` on the given scratch tables: in windows when the piece
     /// has two or more.
-    fn merge_windows(&self, piece: &[u8], s: &mut Scratch) -> Vec<Part> {
-        let mut parts = Vec::new();
+    fn merge_windows(&self, piece: &[u8], s: &mut Scratch, sink: &mut impl PartSink) {
         if piece.len() >= 2 * WINDOW {
-            let windowed = merge_in_windows(piece.len(), &mut |a, b, out: &mut Vec<Part>| {
-                self.merge_linear(&piece[a..b], a as u32, s, out)
-            });
-            if let Some(parts) = windowed {
-                return parts;
+            let merge = &mut |a, b, out: &mut Vec<Part>| self.merge_linear(&piece[a..b], a as u32, s, out);
+            if merge_in_windows(piece.len(), merge, sink) {
+                return;
             }
         }
+        let mut parts = Vec::new();
         self.merge_linear(piece, 0, s, &mut parts);
-        parts
+        sink.take(&parts);
     }
 
     /// Part boundaries after merging a long piece (the tests' view of `merge_long`).
     #[cfg(test)]
     fn merge_long_bounds(&self, piece: &[u8]) -> Vec<usize> {
-        let mut bounds: Vec<usize> = self.merge_long(piece).iter().map(|p| p.start as usize).collect();
+        let mut parts: Vec<Part> = Vec::new();
+        self.merge_long(piece, &mut parts);
+        let mut bounds: Vec<usize> = parts.iter().map(|p| p.start as usize).collect();
         bounds.push(piece.len());
         bounds
     }
@@ -869,6 +865,39 @@ pub(crate) fn derive_merges(tokens: &[Option<&[u8]>]) -> Vec<(u32, u32, u32)> {
 /// Tokens per parallel task when a byte model's merges or pair table are derived.
 const DERIVE_CHUNK: usize = 1 << 13;
 
+/// A long piece's parts as ids, appended to `out` from `start`: a part
+/// with no token (a single byte) takes the byte's id; `missing` is the
+/// first byte that has none (the encode's error).
+struct IdSink<'a> {
+    vocab: &'a ByteRanks,
+    piece: &'a [u8],
+    out: &'a mut Vec<u32>,
+    start: usize,
+    missing: Option<u8>,
+}
+
+impl PartSink for IdSink<'_> {
+    fn take(&mut self, parts: &[Part]) {
+        for p in parts {
+            let id = match p.id {
+                NONE => {
+                    let byte = self.piece[p.start as usize];
+                    self.vocab.byte_ids[byte as usize].unwrap_or_else(|| {
+                        self.missing.get_or_insert(byte);
+                        NONE
+                    })
+                }
+                id => id,
+            };
+            self.out.push(id);
+        }
+    }
+    fn forget(&mut self) {
+        self.out.truncate(self.start);
+        self.missing = None;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1030,7 +1059,20 @@ mod tests {
             };
             let n = 2 * WINDOW + rng.below(2 * WINDOW);
             let piece = random_piece(&mut rng, alphabet, n);
-            assert_eq!(v.merge_long_bounds(&piece), v.merge_heap(&piece), "round {round}");
+            let want = v.merge_heap(&piece);
+            assert_eq!(v.merge_long_bounds(&piece), want, "round {round}");
+            // as ids, through the encode's sink (which drops what it took when the windows give up)
+            let want_ids: Option<Vec<u32>> = want
+                .windows(2)
+                .map(|w| match v.part_of(&piece, w[0], w[1]).id {
+                    NONE => v.byte_id(piece[w[0]]).ok(),
+                    id => Some(id),
+                })
+                .collect();
+            let mut ids = vec![7]; // what was encoded before stays
+            let got = v.encode_parts(&piece, &mut ids).ok().map(|()| ids[1..].to_vec());
+            assert_eq!(ids[0], 7);
+            assert_eq!(got, want_ids, "round {round}");
         }
     }
 

@@ -5,7 +5,7 @@
 use super::scratch::{Scratch, SCRATCH};
 use super::dropout::Dropout;
 use super::queue::{RankQueue, MAX_QUEUE_RANKS};
-use super::window::{merge_in_windows, Part, WINDOW};
+use super::window::{merge_in_windows, Part, PartSink, WINDOW};
 use super::NONE;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -172,15 +172,15 @@ impl CharMerges {
         let n = syms.len();
         if dropout.is_none() && n >= 2 * WINDOW {
             let mut part: Vec<Sym> = Vec::with_capacity(2 * WINDOW);
-            let parts = merge_in_windows(n, &mut |a, b, out: &mut Vec<Part>| {
+            let mut merged: Vec<Sym> = Vec::new();
+            let merge = &mut |a, b, out: &mut Vec<Part>| {
                 part.clear();
                 part.extend_from_slice(&syms[a..b]);
                 self.apply_linear(&mut part, None, s);
                 out.extend(s.live(part.len()).map(|i| Part { start: (a + i) as u32, id: part[i].id, len: part[i].len }));
-            });
-            if let Some(parts) = parts {
-                syms.clear();
-                syms.extend(parts.iter().map(|p| Sym { id: p.id, len: p.len }));
+            };
+            if merge_in_windows(n, merge, &mut merged) {
+                *syms = merged;
                 return;
             }
         }
@@ -337,6 +337,16 @@ impl CharMerges {
 pub(crate) struct Sym {
     pub(crate) id: u32,
     pub(crate) len: u32,
+}
+
+/// A word's merged symbols as a window merge's sink.
+impl PartSink for Vec<Sym> {
+    fn take(&mut self, parts: &[Part]) {
+        self.extend(parts.iter().map(|p| Sym { id: p.id, len: p.len }));
+    }
+    fn forget(&mut self) {
+        self.clear();
+    }
 }
 
 #[cfg(test)]

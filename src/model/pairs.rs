@@ -5,7 +5,7 @@
 
 use super::queue::MAX_QUEUE_RANKS;
 use super::scratch::{Scratch, SCRATCH};
-use super::window::{merge_in_windows, Part, WINDOW};
+use super::window::{merge_in_windows, Part, PartSink, WINDOW};
 use super::NONE;
 
 /// Merges a word of (id, byte length) symbols in place, Hugging Face's and
@@ -47,20 +47,30 @@ pub(super) fn merge_pairs(word: &mut Vec<(u32, u32)>, rank_bound: usize, windows
     })
 }
 
+/// A word's merged symbols (token, length) as a window merge's sink.
+impl PartSink for Vec<(u32, u32)> {
+    fn take(&mut self, parts: &[Part]) {
+        self.extend(parts.iter().map(|p| (p.id, p.len)));
+    }
+    fn forget(&mut self) {
+        self.clear();
+    }
+}
+
 /// `merge_pairs` on the given scratch tables.
 fn merge_on(word: &mut Vec<(u32, u32)>, rank_bound: usize, windows: bool, pair: &mut impl FnMut(u32, u32) -> Option<(u32, u32)>, s: &mut Scratch) {
     let n = word.len();
     if windows && n >= 2 * WINDOW {
         let mut syms: Vec<(u32, u32)> = Vec::with_capacity(2 * WINDOW);
-        let parts = merge_in_windows(n, &mut |a, b, out: &mut Vec<Part>| {
+        let mut merged: Vec<(u32, u32)> = Vec::new();
+        let merge = &mut |a, b, out: &mut Vec<Part>| {
             syms.clear();
             syms.extend_from_slice(&word[a..b]);
             merge_linear(&mut syms, rank_bound, pair, s);
             out.extend(s.live(syms.len()).map(|i| Part { start: (a + i) as u32, id: syms[i].0, len: syms[i].1 }));
-        });
-        if let Some(parts) = parts {
-            word.clear();
-            word.extend(parts.iter().map(|p| (p.id, p.len)));
+        };
+        if merge_in_windows(n, merge, &mut merged) {
+            *word = merged;
             return;
         }
     }

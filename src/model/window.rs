@@ -46,6 +46,24 @@ pub(super) struct Part {
     pub(super) len: u32,
 }
 
+/// Where a long piece's merged parts go, in order.
+pub(super) trait PartSink {
+    /// Appends parts that are final.
+    fn take(&mut self, parts: &[Part]);
+    /// Drops every part taken so far (a windowed merge gave up: the piece is
+    /// merged whole next, into the same sink).
+    fn forget(&mut self);
+}
+
+impl PartSink for Vec<Part> {
+    fn take(&mut self, parts: &[Part]) {
+        self.extend_from_slice(parts);
+    }
+    fn forget(&mut self) {
+        self.clear();
+    }
+}
+
 /// Initial symbols per window (the tables of one window, about 16 to 24
 /// bytes a symbol plus the queue's entries, stay in a core's L2 cache).
 pub(super) const WINDOW: usize = 1 << 14;
@@ -53,13 +71,24 @@ pub(super) const WINDOW: usize = 1 << 14;
 /// Most parts re-merged on each side of a junction before giving up.
 const MAX_REPAIR: usize = 256;
 
-/// The parts of initial symbols `0..n` merged, window by window;
+/// The parts of initial symbols `0..n` merged, window by window, handed
+/// to `sink` in order as they become final (a few windows' worth at a
+/// time, so a long piece never holds all its parts at once: that list,
+/// 12 bytes a part, outgrew the caches and was copied as it grew);
 /// `merge(a, b, out)` appends the parts of symbols `a..b` merged alone (by
 /// the rule only: no whole-piece lookup), with `start` counted from 0 for
-/// the whole piece. None when a junction needs more than `MAX_REPAIR` parts
-/// re-merged (the caller then merges the piece whole).
-pub(super) fn merge_in_windows(n: usize, merge: &mut impl FnMut(usize, usize, &mut Vec<Part>)) -> Option<Vec<Part>> {
-    let mut out: Vec<Part> = Vec::with_capacity(n / 2 + 16);
+/// the whole piece. False when a junction needs more than `MAX_REPAIR`
+/// parts re-merged: the sink is told to forget what it took, and the
+/// caller merges the piece whole.
+pub(super) fn merge_in_windows(
+    n: usize,
+    merge: &mut impl FnMut(usize, usize, &mut Vec<Part>),
+    sink: &mut impl PartSink,
+) -> bool {
+    // the parts not yet given to the sink: a junction's repair re-merges at most
+    // the last MAX_REPAIR of them, and one more is its left neighbour
+    const KEPT: usize = MAX_REPAIR + 1;
+    let mut out: Vec<Part> = Vec::new();
     let mut cur: Vec<Part> = Vec::new();
     let mut joined: Vec<Part> = Vec::new();
     let mut check: Vec<Part> = Vec::new();
@@ -71,39 +100,43 @@ pub(super) fn merge_in_windows(n: usize, merge: &mut impl FnMut(usize, usize, &m
         merge(a, b, &mut cur);
         if out.is_empty() {
             std::mem::swap(&mut out, &mut cur);
-            a = b;
-            continue;
-        }
-        let x = *out.last().unwrap();
-        if valid_pair(x, cur[0], end_of(&cur, 0, b), &mut check, merge) {
+        } else if valid_pair(*out.last().unwrap(), cur[0], end_of(&cur, 0, b), &mut check, merge) {
             out.extend_from_slice(&cur);
-            a = b;
-            continue;
+        } else {
+            // re-merge out[l..] + cur[..r] together until both new junctions are valid pairs
+            let mut k = 1;
+            loop {
+                if k > MAX_REPAIR {
+                    sink.forget();
+                    return false;
+                }
+                // l == 0 only while out[0] is the piece's first part: once parts were emitted,
+                // out holds at least KEPT > k of them
+                let l = out.len().saturating_sub(k);
+                let r = k.min(cur.len());
+                let (from, to) = (out[l].start as usize, end_of(&cur, r - 1, b));
+                joined.clear();
+                merge(from, to, &mut joined);
+                let left = l == 0 || valid_pair(out[l - 1], joined[0], end_of(&joined, 0, to), &mut check, merge);
+                let right = left && (r == cur.len() || valid_pair(*joined.last().unwrap(), cur[r], end_of(&cur, r, b), &mut check, merge));
+                if left && right {
+                    out.truncate(l);
+                    out.extend_from_slice(&joined);
+                    out.extend_from_slice(&cur[r..]);
+                    break;
+                }
+                k *= 2;
+            }
         }
-        // re-merge out[l..] + cur[..r] together until both new junctions are valid pairs
-        let mut k = 1;
-        loop {
-            if k > MAX_REPAIR {
-                return None;
-            }
-            let l = out.len().saturating_sub(k);
-            let r = k.min(cur.len());
-            let (from, to) = (out[l].start as usize, end_of(&cur, r - 1, b));
-            joined.clear();
-            merge(from, to, &mut joined);
-            let left = l == 0 || valid_pair(out[l - 1], joined[0], end_of(&joined, 0, to), &mut check, merge);
-            let right = left && (r == cur.len() || valid_pair(*joined.last().unwrap(), cur[r], end_of(&cur, r, b), &mut check, merge));
-            if left && right {
-                out.truncate(l);
-                out.extend_from_slice(&joined);
-                out.extend_from_slice(&cur[r..]);
-                break;
-            }
-            k *= 2;
+        if out.len() > 2 * KEPT {
+            let done = out.len() - KEPT;
+            sink.take(&out[..done]);
+            out.drain(..done);
         }
         a = b;
     }
-    Some(out)
+    sink.take(&out);
+    true
 }
 
 /// The index just after part `j` of `parts`, whose last part ends at `last_end`.
@@ -167,17 +200,24 @@ mod tests {
             let mut whole = Vec::new();
             heap(&word, 0, n, &pairs, &mut whole);
             let (mut windows, mut small) = (0, 0);
-            let got = merge_in_windows(n, &mut |a, b, out: &mut Vec<Part>| {
-                if b - a >= WINDOW {
-                    windows += 1;
-                } else {
-                    small += 1;
-                }
-                heap(&word, a, b, &pairs, out)
-            });
-            match got {
-                Some(got) => assert_eq!(got, whole, "round {round}"),
-                None => gave_up += 1,
+            let mut got: Vec<Part> = Vec::new();
+            let done = merge_in_windows(
+                n,
+                &mut |a, b, out: &mut Vec<Part>| {
+                    if b - a >= WINDOW {
+                        windows += 1;
+                    } else {
+                        small += 1;
+                    }
+                    heap(&word, a, b, &pairs, out)
+                },
+                &mut got,
+            );
+            if done {
+                assert_eq!(got, whole, "round {round}");
+            } else {
+                assert!(got.is_empty(), "round {round}: the sink kept parts of a merge that gave up");
+                gave_up += 1;
             }
             // one check per junction when it holds; more when it was repaired
             repaired += small - (windows - 1);
