@@ -23,6 +23,7 @@ gets the inputs namespace.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -618,15 +619,21 @@ def test_lone_surrogates_become_replacement_characters(inputs, text):
     replaced with U+FFFD")."""
     clean = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     assert "\ufffd" in clean and not any(0xD800 <= ord(c) <= 0xDFFF for c in clean)
-    for tok in (inputs.byte, Tokenizer.train(TEXT + " \ufffd", model="char", byte_fallback=True)):
+    fused = Tokenizer.train(TEXT + " \ufffd", model="char", end_of_word_fused=True)  # a tokenizer.json can hold it
+    # the byte and char models, and pipelines: one the byte model's core runs, one the pipeline's
+    pipelines = [Tokenizer.from_spec(t.as_pipeline()) for t in (inputs.byte, fused)]
+    for tok in (inputs.byte, Tokenizer.train(TEXT + " \ufffd", model="char", byte_fallback=True), *pipelines):
         assert tok.encode(text) == tok.encode(clean)
+        assert tok.encode(text, add_special_tokens=False) == tok.encode(clean, add_special_tokens=False)
         assert tok.encode_ordinary(text) == tok.encode_ordinary(clean)
+        assert tok.encode_to_numpy(text).tolist() == tok.encode(clean)
         assert tok.encode_batch([text, "ok"]) == [tok.encode(clean), tok.encode("ok")]
         assert tok.encode_ordinary_batch([text]) == [tok.encode_ordinary(clean)]
         assert tok.count(text) == tok.count(clean)
         assert tok.tokenize(text) == tok.tokenize(clean)
         assert tok.encode_with_offsets(text)[0] == tok.encode(clean)
-        assert tok.encode(text, dropout=0.5, seed=3) == tok.encode(clean, dropout=0.5, seed=3)
+        if tok.model != "pipeline":  # a pipeline's dropout is its model's field
+            assert tok.encode(text, dropout=0.5, seed=3) == tok.encode(clean, dropout=0.5, seed=3)
     assert inputs.byte.decode(inputs.byte.encode(text)) == clean
     # training sees the same words as encoding: U+FFFD
     corpus = (text + " ab ") * 3
@@ -639,8 +646,11 @@ def test_lone_surrogates_become_replacement_characters(inputs, text):
 
 def test_wrong_types_are_type_errors(inputs):
     """Where Python itself would say TypeError, so does bytepair."""
-    for tok in (inputs.byte, inputs.char):
-        for call in (tok.encode, tok.encode_ordinary, tok.count, tok.tokenize):
+    fused = Tokenizer.train(TEXT, model="char", end_of_word_fused=True)  # a tokenizer.json can hold it
+    pipelines = [Tokenizer.from_spec(t.as_pipeline()) for t in (inputs.byte, fused)]
+    for tok in (inputs.byte, inputs.char, *pipelines):
+        hf_call = functools.partial(tok.encode, add_special_tokens=False)
+        for call in (tok.encode, hf_call, tok.encode_ordinary, tok.count, tok.tokenize, tok.encode_to_numpy):
             with pytest.raises(TypeError, match="expected str, got bytes"):
                 call(b"abc")
             with pytest.raises(TypeError, match="NoneType"):

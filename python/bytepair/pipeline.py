@@ -169,25 +169,24 @@ class PipelineTokenizer(Tokenizer):
         if allowed_special is None and disallowed_special is None:  # the common calls, without the policy's steps
             if self._fast is None:
                 if add_special_tokens is not None:  # Hugging Face's call: every added token matched
-                    return surrogate_safe(self._core.encode, text, bool(add_special_tokens), False)
+                    return self._core.encode(text, bool(add_special_tokens), False)
                 # tiktoken's call: ids stand when no special token matched (else the policy decides below)
-                ids, hits = surrogate_safe(self._core.encode_with_hits, text, False)
+                ids, hits = self._core.encode_with_hits(text, False)
                 if not hits:
                     return ids
             elif not add_special_tokens or not self._post_adds:  # on the byte model's core
-                return surrogate_safe(self._fast.encode, text,
-                                      *((self._plain_added, None) if add_special_tokens is None else _MATCH_ALL))
+                return self._fast.encode(text, *((self._plain_added, None) if add_special_tokens is None else _MATCH_ALL))
         return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
-                            lambda core, a, d: surrogate_safe(core.encode, text, a, d),
-                            lambda add, ordinary: surrogate_safe(self._core.encode, text, add, ordinary),
-                            lambda add: surrogate_safe(self._core.encode_with_hits, text, add))
+                            lambda core, a, d: core.encode(text, a, d),
+                            lambda add, ordinary: self._core.encode(text, add, ordinary),
+                            lambda add: self._core.encode_with_hits(text, add))
 
     def encode_ordinary(self, text: str, *, add_special_tokens: bool = False) -> List[int]:
         """Ids of ``text`` with special added tokens' text encoded as text."""
         fast = self._fast_core(add_special_tokens)
         if fast is not None:
-            return surrogate_safe(fast.encode, text, self._plain_added, [])
-        return surrogate_safe(self._core.encode, text, bool(add_special_tokens), True)
+            return fast.encode(text, self._plain_added, [])
+        return self._core.encode(text, bool(add_special_tokens), True)
 
     def encode_with_offsets(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
                             disallowed_special: Allow = None) -> Tuple[List[int], List[Tuple[int, int]]]:
@@ -220,7 +219,7 @@ class PipelineTokenizer(Tokenizer):
         # encoded again with their text as text
         lists, hits = surrogate_safe_batch(self._core.encode_batch_with_hits, texts, add)
         return [ids if not found or matched_specials(found, text, self._special_by_id, allowed, disallowed)
-                else surrogate_safe(self._core.encode, text, add, True)
+                else self._core.encode(text, add, True)
                 for ids, found, text in zip(lists, hits, texts)]
 
     def encode_ordinary_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> List[List[int]]:
@@ -250,15 +249,15 @@ class PipelineTokenizer(Tokenizer):
         """
         if self._fast is None and allowed_special is None and disallowed_special is None and add_special_tokens is not None:
             # Hugging Face's call: every added token matched, no policy steps
-            return ids_array(surrogate_safe(self._core.encode_to_buffer, text, bool(add_special_tokens), False))
+            return ids_array(self._core.encode_to_buffer(text, bool(add_special_tokens), False))
 
         def with_hits(add: bool) -> Tuple[Any, List[int]]:
-            buffer, hits = surrogate_safe(self._core.encode_to_buffer_with_hits, text, add)
+            buffer, hits = self._core.encode_to_buffer_with_hits(text, add)
             return ids_array(buffer), hits
 
         return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
-                            lambda core, a, d: ids_array(surrogate_safe(core.encode_to_buffer, text, a, d, False)),
-                            lambda add, ordinary: ids_array(surrogate_safe(self._core.encode_to_buffer, text, add,
+                            lambda core, a, d: ids_array(core.encode_to_buffer(text, a, d, False)),
+                            lambda add, ordinary: ids_array(self._core.encode_to_buffer(text, add,
                                                                            ordinary)),
                             with_hits)
 
@@ -293,9 +292,9 @@ class PipelineTokenizer(Tokenizer):
         if limit is not None:
             return super().count(text, limit)
         if self._fast is None:
-            return surrogate_safe(self._core.count, text)
+            return self._core.count(text)
         if not self._plain_added:
-            return surrogate_safe(self._fast.count, text)
+            return self._fast.count(text)
         return len(self.encode_ordinary(text))
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:

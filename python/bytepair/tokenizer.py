@@ -222,15 +222,11 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> tok.decode(ids), ids == tok.encode("hello", dropout=0.5, seed=7)
         ('hello', True)
         """
-        if (allowed_special is None and disallowed_special is None and add_special_tokens is None and not dropout
-                and type(text) is str):  # tiktoken's bare call, without the policy's steps (a tenth of a short text's time)
-            try:
-                return self._core.encode(text, [], None)
-            except UnicodeEncodeError:
-                pass  # lone surrogates: replaced below
+        if allowed_special is None and disallowed_special is None and add_special_tokens is None and not dropout:
+            return self._core.encode(text, [], None)  # tiktoken's bare call, without the policy's steps
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
         if not dropout:
-            return self._wrap(surrogate_safe(self._core.encode, text, allowed, disallowed), add)
+            return self._wrap(self._core.encode(text, allowed, disallowed), add)
         ids = surrogate_safe(self._core.encode_full, text, allowed, disallowed, dropout_args(dropout, seed))[0]
         return self._wrap(ids, add)
 
@@ -293,7 +289,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> Tokenizer.train("hello", num_merges=0).encode_ordinary("hello<|endoftext|>")[-2:]
         [124, 62]
         """
-        return self._wrap(surrogate_safe(self._core.encode_ordinary, text), add_special_tokens)
+        return self._wrap(self._core.encode_ordinary(text), add_special_tokens)
 
     def encode_batch(self, texts: Sequence[str], *, allowed_special: Allow = None, disallowed_special: Allow = None,
                      add_special_tokens: Flag = None) -> List[List[int]]:
@@ -324,7 +320,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         """
         if limit is not None:
             return chunking.count_limited(self, text, limit)
-        return surrogate_safe(self._core.count, text)
+        return self._core.count(text)
 
     def count_batch(self, texts: Sequence[str]) -> List[int]:
         """``count`` of each text, in one parallel pass with the GIL released.
@@ -377,9 +373,9 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         """
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
         if add and any(self._added_ids):
-            return ids_array(id_buffers([self._wrap(surrogate_safe(self._core.encode, text, allowed, disallowed), add)])[0])
+            return ids_array(id_buffers([self._wrap(self._core.encode(text, allowed, disallowed), add)])[0])
         ordinary = allowed == [] and disallowed == []  # plain text: no scan for special tokens
-        return ids_array(surrogate_safe(self._core.encode_to_buffer, text, allowed, disallowed, ordinary))
+        return ids_array(self._core.encode_to_buffer(text, allowed, disallowed, ordinary))
 
     def encode_batch_to_numpy(self, texts: Sequence[str], *, allowed_special: Allow = None,
                               disallowed_special: Allow = None, add_special_tokens: Flag = None) -> Tuple[Any, Any]:

@@ -1,10 +1,12 @@
 //! Python bindings (`bytepair._core`). Every heavy call releases the GIL;
 //! every core error becomes the matching class of `bytepair.errors`.
 
+mod args;
 mod gguf;
 mod pylist;
 mod vocab_files;
 
+use args::{detach_for, text_arg};
 use crate::error::Error;
 use crate::pretok::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
@@ -448,16 +450,18 @@ impl CoreTokenizer {
         py.detach(|| self.inner.first_underived(triples)).map(|(k, derived)| (k, derived, triples[k]))
     }
 
-    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let ids = py.detach(|| self.inner.encode_ordinary(text)).py()?;
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let text = &*text_arg(text)?;
+        let ids = detach_for(py, text.len(), || self.inner.encode_ordinary(text)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
     /// `allowed`/`disallowed`: a list of special tokens, or None for all.
     #[pyo3(signature = (text, allowed, disallowed))]
-    fn encode<'py>(&self, py: Python<'py>, text: &str, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+    fn encode<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        let ids = py.detach(|| self.inner.encode(text, &allowed, &disallowed)).py()?;
+        let ids = detach_for(py, text.len(), || self.inner.encode(text, &allowed, &disallowed)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
@@ -512,8 +516,9 @@ impl CoreTokenizer {
 
     /// Number of ids of `text` (special-token text is plain text); no ids
     /// are handed to Python.
-    fn count(&self, py: Python<'_>, text: &str) -> PyResult<usize> {
-        py.detach(|| {
+    fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let text = &*text_arg(text)?;
+        detach_for(py, text.len(), || {
             COUNT_BUF.with(|b| {
                 let mut buf = b.take();
                 buf.clear();
@@ -538,23 +543,23 @@ impl CoreTokenizer {
     fn encode_to_buffer<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: &Bound<'_, PyAny>,
         allowed: Option<Vec<String>>,
         disallowed: Option<Vec<String>>,
         ordinary: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
+        let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        let ids = py
-            .detach(|| {
-                let mut ids = Vec::with_capacity(text.len() / 4);
-                if ordinary {
-                    self.inner.encode_ordinary_into(text, &mut ids)?;
-                } else {
-                    self.inner.encode_into(text, &allowed, &disallowed, &mut ids)?;
-                }
-                Ok(ids)
-            })
-            .py()?;
+        let ids = detach_for(py, text.len(), || {
+            let mut ids = Vec::with_capacity(text.len() / 4);
+            if ordinary {
+                self.inner.encode_ordinary_into(text, &mut ids)?;
+            } else {
+                self.inner.encode_into(text, &allowed, &disallowed, &mut ids)?;
+            }
+            Ok(ids)
+        })
+        .py()?;
         ids_bytes(py, &ids)
     }
 
@@ -865,30 +870,34 @@ impl CorePipeline {
     }
 
     #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
-    fn encode<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let ids = py.detach(|| self.inner.encode(text, add_special_tokens, ordinary, false)).py()?.ids;
+    fn encode<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+        let text = &*text_arg(text)?;
+        let ids = detach_for(py, text.len(), || self.inner.encode(text, add_special_tokens, ordinary, false)).py()?.ids;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
     /// `encode` with every added token matched, and the special added tokens' ids among the ids (each once):
     /// the special-token policy checks those few, not every id in Python.
     #[pyo3(signature = (text, add_special_tokens=false))]
-    fn encode_with_hits<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool) -> PyResult<(Bound<'py, pyo3::types::PyList>, Vec<u32>)> {
-        let ids = py.detach(|| self.inner.encode(text, add_special_tokens, false, false)).py()?.ids;
+    fn encode_with_hits<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<(Bound<'py, pyo3::types::PyList>, Vec<u32>)> {
+        let text = &*text_arg(text)?;
+        let ids = detach_for(py, text.len(), || self.inner.encode(text, add_special_tokens, false, false)).py()?.ids;
         Ok((self.ints.list(py, self.inner.n_vocab(), &ids)?, self.special_hits(&ids)))
     }
 
     /// `encode` as the bytes of native-endian uint32 ids (for `numpy.frombuffer`).
     #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
-    fn encode_to_buffer<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, PyBytes>> {
-        let ids = py.detach(|| self.inner.encode(text, add_special_tokens, ordinary, false)).py()?.ids;
+    fn encode_to_buffer<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, PyBytes>> {
+        let text = &*text_arg(text)?;
+        let ids = detach_for(py, text.len(), || self.inner.encode(text, add_special_tokens, ordinary, false)).py()?.ids;
         ids_bytes(py, &ids)
     }
 
     /// `encode_to_buffer` with every added token matched, and the special ids among them (`encode_with_hits`).
     #[pyo3(signature = (text, add_special_tokens=false))]
-    fn encode_to_buffer_with_hits<'py>(&self, py: Python<'py>, text: &str, add_special_tokens: bool) -> PyResult<(Bound<'py, PyBytes>, Vec<u32>)> {
-        let ids = py.detach(|| self.inner.encode(text, add_special_tokens, false, false)).py()?.ids;
+    fn encode_to_buffer_with_hits<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<(Bound<'py, PyBytes>, Vec<u32>)> {
+        let text = &*text_arg(text)?;
+        let ids = detach_for(py, text.len(), || self.inner.encode(text, add_special_tokens, false, false)).py()?.ids;
         Ok((ids_bytes(py, &ids)?, self.special_hits(&ids)))
     }
 
@@ -937,8 +946,9 @@ impl CorePipeline {
     }
 
     /// Number of ids of `text` with special added tokens' text as text (`encode(text, ordinary=True)`), no list made.
-    fn count(&self, py: Python<'_>, text: &str) -> PyResult<usize> {
-        py.detach(|| self.inner.encode(text, false, true, false)).py().map(|e| e.ids.len())
+    fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let text = &*text_arg(text)?;
+        detach_for(py, text.len(), || self.inner.encode(text, false, true, false)).py().map(|e| e.ids.len())
     }
 
     /// `count` of each text, in one parallel pass (GIL released).
