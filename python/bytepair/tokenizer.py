@@ -299,7 +299,8 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         [[97], [98]]
         """
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
-        return [self._wrap(ids, add) for ids in surrogate_safe_batch(self._core.encode_batch, texts, allowed, disallowed)]
+        lists = surrogate_safe_batch(self._core.encode_batch, texts, allowed, disallowed)
+        return [self._wrap(ids, True) for ids in lists] if add else lists
 
     def encode_ordinary_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> List[List[int]]:
         """``encode_ordinary`` of each text, in parallel.
@@ -307,7 +308,8 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> Tokenizer.train("a b c").encode_ordinary_batch(["a b", ""])[1]
         []
         """
-        return [self._wrap(ids, add_special_tokens) for ids in surrogate_safe_batch(self._core.encode_ordinary_batch, texts)]
+        lists = surrogate_safe_batch(self._core.encode_ordinary_batch, texts)
+        return [self._wrap(ids, True) for ids in lists] if add_special_tokens else lists
 
     def count(self, text: str, limit: Optional[int] = None) -> int:
         """Number of tokens of ``text``; special-token text counts as plain
