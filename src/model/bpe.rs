@@ -8,7 +8,8 @@
 //! string hashing per piece.
 
 use super::spec::BpeSpec;
-use super::pairs::merge_pairs;
+use super::pairs::{merge_pairs, merge_pairs_windowed};
+use super::window::AppendIds;
 use crate::model::{ConcatRanks, TokenTable};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -290,12 +291,17 @@ impl Bpe {
         }
         let n = piece.len();
         if n > RAW_STACK {
-            let mut word: Vec<(u32, u32)> = piece.iter().map(|&b| (raw.byte_ids[b as usize], 1)).collect();
-            merge_pairs(&mut word, raw.results.len(), true, |a, b| match raw.ranks.merged(a, b) {
+            let pair = |a, b| match raw.ranks.merged(a, b) {
                 NONE => None,
                 rank => Some((rank, raw.results[rank as usize])),
-            });
-            ids.extend(word.iter().map(|s| s.0));
+            };
+            let initial = |i: usize| (raw.byte_ids[piece[i] as usize], 1);
+            // a long piece's symbols are made a window at a time; else (or if the windows give up) whole
+            if !merge_pairs_windowed(n, initial, raw.results.len(), pair, &mut AppendIds::new(ids)) {
+                let mut word: Vec<(u32, u32)> = (0..n).map(initial).collect();
+                merge_pairs(&mut word, raw.results.len(), false, pair);
+                ids.extend(word.iter().map(|s| s.0));
+            }
             return;
         }
         // sym: the symbols' ids; rank[k]: the rank of merging k and k + 1

@@ -64,6 +64,29 @@ impl PartSink for Vec<Part> {
     }
 }
 
+/// A sink that appends the parts' ids to a list of ids, and forgets by
+/// cutting the list back to where it began.
+pub(super) struct AppendIds<'a> {
+    out: &'a mut Vec<u32>,
+    start: usize,
+}
+
+impl<'a> AppendIds<'a> {
+    pub(super) fn new(out: &'a mut Vec<u32>) -> Self {
+        let start = out.len();
+        AppendIds { out, start }
+    }
+}
+
+impl PartSink for AppendIds<'_> {
+    fn take(&mut self, parts: &[Part]) {
+        self.out.extend(parts.iter().map(|p| p.id));
+    }
+    fn forget(&mut self) {
+        self.out.truncate(self.start);
+    }
+}
+
 /// Initial symbols per window (the tables of one window, about 16 to 24
 /// bytes a symbol plus the queue's entries, stay in a core's L2 cache).
 pub(super) const WINDOW: usize = 1 << 14;
@@ -172,6 +195,18 @@ mod tests {
             out.push(Part { start, id, len });
             start += len;
         }
+    }
+
+    #[test]
+    fn append_ids_forgets_only_what_it_took() {
+        let mut ids = vec![5, 6];
+        let mut sink = AppendIds::new(&mut ids);
+        sink.take(&[Part { start: 0, id: 9, len: 1 }, Part { start: 1, id: 8, len: 2 }]);
+        sink.take(&[Part { start: 3, id: 7, len: 1 }]);
+        assert_eq!(sink.out, &[5, 6, 9, 8, 7]);
+        sink.forget();
+        sink.take(&[Part { start: 0, id: 4, len: 4 }]);
+        assert_eq!(ids, [5, 6, 4]);
     }
 
     #[test]
