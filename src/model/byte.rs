@@ -477,7 +477,8 @@ impl ByteRanks {
         // each part's token was kept while merging: no bytes hashed again
         let mut ids = IdSink { vocab: self, piece, start: out.len(), out, missing: None };
         self.merge_long(piece, &mut ids);
-        ids.missing.map_or(Ok(()), |b| Err(self.byte_id(b).unwrap_err()))
+        // a lone byte with no token: the encode's error (byte_id gives it)
+        ids.missing.map_or(Ok(()), |b| self.byte_id(b).map(drop))
     }
 
     /// Appends the ids of `piece` cut at `bounds`: each part's token, or
