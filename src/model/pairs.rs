@@ -74,9 +74,10 @@ fn merge_on(word: &mut Vec<(u32, u32)>, rank_bound: usize, windows: bool, pair: 
 /// The windowed merge of `merge_pairs` on the word whose symbol i is
 /// `initial(i)` (i < n), its symbols made a window at a time (never all at
 /// once: a 2 MB piece's take 16 MB) and the merged ones handed to `sink`.
-/// False, the sink told to forget what it took, when the word is shorter
-/// than two windows, its ranks too many for the queue, or a junction needs
-/// more repair than `window.rs` allows: the caller then merges it whole.
+/// False when the word is shorter than two windows or its ranks too many
+/// for the queue (the sink given nothing), or a junction needs more repair
+/// than `window.rs` allows (the sink told to forget what it took): the
+/// caller then merges the word whole.
 pub(super) fn merge_pairs_windowed(
     n: usize,
     initial: impl Fn(usize) -> (u32, u32),
