@@ -1,5 +1,6 @@
-//! Python bindings (`bytepair._core`). Every heavy call releases the GIL;
-//! every core error becomes the matching class of `bytepair.errors`.
+//! Python bindings (`bytepair._core`). Every heavy call releases the GIL
+//! (a text's encode from 4 KB on: `args.rs`); every core error becomes the
+//! matching class of `bytepair.errors`.
 
 mod args;
 mod gguf;
