@@ -44,7 +44,7 @@ import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from bytepair.errors import BytepairError
-from bytepair.limits import replace_surrogates, surrogate_safe
+from bytepair.limits import replace_surrogates
 from bytepair.stream import encode_stream
 
 # natural boundaries, best first; each gives the cut positions it allows
@@ -66,14 +66,14 @@ def _counter(tok: Any) -> Callable[[str], int]:
     """``tok``'s count of a text (special-token text as plain text)."""
     if tok.model == "pipeline":
         return lambda text: len(tok.encode_ordinary(text))
-    return lambda text: surrogate_safe(tok._core.count, text)
+    return tok._core.count
 
 
 def _token_ends(tok: Any, text: str) -> List[int]:
     """The character offset where each token of ``text`` ends (special-token
     text as plain text); used as an estimate only, every cut is counted."""
     if tok.model == "pipeline":
-            _, spans = surrogate_safe(tok._core.encode_with_offsets, text, False, True)
+            _, spans = tok._core.encode_with_offsets(text, False, True)
     else:
         _, spans = tok.encode_with_offsets(text, allowed_special=set(), disallowed_special=())
     ends, last = [], 0

@@ -42,7 +42,7 @@ from bytepair.arrays import flat_arrays, ids_array
 from bytepair import spec as specs
 from bytepair.formats import hf as hf_format
 from bytepair.formats.sentencepiece import hf_description
-from bytepair.limits import check_ids, surrogate_safe, surrogate_safe_batch
+from bytepair.limits import check_ids, surrogate_safe_batch
 from bytepair.spec import PipelineSpec
 from bytepair.specials import Allow, Flag, drop, id_buffers, matched_specials, resolve
 from bytepair.tokenizer import Tokenizer
@@ -197,7 +197,7 @@ class PipelineTokenizer(Tokenizer):
         ([2, 1], [(0, 2), (3, 4)])
         """
         def with_offsets(add: bool, ordinary: bool) -> Any:
-            return surrogate_safe(self._core.encode_with_offsets, text, add, ordinary)
+            return self._core.encode_with_offsets(text, add, ordinary)
 
         ids, spans = self._encode(text, allowed_special, disallowed_special, add_special_tokens, None, with_offsets,
                                   lambda add: (lambda out: (out, out[0]))(with_offsets(add, False)))

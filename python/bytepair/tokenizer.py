@@ -20,7 +20,7 @@ from bytepair import chunking, explain as explaining, formats, spec as specs, st
 from bytepair.arrays import as_id_buffer, flat_arrays, ids_array
 from bytepair.errors import BytepairError, UnknownTokenError
 from bytepair.formats import hf as hf_format, tiktoken as tiktoken_format, transformers as transformers_folder
-from bytepair.limits import check_ids, dropout_args, surrogate_safe, surrogate_safe_batch
+from bytepair.limits import check_ids, dropout_args, surrogate_safe_batch
 from bytepair.patterns import preset_name
 from bytepair.progress import Reporter, make_reporter
 from bytepair.specials import Allow, Flag, ModelSpecials, drop, id_buffers, wrap_spans, wrap_stream
@@ -227,7 +227,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
         if not dropout:
             return self._wrap(self._core.encode(text, allowed, disallowed), add)
-        ids = surrogate_safe(self._core.encode_full, text, allowed, disallowed, dropout_args(dropout, seed))[0]
+        ids = self._core.encode_full(text, allowed, disallowed, dropout_args(dropout, seed))[0]
         return self._wrap(ids, add)
 
     def encode_stream(self, blocks: Iterable[str], *, allowed_special: Allow = None, disallowed_special: Allow = None,
@@ -278,7 +278,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         True
         """
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
-        ids, spans = surrogate_safe(self._core.encode_full, text, allowed, disallowed, None, True)
+        ids, spans = self._core.encode_full(text, allowed, disallowed, None, True)
         spans = [tuple(s) for s in spans]
         return (self._wrap(ids, True), wrap_spans(spans, *self._added_ids)) if add else (ids, spans)
 
@@ -404,7 +404,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> Tokenizer.train("abab", model="char", end_of_word=None).tokenize("abab ba")
         ['abab', 'b', 'a']
         """
-        pieces = surrogate_safe(self._core.tokenize, text)
+        pieces = self._core.tokenize(text)
         return [p.decode("utf-8") for p in pieces] if self.model == "char" else list(pieces)
 
     # ------------------------------------------------------------------ decoding

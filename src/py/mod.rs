@@ -473,15 +473,16 @@ impl CoreTokenizer {
     fn encode_full(
         &self,
         py: Python<'_>,
-        text: &str,
+        text: &Bound<'_, PyAny>,
         allowed: Option<Vec<String>>,
         disallowed: Option<Vec<String>>,
         dropout: Option<(f64, u64)>,
         offsets: bool,
     ) -> PyResult<(Vec<u32>, Option<Vec<(usize, usize)>>)> {
+        let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
         let dropout = dropout.map(|(p, seed)| Dropout::new(p, seed));
-        py.detach(|| {
+        detach_for(py, text.len(), || {
             let (ids, spans) = self.inner.encode_full(text, &allowed, &disallowed, dropout, offsets)?;
             Ok((ids, offsets.then(|| char_spans(text, &spans))))
         })
@@ -602,8 +603,9 @@ impl CoreTokenizer {
         Ok(PyBytes::new(py, &bytes))
     }
 
-    fn tokenize<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-        let pieces = py.detach(|| self.inner.tokenize(text)).py()?;
+    fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let text = &*text_arg(text)?;
+        let pieces = detach_for(py, text.len(), || self.inner.tokenize(text)).py()?;
         Ok(pieces.iter().map(|p| PyBytes::new(py, p)).collect())
     }
 
@@ -921,11 +923,12 @@ impl CorePipeline {
     fn encode_with_offsets(
         &self,
         py: Python<'_>,
-        text: &str,
+        text: &Bound<'_, PyAny>,
         add_special_tokens: bool,
         ordinary: bool,
     ) -> PyResult<(Vec<u32>, Vec<(usize, usize)>)> {
-        py.detach(|| {
+        let text = &*text_arg(text)?;
+        detach_for(py, text.len(), || {
             self.inner.encode(text, add_special_tokens, ordinary, true).map(|e| {
                 let spans = crate::pipeline::char_offsets(text, &e.offsets);
                 (e.ids, spans)
