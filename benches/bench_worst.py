@@ -184,8 +184,8 @@ def run_job(spec: dict, timeout: float) -> list:
                            capture_output=True, text=True, timeout=timeout)
         out, error = p.stdout, None if p.returncode == 0 else (
             (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1][:160])
-    except subprocess.TimeoutExpired as e:
-        out, error = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
+    except subprocess.TimeoutExpired as e:  # its stdout is bytes even with text=True
+        out, error = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
     samples: dict = {"n": [], "8n": []}
     ids: dict = {}
     for line in out.splitlines():
