@@ -638,7 +638,7 @@ def apt_versions(pkgs: List[str]) -> Dict[str, Tuple[str, str]]:
     return found
 
 
-def fetch(pkgs: List[str], work: str) -> Dict[str, Dict[str, str]]:
+def fetch(pkgs: List[str], work: str, lists_read: bool = False) -> Dict[str, Dict[str, str]]:
     """Download (if missing) and unpack (if changed) each package; return the manifest entries."""
     versions = apt_versions(pkgs)
     if any(p not in versions for p in pkgs):
@@ -655,7 +655,15 @@ def fetch(pkgs: List[str], work: str) -> Dict[str, Dict[str, str]]:
     if need:
         print("downloading %d packages" % len(need), flush=True)
         opts = ["-o", "APT::Sandbox::User=root"] if os.geteuid() == 0 else []
-        subprocess.run(["apt-get", "download", "-q"] + opts + need, cwd=debs, check=True, stdout=subprocess.DEVNULL)
+        got = subprocess.run(["apt-get", "download", "-q"] + opts + need, cwd=debs, stdout=subprocess.DEVNULL)
+        if got.returncode != 0 and not lists_read:
+            # stale package lists name a version the mirror no longer has (a security update replaced it):
+            # read the lists again and take the versions they name now
+            print("apt-get update (a listed version is gone from the mirror)", flush=True)
+            subprocess.run(["apt-get", "update", "-qq"], check=True)
+            return fetch(pkgs, work, lists_read=True)
+        if got.returncode != 0:
+            raise SystemExit("apt-get download failed for: " + " ".join(need))
     manifest = {}
     for p in pkgs:
         deb = os.path.join(debs, deb_of[p])
