@@ -47,4 +47,26 @@ def test_lexer_equals_regex_on_real_text(preset):
 def test_the_lexed_presets_run_on_their_lexer(preset):
     # else the tests above would compare the regex engine with itself
     assert _core.pattern_lexer(PRESETS[preset]) is not None
-    assert _core.pattern_lexer("(?:" + PRESETS[preset] + ")") is None
+    # the same expression written another way runs on the same lexer; another expression does not
+    assert _core.pattern_lexer("(?:" + PRESETS[preset] + ")") == _core.pattern_lexer(PRESETS[preset])
+    assert _core.pattern_lexer("(?:" + PRESETS[preset] + ")|x") is None
+
+
+def _spellings():
+    """Each lexed preset written as the regex engine reads it the same: Hugging Face's dialect of a possessive
+    count and of the end of text (what bytepair's own tokenizer.json export writes), and a group around it."""
+    out = []
+    for preset in LEXED:
+        p = PRESETS[preset]
+        hf = p.replace("\\p{N}{1,3}+", "(?>\\p{N}{1,3})").replace("\\s++$", "\\s++\\z")
+        out += [(preset, "(?:" + p + ")")] + ([(preset, hf)] if hf != p else [])
+    return out
+
+
+@pytest.mark.parametrize("preset, spelling", _spellings())
+@settings(max_examples=EXAMPLES // 4, deadline=None)
+@given(text=st.text(alphabet=TRICKY, max_size=60) | st.text(max_size=60)
+       | st.tuples(st.text(alphabet=TRICKY, max_size=30), st.text(alphabet=SPACES, min_size=1, max_size=6)).map("".join))
+def test_another_spelling_runs_on_the_lexer_with_the_regexs_words(preset, spelling, text):
+    assert _core.pattern_lexer(spelling) == _core.pattern_lexer(PRESETS[preset])
+    assert _core.split_words(text, spelling) == _core.split_words_regex(text, spelling)

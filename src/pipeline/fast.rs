@@ -48,7 +48,7 @@ fn is_unicode_form(n: &Normalizer) -> bool {
 /// Whether the splits are DeepSeek V3's three (`lexer_deepseek`).
 fn is_deepseek(patterns: &[(CompiledPattern, Behavior, bool)]) -> bool {
     patterns.len() == 3
-        && patterns.iter().zip(crate::pretok::lexer_deepseek::SPLITS).all(|((p, _, _), text)| matches!(p, CompiledPattern::Regex(re) if re.as_str() == text))
+        && patterns.iter().zip(crate::pretok::lexer_deepseek::SPLITS).all(|((p, _, _), text)| matches!(p, CompiledPattern::Regex(re) if crate::pretok::patterns::same_regex(text, re.as_str())))
 }
 
 impl ByteLevelSplit {

@@ -1,5 +1,5 @@
 //! Text to words: the published patterns, the hand-written lexers of the
-//! presets (chosen by a pattern's exact text), and the guarded regex that runs
+//! presets (chosen by a pattern's text or syntax tree), and the guarded regex that runs
 //! every other pattern.
 
 pub(crate) mod lexer;

@@ -1,8 +1,10 @@
-//! The published split patterns that the core knows by their exact text
+//! The published split patterns that the core knows (by their text, or by their syntax tree: `same_regex`)
 //! (presets with hand-written lexers, and Hugging Face's ByteLevel regex), and
 //! the translations of a file's patterns for fancy-regex.
 
+use fancy_regex::Expr;
 use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
 
 /// Oniguruma pattern (as written in the file) -> the same pattern for
 /// fancy-regex (the Python side translates; patterns absent are used as they are).
@@ -33,3 +35,72 @@ pub(crate) const SUPERBPE: &str = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(
 /// Hugging Face's `ByteLevel(use_regex=true)` pattern.
 pub(crate) const HF_BYTE_LEVEL_REGEX: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+
+/// Longest pattern `same_regex` parses (the presets are far shorter).
+const MOST_PARSED: usize = 4096;
+
+/// Whether `pattern` is `known` (one of this module's patterns) written the
+/// same or another way that the regex engine reads as the same expression:
+/// equal syntax trees (fancy-regex's parser, which compiles from that tree),
+/// so that a lexer written for `known` runs `pattern` too. Hugging Face's
+/// dialect (`(?>X{1,3})` for a possessive `X{1,3}+`, `\z` for `$`) and
+/// groups around the whole pattern read the same; a multi-line `$` (a
+/// tokenizer.json's Oniguruma meaning), another class or another count do not.
+pub(crate) fn same_regex(known: &'static str, pattern: &str) -> bool {
+    if known == pattern {
+        return true;
+    }
+    if pattern.len() > MOST_PARSED {
+        return false;
+    }
+    let Ok(tree) = Expr::parse_tree(pattern) else { return false };
+    known_tree(known).is_some_and(|k| *k == tree.expr)
+}
+
+/// The syntax tree of one of this module's patterns, parsed once.
+fn known_tree(known: &'static str) -> Option<&'static Expr> {
+    static TREES: OnceLock<FxHashMap<&'static str, Option<Expr>>> = OnceLock::new();
+    let trees = TREES.get_or_init(|| {
+        let all = [GPT2, CL100K, LLAMA3, QWEN2, O200K, TEKKEN, QWEN35, SUPERBPE, HF_BYTE_LEVEL_REGEX];
+        let deepseek = super::lexer_deepseek::SPLITS;
+        all.iter()
+            .chain(deepseek.iter())
+            .map(|&p| (p, Expr::parse_tree(p).ok().map(|t| t.expr)))
+            .collect()
+    });
+    trees.get(known).and_then(Option::as_ref)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_spelling_of_the_same_expression_is_the_same_regex() {
+        // Hugging Face's dialect of cl100k (bytepair's own export writes it so), and groups around it
+        let hf_cl100k = CL100K.replace(r"\p{N}{1,3}+", r"(?>\p{N}{1,3})").replace(r"\s++$", r"\s++\z");
+        assert_ne!(hf_cl100k, CL100K);
+        for same in [hf_cl100k.clone(), format!("(?:{CL100K})"), format!("(?:{hf_cl100k})")] {
+            assert!(same_regex(CL100K, &same), "{same}");
+        }
+        assert!(same_regex(LLAMA3, &format!("(?:{LLAMA3})")));
+        // a multi-line `$` (a tokenizer.json's Oniguruma meaning), another count or class, another order
+        for other in [
+            CL100K.replace(r"\s++$", r"\s++(?m:$)"),
+            CL100K.replace("{1,3}", "{1,4}"),
+            CL100K.replace(r"\p{L}++", r"\p{Lu}++"),
+            CL100K.replace(r"\s*[\r\n]|\s+(?!\S)", r"\s+(?!\S)|\s*[\r\n]"),
+            LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}{1,3}+"),
+            "(".to_string() + CL100K,
+        ] {
+            assert!(!same_regex(CL100K, &other) && !same_regex(LLAMA3, &other), "{other}");
+        }
+        // every known pattern parses (else only its exact text would be recognised)
+        for p in [GPT2, CL100K, LLAMA3, QWEN2, O200K, TEKKEN, QWEN35, SUPERBPE, HF_BYTE_LEVEL_REGEX] {
+            assert!(known_tree(p).is_some(), "{p}");
+        }
+        for p in super::super::lexer_deepseek::SPLITS {
+            assert!(known_tree(p).is_some(), "{p}");
+        }
+    }
+}

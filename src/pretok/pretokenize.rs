@@ -15,11 +15,33 @@ pub(crate) fn is_python_whitespace(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
-/// The preset whose lexer runs exactly `pattern` (the exact text only).
-/// Hugging Face's `ByteLevel` regex is gpt2's written differently (`\s+`
-/// after `\s+(?!\S)` for tiktoken's `\s++$` and `\s`, greedy for
-/// possessive runs that nothing follows): the same matches on every text.
+/// The preset whose lexer runs exactly `pattern`: its text is a preset's,
+/// or it is a preset's regex written another way that the regex engine reads
+/// as the same expression (`super::patterns::same_regex`: Hugging Face's
+/// dialect `(?>\p{N}{1,3})` for tiktoken's `\p{N}{1,3}+`, `\z` for `$`,
+/// groups that group nothing). Hugging Face's `ByteLevel` regex is gpt2's
+/// written differently (`\s+` after `\s+(?!\S)` for tiktoken's `\s++$` and
+/// `\s`, greedy for possessive runs that nothing follows): the same matches
+/// on every text, checked by hand and by the tests.
 pub(crate) fn preset_of(pattern: &str) -> Option<Preset> {
+    preset_by_text(pattern).or_else(|| {
+        const PRESETS: [(&str, Preset); 9] = [
+            (GPT2, Preset::Gpt2),
+            (HF_BYTE_LEVEL_REGEX, Preset::Gpt2),
+            (CL100K, Preset::Cl100k),
+            (LLAMA3, Preset::Llama3),
+            (QWEN2, Preset::Qwen2),
+            (O200K, Preset::O200k),
+            (TEKKEN, Preset::Tekken),
+            (QWEN35, Preset::Qwen35),
+            (SUPERBPE, Preset::SuperBpe),
+        ];
+        PRESETS.iter().find(|(text, _)| super::patterns::same_regex(text, pattern)).map(|&(_, preset)| preset)
+    })
+}
+
+/// `preset_of` by the exact text (no parsing: the common case).
+fn preset_by_text(pattern: &str) -> Option<Preset> {
     match pattern {
         GPT2 | HF_BYTE_LEVEL_REGEX => Some(Preset::Gpt2),
         CL100K => Some(Preset::Cl100k),

@@ -19,7 +19,7 @@ pub enum Pattern {
 pub enum CompiledPattern {
     Literal(String),
     Regex(GuardedRegex),
-    /// A regex whose exact text is a preset's whose lexer matches
+    /// A regex that is a preset's (`preset_of`: its text or its syntax tree) whose lexer matches
     /// everything (`lexer_for`): its matches, from the lexer.
     Lexer(Preset),
     Char(char),
