@@ -1,6 +1,6 @@
 """A byte model and the same tokenizer as a pipeline, side by side in one run
 (``Tokenizer.as_pipeline``): does a pipeline that is exactly a byte-model
-configuration encode at the byte model's speed?
+configuration encode at the byte model's speed on the pipeline engine?
 
 For each byte tokenizer (cl100k_base's ``.tiktoken``, GPT-2's published
 ``vocab.json`` + ``merges.txt``, GPT-2's in RoBERTa's layout with a trimming
@@ -8,10 +8,11 @@ For each byte tokenizer (cl100k_base's ``.tiktoken``, GPT-2's published
 pipeline), four encoders of the same ids (checked equal first):
 
 - ``byte``: the byte model (``Tokenizer``);
-- ``pipeline``: ``Tokenizer.from_spec(tok.as_pipeline())`` as it runs now
-  (the byte model's core under a ``PipelineTokenizer``);
-- ``pipeline engine``: the same description on the core's pipeline engine
-  (``CorePipeline.encode``), what every pipeline ran before;
+- ``pipeline``: ``Tokenizer.from_spec(tok.as_pipeline())``, a
+  ``PipelineTokenizer`` (the pipeline engine, its split written in Hugging
+  Face's dialect of the pattern and run by the preset's lexer);
+- ``pipeline engine``: the same description's core called directly
+  (``CorePipeline.encode``), without the Python layer;
 - ``HF``: Hugging Face ``tokenizers`` on the same ``tokenizer.json``.
 
 Each encodes the documents one by one (one thread), then as one batch (every
@@ -88,7 +89,7 @@ def main(argv=None):
         else:
             byte, pipe = tok, Tokenizer.from_spec(tok.as_pipeline())
             desc = pipe.spec.description
-        assert pipe._fast is not None, name
+        assert pipe._byte_spec is not None, name  # a byte-model configuration
         hf = tokenizers.Tokenizer.from_str(json.dumps(desc))
         engine = pipe._core
         want = [byte.encode_ordinary(d) for d in docs]

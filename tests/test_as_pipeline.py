@@ -17,7 +17,7 @@ import tokenizers
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import bytepair
-from bytepair import Tokenizer, spec as specs
+from bytepair import Tokenizer, _core, spec as specs
 from bytepair.errors import EncodeError, FormatError
 from bytepair.formats.hf import HF_GPT2_PATTERN, _NO_SPLIT
 from bytepair.pipeline import from_hf_json
@@ -218,31 +218,32 @@ def test_byte_fallback_with_a_fused_marker_is_refused():
 # ---------------------------------------------------------------- one engine for the byte configuration
 
 
-def test_byte_configurations_encode_on_the_byte_core(published_tokenizers):
-    """A pipeline that is exactly a byte-model configuration encodes on the byte model's core; the others
-    (a char model, Llama 3's merges where several pairs make one token, a normalizer) on the pipeline's."""
+def test_byte_configurations_convert_and_their_split_runs_on_the_lexer(published_tokenizers):
+    """A pipeline that is exactly a byte-model configuration converts to the byte model (``to_tiktoken``,
+    ``save`` as tiktoken or gpt2); the others (a char model, Llama 3's merges where several pairs make one
+    token, a normalizer) do not. Every pipeline encodes on the pipeline engine, whose split in Hugging Face's
+    dialect of the pattern runs on the preset's lexer, as the byte model's does."""
     byte = Tokenizer.train("hello world " * 4, num_merges=5, special_tokens=["<|endoftext|>"])
     char = Tokenizer.train("hello world " * 4, model="char", end_of_word=None, num_merges=5)
-    assert Tokenizer.from_spec(byte.as_pipeline())._fast is not None
-    assert Tokenizer.from_spec(char.as_pipeline())._fast is None
+    assert Tokenizer.from_spec(byte.as_pipeline())._byte_spec is not None
+    assert Tokenizer.from_spec(char.as_pipeline())._byte_spec is None
     for name in ("llama3", "gpt-neox-olmo"):
-        assert Tokenizer.load(published_tokenizers[name])._fast is None
+        assert Tokenizer.load(published_tokenizers[name])._byte_spec is None
+    split = byte.as_pipeline().description["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
+    assert split != byte.pattern and _core.pattern_lexer(split) == _core.pattern_lexer(byte.pattern) is not None
 
 
 @SETTINGS
 @given(corpus=corpus_strategy(), n=st.integers(0, 30), plain=st.lists(st.sampled_from(["hello", "ab", " c", "中"]),
                                                                          unique=True, max_size=2),
        template=st.booleans(), data=st.data())
-def test_byte_core_of_a_pipeline_equals_its_pipeline_core(corpus, n, plain, template, data):
-    """On the byte core, a pipeline's ids stay the pipeline engine's and HF's: added tokens that are not
-    special are matched by encode_ordinary too, special ones only by encode, and a template post-processor's
-    BOS/EOS come from the pipeline engine."""
+def test_a_byte_configuration_pipeline_gives_hfs_ids(corpus, n, plain, template, data):
+    """A pipeline that is a byte-model configuration gives HF's ids on every call: added tokens that are not
+    special are matched by encode_ordinary too, special ones only by encode, and a template post-processor
+    adds its BOS."""
     tok = Tokenizer.train(corpus, model="byte", num_merges=n, special_tokens=["<s>", "</s>"])
     d = tok.as_pipeline().description
     vocab = d["model"]["vocab"]
-    # an added token that is also a token the merges make cannot become one of the byte model's specials (the
-    # merge would make a token outside its ranks): such a pipeline stays on the pipeline engine, same ids
-    shadowed = [text for text in plain if text in vocab]
     next_id = max(vocab.values()) + 1
     for text in plain:  # the ids HF gives them: the vocabulary's, else the next ones
         id_ = vocab.get(text, next_id)
@@ -258,7 +259,6 @@ def test_byte_core_of_a_pipeline_equals_its_pipeline_core(corpus, n, plain, temp
                                                           "tokens": ["<s>"]}}}
     pipe = from_hf_json(json.dumps(d))
     hf = tokenizers.Tokenizer.from_str(json.dumps(d))
-    assert (pipe._fast is None) == bool(shadowed)
     for _ in range(3):
         text = data.draw(text_strategy(["<s>", "</s>", *plain]))
         for add in (False, True):
@@ -306,7 +306,6 @@ def test_an_added_token_the_merges_make_stays_on_the_pipeline_engine():
                               "lstrip": False, "rstrip": False, "normalized": False, "special": False})
     pipe = from_hf_json(json.dumps(d))
     hf = tokenizers.Tokenizer.from_str(json.dumps(d))
-    assert pipe._fast is None
     for text in ["ab", "abab <s>ab", " a b ab</s>", "xaby"]:
         for add in (False, True):
             assert pipe.encode(text, add_special_tokens=add) == hf.encode(text, add_special_tokens=add).ids

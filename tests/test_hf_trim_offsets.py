@@ -57,7 +57,7 @@ def test_gpt_neox_without_normalizer(neox, real_texts):
     lines = [line for doc in real_texts[:1] for line in doc.splitlines(keepends=True)][:150]
     tok = assert_offsets_equal_hf(d, SPACY + lines)
     assert tok.model == "pipeline"
-    assert tok._fast is not None  # and it encodes on the byte model's core (its vocabulary lacks only bytes
+    assert tok._byte_spec is not None  # and it converts to the byte model (its vocabulary lacks only bytes
     # that no UTF-8 text holds)
 
 
@@ -93,7 +93,7 @@ def test_gpt2_vocabulary_in_roberta_layout(gpt2_roberta_layout, real_texts, pref
     tok = assert_offsets_equal_hf(d, SPACY + lines)
     # without trimming, the byte model runs the file (its spans are HF's untrimmed ones)
     assert tok.model == ("pipeline" if trim else "byte")
-    assert not trim or tok._fast is not None
+    assert not trim or tok._byte_spec is not None
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -127,13 +127,13 @@ def test_numpy_routes_give_hfs_ids(paths, texts, name):
         assert ids.tolist() == [i for w in want for i in w]
 
 
-def test_numpy_routes_of_a_pipeline_on_the_byte_core(texts):
-    """A pipeline that runs on the byte model (a trained byte model's own
-    description) fills its arrays there, with HF's ids."""
+def test_numpy_routes_of_a_byte_configuration_pipeline(texts):
+    """A pipeline that is a byte-model configuration (a trained byte model's own
+    description) fills its arrays with HF's ids."""
     tok = bytepair.Tokenizer.train("\n".join(texts[:300]), num_merges=300, pattern="gpt2")
     text = json.dumps(tok.as_pipeline().description, ensure_ascii=False)
     pipe, theirs = from_hf_json(text), tokenizers.Tokenizer.from_str(text)
-    assert pipe._fast is not None
+    assert pipe._byte_spec is not None
     want = [e.ids for e in theirs.encode_batch(texts[:100], add_special_tokens=False)]
     assert [pipe.encode_to_numpy(t).tolist() for t in texts[:100]] == want
     ids, offsets = pipe.encode_batch_to_numpy(texts[:100])

@@ -39,7 +39,6 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 from bytepair._io import atomic_write_text, parse_json
 from bytepair.errors import BytepairError, FormatError, TrainingError
 from bytepair.arrays import flat_arrays, ids_array
-from bytepair import spec as specs
 from bytepair.formats import hf as hf_format
 from bytepair.formats.sentencepiece import hf_description
 from bytepair.limits import check_ids, surrogate_safe_batch
@@ -48,7 +47,6 @@ from bytepair.specials import Allow, Flag, drop, id_buffers, matched_specials, r
 from bytepair.tokenizer import Tokenizer
 
 WHAT = "a Hugging Face tokenizer.json"
-_MATCH_ALL: Tuple[Any, Any] = (None, [])  # the byte model core's (allowed, disallowed) of Hugging Face's call
 
 
 # the smallest pipeline, for the docstring examples
@@ -62,59 +60,24 @@ class PipelineTokenizer(Tokenizer):
 
     _spec_type = PipelineSpec
 
-    def __init__(self, spec: Any) -> None:
-        super().__init__(spec)
-        self._fast  # built now, with the tokenizer (a pickled one builds it on first use)
-
     @functools.cached_property
     def _byte_spec(self) -> Any:
         """The byte model when the description is exactly a byte-model
-        configuration (:func:`bytepair.formats.hf.byte_model_of`), else None."""
+        configuration (:func:`bytepair.formats.hf.byte_model_of`), else None:
+        what ``to_tiktoken`` and ``save`` convert to (encoding always runs on the pipeline)."""
         return hf_format.byte_model_of(self._spec.description)
-
-    @functools.cached_property
-    def _fast(self) -> Any:
-        """The byte model's core (``encode`` and ``count`` run on it, offsets and decoding on the pipeline), or None."""
-        return None if self._byte_spec is None else specs.build_core(self._byte_spec)
-
-    @functools.cached_property
-    def _post_adds(self) -> bool:
-        """Whether the post-processor adds tokens (then add_special_tokens=True needs the pipeline)."""
-        return hf_format._adds_tokens(self._spec.description.get("post_processor"))
-
-    @functools.cached_property
-    def _plain_added(self) -> List[str]:
-        """The added tokens that are not special (always matched, as in HF)."""
-        return [t for t in self._added[0] if t not in self._added[1]]
-
-    def _fast_core(self, add_special_tokens: bool) -> Any:
-        return self._fast if self._fast is not None and not (add_special_tokens and self._post_adds) else None
-
-    def _fast_args(self, allowed: Any, disallowed: Any) -> Tuple[Any, Any]:
-        """(allowed, disallowed) of the byte core, whose special tokens are every added token:
-        the non-special ones always allowed, the special ones by tiktoken's rules."""
-        if allowed == "all":
-            return None, []
-        if not allowed and disallowed != "all" and not disallowed:
-            return self._plain_added, []
-        return [*self._plain_added, *(t for t in allowed if isinstance(t, str))], (
-            None if disallowed == "all" else [t for t in disallowed if isinstance(t, str)])
 
     @functools.cached_property
     def _special_by_id(self) -> Dict[int, str]:
         return {i: t for t, i in self._added[1].items()}
 
     def _encode(self, text: str, allowed_special: Allow, disallowed_special: Allow, add_special_tokens: Flag,
-                fast_call: Any, core_call: Any, hits_call: Any) -> Any:
-        """One encode call under the policy: ``fast_call(core, allowed, disallowed)`` on the byte
-        model's core when it can run it, else ``core_call(add, ordinary)`` on the pipeline's,
+                core_call: Any, hits_call: Any) -> Any:
+        """One encode call under the policy: ``core_call(add, ordinary)`` on the pipeline's core,
         whose special-token matches are checked against tiktoken's rules when some are not allowed:
         ``hits_call(add)`` gives the output with every added token matched and the special ids in it
         (the core finds those few; the ids are never scanned in Python)."""
         allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
-        fast = self._fast_core(add) if fast_call is not None else None
-        if fast is not None:
-            return fast_call(fast, *self._fast_args(allowed, disallowed))
         if allowed == "all" or not self._special_by_id:
             return core_call(add, False)
         if not allowed and disallowed != "all" and not disallowed:
@@ -167,25 +130,18 @@ class PipelineTokenizer(Tokenizer):
             raise BytepairError("dropout is not an encode option of a tokenizer.json pipeline; "
                                 "set the BPE model's 'dropout' in its description")
         if allowed_special is None and disallowed_special is None:  # the common calls, without the policy's steps
-            if self._fast is None:
-                if add_special_tokens is not None:  # Hugging Face's call: every added token matched
-                    return self._core.encode(text, bool(add_special_tokens), False)
-                # tiktoken's call: ids stand when no special token matched (else the policy decides below)
-                ids, hits = self._core.encode_with_hits(text, False)
-                if not hits:
-                    return ids
-            elif not add_special_tokens or not self._post_adds:  # on the byte model's core
-                return self._fast.encode(text, *((self._plain_added, None) if add_special_tokens is None else _MATCH_ALL))
+            if add_special_tokens is not None:  # Hugging Face's call: every added token matched
+                return self._core.encode(text, bool(add_special_tokens), False)
+            # tiktoken's call: ids stand when no special token matched (else the policy decides below)
+            ids, hits = self._core.encode_with_hits(text, False)
+            if not hits:
+                return ids
         return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
-                            lambda core, a, d: core.encode(text, a, d),
                             lambda add, ordinary: self._core.encode(text, add, ordinary),
                             lambda add: self._core.encode_with_hits(text, add))
 
     def encode_ordinary(self, text: str, *, add_special_tokens: bool = False) -> List[int]:
         """Ids of ``text`` with special added tokens' text encoded as text."""
-        fast = self._fast_core(add_special_tokens)
-        if fast is not None:
-            return fast.encode(text, self._plain_added, [])
         return self._core.encode(text, bool(add_special_tokens), True)
 
     def encode_with_offsets(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
@@ -199,7 +155,7 @@ class PipelineTokenizer(Tokenizer):
         def with_offsets(add: bool, ordinary: bool) -> Any:
             return self._core.encode_with_offsets(text, add, ordinary)
 
-        ids, spans = self._encode(text, allowed_special, disallowed_special, add_special_tokens, None, with_offsets,
+        ids, spans = self._encode(text, allowed_special, disallowed_special, add_special_tokens, with_offsets,
                                   lambda add: (lambda out: (out, out[0]))(with_offsets(add, False)))
         return ids, [tuple(s) for s in spans]
 
@@ -207,9 +163,6 @@ class PipelineTokenizer(Tokenizer):
                      disallowed_special: Allow = None) -> List[List[int]]:
         """``encode`` of each text, in parallel with the GIL released."""
         allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
-        fast = self._fast_core(add)
-        if fast is not None:
-            return surrogate_safe_batch(fast.encode_batch, texts, *self._fast_args(allowed, disallowed))
         if allowed == "all" or not self._special_by_id:
             return surrogate_safe_batch(self._core.encode_batch, texts, add, False)
         if not allowed and disallowed != "all" and not disallowed:
@@ -224,9 +177,6 @@ class PipelineTokenizer(Tokenizer):
 
     def encode_ordinary_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> List[List[int]]:
         """``encode_ordinary`` of each text, in parallel."""
-        fast = self._fast_core(add_special_tokens)
-        if fast is not None:
-            return surrogate_safe_batch(fast.encode_batch, texts, *self._fast_args((), ()))
         return surrogate_safe_batch(self._core.encode_batch, texts, add_special_tokens, True)
 
     def count_batch(self, texts: Sequence[str]) -> List[int]:
@@ -235,9 +185,7 @@ class PipelineTokenizer(Tokenizer):
         >>> from_hf_json(_EXAMPLE).count_batch(["ab", ""])
         [1, 0]
         """
-        if self._fast is None:  # counted in the core, no lists made
-            return surrogate_safe_batch(self._core.count_batch, texts)
-        return [len(ids) for ids in self.encode_ordinary_batch(texts)]
+        return surrogate_safe_batch(self._core.count_batch, texts)  # counted in the core, no lists made
 
     def encode_to_numpy(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
                         disallowed_special: Allow = None) -> Any:
@@ -247,7 +195,7 @@ class PipelineTokenizer(Tokenizer):
         >>> tok.encode_to_numpy("ab b").tolist() == tok.encode("ab b")
         True
         """
-        if self._fast is None and allowed_special is None and disallowed_special is None and add_special_tokens is not None:
+        if allowed_special is None and disallowed_special is None and add_special_tokens is not None:
             # Hugging Face's call: every added token matched, no policy steps
             return ids_array(self._core.encode_to_buffer(text, bool(add_special_tokens), False))
 
@@ -256,7 +204,6 @@ class PipelineTokenizer(Tokenizer):
             return ids_array(buffer), hits
 
         return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
-                            lambda core, a, d: ids_array(core.encode_to_buffer(text, a, d, False)),
                             lambda add, ordinary: ids_array(self._core.encode_to_buffer(text, add,
                                                                            ordinary)),
                             with_hits)
@@ -272,10 +219,6 @@ class PipelineTokenizer(Tokenizer):
         ([2, 1], [0, 1, 2])
         """
         allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
-        fast = self._fast_core(add)
-        if fast is not None:
-            a, d = self._fast_args(allowed, disallowed)
-            return flat_arrays(*surrogate_safe_batch(fast.encode_batch_to_buffer, texts, a, d, False))
         if allowed == "all" or not self._special_by_id:
             return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, add, False))
         return flat_arrays(*id_buffers(self.encode_batch(texts, allowed_special=allowed, disallowed_special=disallowed,
@@ -291,11 +234,7 @@ class PipelineTokenizer(Tokenizer):
         """
         if limit is not None:
             return super().count(text, limit)
-        if self._fast is None:
-            return self._core.count(text)
-        if not self._plain_added:
-            return self._fast.count(text)
-        return len(self.encode_ordinary(text))
+        return self._core.count(text)
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the

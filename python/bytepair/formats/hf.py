@@ -994,7 +994,7 @@ def byte_model_of(description: Any) -> Optional[Any]:
     :func:`loads` uses; None when the description is not such a byte-model
     configuration (a normalizer, several splits, byte fallback, merges the
     byte model's rule would read differently, a missing byte token, ...).
-    A ``PipelineTokenizer`` encodes with it at the byte model's speed.
+    A ``PipelineTokenizer`` converts to it (``to_tiktoken``, ``save`` as tiktoken or gpt2).
 
     >>> import bytepair
     >>> tok = bytepair.Tokenizer.train("hello world " * 4, num_merges=3)
