@@ -125,9 +125,21 @@ impl SpNormalizer {
         let mut is_prev_space = spec.remove_extra_whitespaces;
         let no_map = self.map.is_none();
         let bytes = input.as_bytes();
+        let plain = |b: u8| b < 0x80 && b != b' ' && matcher.is_none_or(|m| !m.first[b as usize]);
         while at < len {
-            // the common case without rules: one ASCII byte
+            // the common case without rules: a run of ASCII bytes that are not spaces, each its own
+            // replacement (the loop below, byte by byte, gives the same text and offsets)
             let b = bytes[at];
+            if no_map && plain(b) {
+                let end = at + bytes[at..].iter().position(|&x| !plain(x)).unwrap_or(len - at);
+                out.push_str(&input[at..end]);
+                if track {
+                    n2o.extend(at..end);
+                }
+                is_prev_space = false;
+                at = end;
+                continue;
+            }
             let (mut sp, n) = if b < 0x80 && no_map && matcher.is_none_or(|m| !m.first[b as usize])
             {
                 (&input[at..at + 1], 1)
