@@ -125,16 +125,27 @@ impl SpNormalizer {
         let mut is_prev_space = spec.remove_extra_whitespaces;
         let no_map = self.map.is_none();
         let bytes = input.as_bytes();
-        let plain = |b: u8| b < 0x80 && b != b' ' && matcher.is_none_or(|m| !m.first[b as usize]);
+        // spaces are plain too when extra ones are kept: each is its own replacement, escaped or not
+        let keep_spaces = !spec.remove_extra_whitespaces;
+        let plain = |b: u8| b < 0x80 && (b != b' ' || keep_spaces) && matcher.is_none_or(|m| !m.first[b as usize]);
         while at < len {
-            // the common case without rules: a run of ASCII bytes that are not spaces, each its own
-            // replacement (the loop below, byte by byte, gives the same text and offsets)
+            // the common case without rules: a run of plain ASCII bytes, each its own replacement (the
+            // loop below, byte by byte, gives the same text and offsets)
             let b = bytes[at];
             if no_map && plain(b) {
                 let end = at + bytes[at..].iter().position(|&x| !plain(x)).unwrap_or(len - at);
-                out.push_str(&input[at..end]);
+                let mut from = at;
+                for space in memchr::memchr_iter(b' ', &bytes[at..end]).map(|i| at + i) {
+                    out.push_str(&input[from..space]);
+                    if track {
+                        n2o.extend(from..space);
+                    }
+                    add_ws(&mut out, n2o, space);
+                    from = space + 1;
+                }
+                out.push_str(&input[from..end]);
                 if track {
-                    n2o.extend(at..end);
+                    n2o.extend(from..end);
                 }
                 is_prev_space = false;
                 at = end;
