@@ -39,6 +39,9 @@ impl SentencePiece {
 
     /// Cut the text where no merge can cross, merge each part (cached).
     pub(super) fn merge_cut(&self, s: &str, syms: &mut Vec<(u32, u32)>) {
+        if self.matcher.is_none() && matches!(self.cut, Cut::BeforeSpace) {
+            return self.merge_cut_before_spaces(s, syms);
+        }
         let bytes = s.as_bytes();
         let mut start = 0usize;
         let mut at = 0usize;
@@ -74,6 +77,25 @@ impl SentencePiece {
             }
             prev_ws = is_ws;
             at += c.len_utf8();
+        }
+        self.merge_part(&s[start..], syms, &mut word);
+    }
+
+    /// `merge_cut` without user-defined symbols, cutting before each run of
+    /// whitespace markers: the markers found by `memmem` instead of a look at
+    /// every character. A marker cuts where the character before it is not one
+    /// (at the start of the text, as if one were).
+    fn merge_cut_before_spaces(&self, s: &str, syms: &mut Vec<(u32, u32)>) {
+        let mut utf8 = [0u8; 4];
+        let ws = self.ws.encode_utf8(&mut utf8).as_bytes();
+        let mut word = Vec::new();
+        let (mut start, mut after_ws) = (0, 0);
+        for at in memchr::memmem::find_iter(s.as_bytes(), ws) {
+            if at > start && at != after_ws {
+                self.merge_part(&s[start..at], syms, &mut word);
+                start = at;
+            }
+            after_ws = at + ws.len();
         }
         self.merge_part(&s[start..], syms, &mut word);
     }
