@@ -17,6 +17,8 @@ mod queue;
 mod window;
 pub mod sentencepiece;
 pub mod spec;
+// the readers behind the bindings' file loaders: used by `py/` only (and their own tests)
+#[cfg(any(feature = "python", test))]
 pub(crate) mod vocab_files;
 
 pub(crate) use byte::{derive_merges, ByteRanks, ConcatRanks, TokenTable};

@@ -55,6 +55,7 @@ fn read(text: &str) -> Option<Spec> {
 }
 
 /// The merges of a description given as a list (`read_with_lists`).
+#[cfg(any(feature = "python", test))]
 pub(crate) enum MergeList {
     /// `"a b"`, cut at the first space as Hugging Face reads a merge string
     Strings(Vec<String>),
@@ -65,6 +66,7 @@ pub(crate) enum MergeList {
 /// The description `text`, whose BPE model has an empty `vocab` and `merges`, with `tokens` (`tokens[id]`)
 /// and `merges` as its vocabulary and merges: what `read` gives of the same description written whole, or
 /// None where `read` gives None (the caller then reads the whole description, which names the fault).
+#[cfg(any(feature = "python", test))]
 pub(crate) fn read_with_lists(text: &str, tokens: Vec<String>, merges: MergeList) -> Option<Spec> {
     if tokens.len() > MAX_VOCAB || tokens.iter().any(|t| t.len() > MAX_TOKEN_BYTES) {
         return None;
