@@ -47,14 +47,20 @@ const MOST_PARSED: usize = 4096;
 /// groups around the whole pattern read the same; a multi-line `$` (a
 /// tokenizer.json's Oniguruma meaning), another class or another count do not.
 pub(crate) fn same_regex(known: &'static str, pattern: &str) -> bool {
-    if known == pattern {
-        return true;
-    }
+    known == pattern || syntax_tree(pattern).is_some_and(|tree| same_tree(known, &tree))
+}
+
+/// The syntax tree of `pattern` (None if it does not parse, or is longer than any known pattern is).
+pub(crate) fn syntax_tree(pattern: &str) -> Option<Expr> {
     if pattern.len() > MOST_PARSED {
-        return false;
+        return None;
     }
-    let Ok(tree) = Expr::parse_tree(pattern) else { return false };
-    known_tree(known).is_some_and(|k| *k == tree.expr)
+    Expr::parse_tree(pattern).ok().map(|t| t.expr)
+}
+
+/// Whether `tree` (`syntax_tree`) is `known`'s.
+pub(crate) fn same_tree(known: &'static str, tree: &Expr) -> bool {
+    known_tree(known).is_some_and(|k| k == tree)
 }
 
 /// The syntax tree of one of this module's patterns, parsed once.

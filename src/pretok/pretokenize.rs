@@ -36,7 +36,8 @@ pub(crate) fn preset_of(pattern: &str) -> Option<Preset> {
             (QWEN35, Preset::Qwen35),
             (SUPERBPE, Preset::SuperBpe),
         ];
-        PRESETS.iter().find(|(text, _)| super::patterns::same_regex(text, pattern)).map(|&(_, preset)| preset)
+        let tree = super::patterns::syntax_tree(pattern)?;
+        PRESETS.iter().find(|(text, _)| super::patterns::same_tree(text, &tree)).map(|&(_, preset)| preset)
     })
 }
 
