@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from bytepair import Tokenizer
 from bytepair.formats import hf as hf_format
-from bytepair.formats.convert import bytes_to_unicode
 
 SPACY = ["", " ", "  ", "a", " a", "a ", "  leading and trailing  ", "Hello  world ! ", " x\n y \n", "\t tab \t",
          "two  spaces   three    four", "don't  I'll ", "日本語 の テキスト ", " 🤗 🤗  ", "a\u00a0b \u3000 c ",
