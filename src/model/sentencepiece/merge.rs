@@ -6,7 +6,7 @@
 
 use super::{Cut, SentencePiece, NONE, TABLE_CHARS, UNUSED};
 use crate::model::bpe::merge_lowest_rank;
-use crate::model::pairs::merge_pairs;
+use crate::model::pairs::{merge_pairs, merge_pairs_windowed};
 use rustc_hash::FxHashMap;
 /// Unused piece -> the (left, right) symbol keys it was last pushed from.
 type RevMerge = FxHashMap<u32, (u32, u32)>;
@@ -100,6 +100,27 @@ impl SentencePiece {
         self.merge_part(&s[start..], syms, &mut word);
     }
 
+    /// `merge_heap` of a long part that is ASCII after an optional whitespace
+    /// marker (the common shape), its initial symbols made a window at a time
+    /// from its bytes instead of a list of them all first (8 bytes a
+    /// character: a long part's pages faulted in anew); false (`word` empty)
+    /// for another shape, or where the windows do not apply.
+    fn merge_long_ascii(&self, w: &str, word: &mut Vec<(u32, u32)>) -> bool {
+        let (marker, rest) = match w.strip_prefix(self.ws) {
+            Some(rest) => (Some((self.char_key(self.ws), self.ws.len_utf8() as u32)), rest),
+            None => (None, w),
+        };
+        if !rest.is_ascii() {
+            return false;
+        }
+        let (bytes, skip) = (rest.as_bytes(), marker.is_some() as usize);
+        let initial = |i: usize| match (i, marker) {
+            (0, Some(m)) => m,
+            _ => (self.char_key(bytes[i - skip] as char), 1),
+        };
+        merge_pairs_windowed(bytes.len() + skip, initial, self.types.len(), |a, b| self.pair(a, b), word)
+    }
+
     /// Best pair first (lowest rank, then leftmost), by scanning: short words.
     pub(super) fn merge_small(&self, word: &mut Vec<(u32, u32)>) {
         merge_lowest_rank(word, |a, b| self.pair(a, b));
@@ -165,6 +186,9 @@ impl SentencePiece {
         }
         let run = |word: &mut Vec<(u32, u32)>| {
             word.clear();
+            if w.len() > 48 && self.merge_long_ascii(w, word) {
+                return;
+            }
             self.chars_of(w, word);
             if word.len() <= 48 {
                 self.merge_small(word);
