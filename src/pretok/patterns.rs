@@ -4,7 +4,7 @@
 
 use fancy_regex::Expr;
 use rustc_hash::FxHashMap;
-use std::sync::OnceLock;
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 /// Oniguruma pattern (as written in the file) -> the same pattern for
 /// fancy-regex (the Python side translates; patterns absent are used as they are).
@@ -58,23 +58,11 @@ pub(crate) fn syntax_tree(pattern: &str) -> Option<Expr> {
     Expr::parse_tree(pattern).ok().map(|t| t.expr)
 }
 
-/// Whether `tree` (`syntax_tree`) is `known`'s.
+/// Whether `tree` (`syntax_tree`) is `known`'s (a pattern of the core's own, its tree parsed once, on first use).
 pub(crate) fn same_tree(known: &'static str, tree: &Expr) -> bool {
-    known_tree(known).is_some_and(|k| k == tree)
-}
-
-/// The syntax tree of one of this module's patterns, parsed once.
-fn known_tree(known: &'static str) -> Option<&'static Expr> {
-    static TREES: OnceLock<FxHashMap<&'static str, Option<Expr>>> = OnceLock::new();
-    let trees = TREES.get_or_init(|| {
-        let all = [GPT2, CL100K, LLAMA3, QWEN2, O200K, TEKKEN, QWEN35, SUPERBPE, HF_BYTE_LEVEL_REGEX];
-        let deepseek = super::lexer_deepseek::SPLITS;
-        all.iter()
-            .chain(deepseek.iter())
-            .map(|&p| (p, Expr::parse_tree(p).ok().map(|t| t.expr)))
-            .collect()
-    });
-    trees.get(known).and_then(Option::as_ref)
+    static TREES: LazyLock<Mutex<FxHashMap<&'static str, Option<Expr>>>> = LazyLock::new(Default::default);
+    let mut trees = TREES.lock().unwrap_or_else(PoisonError::into_inner);
+    trees.entry(known).or_insert_with(|| syntax_tree(known)).as_ref() == Some(tree)
 }
 
 #[cfg(test)]
@@ -103,10 +91,10 @@ mod tests {
         }
         // every known pattern parses (else only its exact text would be recognised)
         for p in [GPT2, CL100K, LLAMA3, QWEN2, O200K, TEKKEN, QWEN35, SUPERBPE, HF_BYTE_LEVEL_REGEX] {
-            assert!(known_tree(p).is_some(), "{p}");
+            assert!(syntax_tree(p).is_some_and(|tree| same_tree(p, &tree)), "{p}");
         }
         for p in super::super::lexer_deepseek::SPLITS {
-            assert!(known_tree(p).is_some(), "{p}");
+            assert!(syntax_tree(p).is_some_and(|tree| same_tree(p, &tree)), "{p}");
         }
     }
 }

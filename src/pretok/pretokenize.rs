@@ -24,37 +24,27 @@ pub(crate) fn is_python_whitespace(c: char) -> bool {
 /// `\s`, greedy for possessive runs that nothing follows): the same matches
 /// on every text, checked by hand and by the tests.
 pub(crate) fn preset_of(pattern: &str) -> Option<Preset> {
-    preset_by_text(pattern).or_else(|| {
-        const PRESETS: [(&str, Preset); 9] = [
-            (GPT2, Preset::Gpt2),
-            (HF_BYTE_LEVEL_REGEX, Preset::Gpt2),
-            (CL100K, Preset::Cl100k),
-            (LLAMA3, Preset::Llama3),
-            (QWEN2, Preset::Qwen2),
-            (O200K, Preset::O200k),
-            (TEKKEN, Preset::Tekken),
-            (QWEN35, Preset::Qwen35),
-            (SUPERBPE, Preset::SuperBpe),
-        ];
-        let tree = super::patterns::syntax_tree(pattern)?;
-        PRESETS.iter().find(|(text, _)| super::patterns::same_tree(text, &tree)).map(|&(_, preset)| preset)
-    })
+    let by_text = PRESETS.iter().find(|(text, _)| *text == pattern);
+    by_text
+        .or_else(|| {
+            let tree = super::patterns::syntax_tree(pattern)?;
+            PRESETS.iter().find(|(text, _)| super::patterns::same_tree(text, &tree))
+        })
+        .map(|&(_, preset)| preset)
 }
 
-/// `preset_of` by the exact text (no parsing: the common case).
-fn preset_by_text(pattern: &str) -> Option<Preset> {
-    match pattern {
-        GPT2 | HF_BYTE_LEVEL_REGEX => Some(Preset::Gpt2),
-        CL100K => Some(Preset::Cl100k),
-        LLAMA3 => Some(Preset::Llama3),
-        QWEN2 => Some(Preset::Qwen2),
-        O200K => Some(Preset::O200k),
-        TEKKEN => Some(Preset::Tekken),
-        QWEN35 => Some(Preset::Qwen35),
-        SUPERBPE => Some(Preset::SuperBpe),
-        _ => None,
-    }
-}
+/// The patterns with a lexer, and the lexer of each.
+const PRESETS: [(&str, Preset); 9] = [
+    (GPT2, Preset::Gpt2),
+    (HF_BYTE_LEVEL_REGEX, Preset::Gpt2),
+    (CL100K, Preset::Cl100k),
+    (LLAMA3, Preset::Llama3),
+    (QWEN2, Preset::Qwen2),
+    (O200K, Preset::O200k),
+    (TEKKEN, Preset::Tekken),
+    (QWEN35, Preset::Qwen35),
+    (SUPERBPE, Preset::SuperBpe),
+];
 
 #[derive(Debug, Clone)]
 pub enum Pretokenizer {
