@@ -9,9 +9,9 @@
 //! out), or until its index slot is given to a newer piece of its set (the
 //! oldest of the four). Memory is the ring and the index, fixed when made.
 
-/// The hash's multiplier (2^64 / the golden ratio, as the slot cache's); its
-/// own, so that this module uses nothing of its parent.
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
+/// The multiplier of the cache's hashes (2^64 / the golden ratio); the slot
+/// cache (`mod.rs`) uses it too.
+pub(super) const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Slots in a set of the index.
 const WAYS: usize = 4;

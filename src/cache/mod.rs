@@ -29,7 +29,7 @@
 mod long;
 pub(crate) mod words;
 
-use long::LongTier;
+use long::{LongTier, K};
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -118,8 +118,6 @@ fn load(bytes: &[u8]) -> [u64; 3] {
         [v, 0, 0]
     }
 }
-
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
 impl Key {
     /// The key of `piece` for `owner`; None if the piece is empty or longer
