@@ -71,6 +71,16 @@ class PipelineTokenizer(Tokenizer):
     def _special_by_id(self) -> Dict[int, str]:
         return {i: t for t, i in self._added[1].items()}
 
+    def _ordinary(self, allowed: Any, disallowed: Any) -> Optional[bool]:
+        """How the core runs a call under the policy (``allowed``, ``disallowed`` resolved): False, every
+        added token matched; True, special-token text encoded as text; None, matched and then checked
+        against tiktoken's rules (``matched_specials``), because some special tokens are not allowed."""
+        if allowed == "all" or not self._special_by_id:
+            return False
+        if not allowed and disallowed != "all" and not disallowed:
+            return True
+        return None
+
     def _encode(self, text: str, allowed_special: Allow, disallowed_special: Allow, add_special_tokens: Flag,
                 core_call: Any, hits_call: Any) -> Any:
         """One encode call under the policy: ``core_call(add, ordinary)`` on the pipeline's core,
@@ -78,10 +88,9 @@ class PipelineTokenizer(Tokenizer):
         ``hits_call(add)`` gives the output with every added token matched and the special ids in it
         (the core finds those few; the ids are never scanned in Python)."""
         allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
-        if allowed == "all" or not self._special_by_id:
-            return core_call(add, False)
-        if not allowed and disallowed != "all" and not disallowed:
-            return core_call(add, True)
+        ordinary = self._ordinary(allowed, disallowed)
+        if ordinary is not None:
+            return core_call(add, ordinary)
         out, hits = hits_call(add)
         return out if matched_specials(hits, text, self._special_by_id, allowed, disallowed) else core_call(add, True)
 
@@ -163,10 +172,9 @@ class PipelineTokenizer(Tokenizer):
                      disallowed_special: Allow = None) -> List[List[int]]:
         """``encode`` of each text, in parallel with the GIL released."""
         allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
-        if allowed == "all" or not self._special_by_id:
-            return surrogate_safe_batch(self._core.encode_batch, texts, add, False)
-        if not allowed and disallowed != "all" and not disallowed:
-            return surrogate_safe_batch(self._core.encode_batch, texts, add, True)
+        ordinary = self._ordinary(allowed, disallowed)
+        if ordinary is not None:
+            return surrogate_safe_batch(self._core.encode_batch, texts, add, ordinary)
         # one parallel pass with every special token matched, checked text by text as encode checks
         # one (on the special ids the core found in each); only a text whose matches are not allowed is
         # encoded again with their text as text
@@ -219,8 +227,9 @@ class PipelineTokenizer(Tokenizer):
         ([2, 1], [0, 1, 2])
         """
         allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
-        if allowed == "all" or not self._special_by_id:
-            return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, add, False))
+        ordinary = self._ordinary(allowed, disallowed)
+        if ordinary is not None:
+            return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, add, ordinary))
         return flat_arrays(*id_buffers(self.encode_batch(texts, allowed_special=allowed, disallowed_special=disallowed,
                                                          add_special_tokens=add)))
 
