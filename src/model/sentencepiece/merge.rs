@@ -7,6 +7,7 @@
 use super::{Cut, SentencePiece, NONE, TABLE_CHARS, UNUSED};
 use crate::model::bpe::merge_lowest_rank;
 use crate::model::pairs::{merge_pairs, merge_pairs_windowed};
+use crate::model::window::WINDOW;
 use rustc_hash::FxHashMap;
 /// Unused piece -> the (left, right) symbol keys it was last pushed from.
 type RevMerge = FxHashMap<u32, (u32, u32)>;
@@ -186,7 +187,8 @@ impl SentencePiece {
         }
         let run = |word: &mut Vec<(u32, u32)>| {
             word.clear();
-            if w.len() > 48 && self.merge_long_ascii(w, word) {
+            // only a part of two windows or more is merged in windows: a shorter one skips the ASCII scan
+            if w.len() >= 2 * WINDOW && self.merge_long_ascii(w, word) {
                 return;
             }
             self.chars_of(w, word);
