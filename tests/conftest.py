@@ -217,3 +217,21 @@ def gguf_tokenizer(gguf_paths):
     def load(name):
         return Tokenizer.load(gguf_paths[f"ggml-vocab-{name}.gguf"])
     return load
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_files_under_pytest(tmp_path_factory):
+    """Every ``tempfile`` folder a test or doctest makes (and ``TMPDIR`` for the commands tests run) goes under
+    pytest's own temporary folder, which pytest prunes to the last three runs: many doctests show
+    ``tempfile.mkdtemp()`` as a user would write it, and would otherwise leave folders in /tmp on every run."""
+    import tempfile
+
+    folder = str(tmp_path_factory.mktemp("tempfile"))
+    saved_tempdir, saved_env = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir, os.environ["TMPDIR"] = folder, folder
+    yield folder
+    tempfile.tempdir = saved_tempdir
+    if saved_env is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = saved_env
