@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Release artifacts: an abi3 wheel for Linux x86-64 (one wheel for every CPython >= 3.9) and an sdist,
-# written to OUT (default dist/). Needs maturin (pip install "bytepair[release]" or ".[release]").
+# Release artifacts: one wheel per CPython version for Linux x86-64 (3.9 to 3.14; not abi3, which is slower:
+# docs/decisions.md) and an sdist, written to OUT (default dist/). Needs maturin (pip install "bytepair[release]"
+# or ".[release]").
 #
 #   bash scripts/build-wheels.sh [OUT]
 #
@@ -10,12 +11,15 @@
 #   BYTEPAIR_WHEEL_PROFILE  cargo profile (default release: fat LTO; dev-fast builds in a fraction of the time)
 #   BYTEPAIR_WHEEL_ZIG      auto (default), 1 (require zig: manylinux2014), 0 (never: this machine's glibc)
 #   PYTHON                  the interpreter that runs maturin (default python3)
+#   BYTEPAIR_WHEEL_PYTHONS  the CPython versions to build for (default "3.9 3.10 3.11 3.12 3.13 3.14"); maturin uses
+#                           its bundled description of a version that is not installed
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:-dist}"
 PROFILE="${BYTEPAIR_WHEEL_PROFILE:-release}"
 ZIG="${BYTEPAIR_WHEEL_ZIG:-auto}"
 PY="${PYTHON:-python3}"
+PYTHONS="${BYTEPAIR_WHEEL_PYTHONS:-3.9 3.10 3.11 3.12 3.13 3.14}"
 
 if "$PY" -m maturin --version >/dev/null 2>&1; then
     MATURIN=("$PY" -m maturin)
@@ -45,7 +49,12 @@ if [ "$ZIG" != 0 ]; then
     fi
 fi
 
+interpreters=()
+for version in $PYTHONS; do
+    interpreters+=("python$version")
+done
+
 mkdir -p "$OUT"
-"${MATURIN[@]}" build --profile "$PROFILE" "${zig_args[@]}" --out "$OUT"
+"${MATURIN[@]}" build --profile "$PROFILE" ${zig_args[@]+"${zig_args[@]}"} --interpreter "${interpreters[@]}" --out "$OUT"
 "${MATURIN[@]}" sdist --out "$OUT"
 ls -l "$OUT"
