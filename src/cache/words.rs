@@ -28,7 +28,6 @@ pub(crate) fn budget() -> usize {
 /// Words of this many bytes or more are never kept.
 pub(crate) const MAX_WORD: usize = 256;
 
-
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 /// Bytes held by every thread's word map.
 static HELD: AtomicUsize = AtomicUsize::new(0);
@@ -213,9 +212,11 @@ pub(crate) fn merged<E>(
     let _ = MAPS.try_with(|cell| {
         let Ok(mut maps) = cell.try_borrow_mut() else { return };
         // the bytes allocated, spare room included, stay within the budget: emptied when a word would pass it
-        let before = maps.models.get(&id).map_or(0, Model::bytes);
-        let after = maps.models.get(&id).map_or_else(|| Model::default().bytes_with(w.len(), word.len()), |m| m.bytes_with(w.len(), word.len()));
-        if maps.held - before + after > budget {
+        let (now, then) = match maps.models.get(&id) {
+            Some(m) => (m.bytes(), m.bytes_with(w.len(), word.len())),
+            None => (0, Model::default().bytes_with(w.len(), word.len())),
+        };
+        if maps.held - now + then > budget {
             maps.clear();
             if Model::default().bytes_with(w.len(), word.len()) > budget {
                 return;

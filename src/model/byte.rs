@@ -208,7 +208,8 @@ pub(crate) struct ConcatRanks {
     slots: Box<[[u32; 3]]>,
     shift: u32,
     /// the merged rank of `left < side, right < side` at `left << side_bits | right` (`NONE`: none); the
-    /// side is the smallest power of two above every number given, at most `GRID_SIDE`
+    /// side is a power of two, at most `GRID_SIDE`, the smallest above every number given, and smaller
+    /// still while the grid would have more than 16 cells per pair
     grid: Box<[u32]>,
     side_bits: u32,
     /// One bit per hash of every pair present: most pairs looked up are
@@ -268,7 +269,12 @@ impl ConcatRanks {
 
     pub(crate) fn new(pairs: &[(u32, u32, u32)]) -> Self {
         let largest = pairs.iter().map(|&(a, b, _)| a.max(b)).max().unwrap_or(0) as usize;
-        let side_bits = (largest + 1).next_power_of_two().min(GRID_SIDE).trailing_zeros();
+        let mut side_bits = (largest + 1).next_power_of_two().min(GRID_SIDE).trailing_zeros();
+        // a grid pays for its memory where it is dense: at most 16 cells per pair (a small vocabulary's
+        // few merges keep a small grid, and a small slot table that the cache keeps anyway)
+        while side_bits > 0 && 1usize << (2 * side_bits) > 16 * pairs.len() {
+            side_bits -= 1;
+        }
         // the grid's pairs stay out of the slots (Llama 3's slot table halves: 12 MB to 6)
         let in_slots = pairs.iter().filter(|&&(a, b, _)| (a | b) >> side_bits != 0).count();
         let bits = (in_slots.max(1) * 2).next_power_of_two().trailing_zeros().max(4);
@@ -1186,17 +1192,20 @@ mod tests {
         // numbers on both sides of the grid's edge (small sets make a small grid), a pair given twice (the
         // last rank stands), and the absent pairs around each present one
         let mut rng = Rng(0x0BAD_5EED_1234_5678);
-        for largest in [3u32, 200, 1023, 1024, 1025, 5000] {
+        for (largest, n) in [(3u32, 3000u32), (200, 3000), (1023, 3000), (1025, 3000), (5000, 3000), (1100, 70_000)] {
             let mut want: FxHashMap<(u32, u32), u32> = FxHashMap::default();
             let mut pairs = Vec::new();
-            for m in 0..3000u32 {
+            for m in 0..n {
                 let a = rng.below(largest as usize + 1) as u32;
                 let b = rng.below(largest as usize + 1) as u32;
                 pairs.push((a, b, m));
                 want.insert((a, b), m);
             }
             let t = ConcatRanks::new(&pairs);
-            assert!(t.grid.len() <= GRID_SIDE * GRID_SIDE);
+            assert!(t.grid.len() <= (GRID_SIDE * GRID_SIDE).min(16 * pairs.len()));
+            if n == 70_000 {
+                assert_eq!(t.side_bits, GRID_SIDE.trailing_zeros()); // the largest grid's edge is crossed too
+            }
             for &(a, b, _) in &pairs {
                 for (x, y) in [(a, b), (a + 1, b), (a, b + 1), (b, a)] {
                     assert_eq!(t.merged(x, y), want.get(&(x, y)).copied().unwrap_or(NONE), "{x} {y} (largest {largest})");
