@@ -642,23 +642,50 @@ fn next_f32() -> f32 {
 
 /// Merges a short word of (id, length) symbols in place: the lowest-ranked
 /// adjacent pair first, the leftmost on ties, until none is left; `pair(a, b)`
-/// gives (rank, merged id). Quadratic, for the short words the callers send.
+/// gives (rank, merged id). Quadratic in its scans, for the short words the
+/// callers send; each pair is looked up once, and again only when a merge
+/// changes one of its two symbols (looking every pair up again on every
+/// round was most of SentencePiece's time on new words).
 pub(crate) fn merge_lowest_rank(word: &mut Vec<(u32, u32)>, pair: impl Fn(u32, u32) -> Option<(u32, u32)>) {
+    const STACK: usize = 64;
+    let n = word.len();
+    if n < 2 {
+        return;
+    }
+    // pairs[k]: (rank, merged id) of symbols k and k + 1 (rank NONE: no merge)
+    let mut on_stack = [(NONE, 0u32); STACK];
+    let mut on_heap = Vec::new();
+    let pairs: &mut [(u32, u32)] = if n - 1 <= STACK {
+        &mut on_stack[..n - 1]
+    } else {
+        on_heap.resize(n - 1, (NONE, 0));
+        &mut on_heap
+    };
+    let look = |a: u32, b: u32| pair(a, b).unwrap_or((NONE, 0));
+    for k in 0..n - 1 {
+        pairs[k] = look(word[k].0, word[k + 1].0);
+    }
+    let mut len = n - 1; // pairs in use
     loop {
-        let mut best: Option<(u32, usize, u32)> = None;
-        for i in 0..word.len().saturating_sub(1) {
-            if let Some((rank, new_id)) = pair(word[i].0, word[i + 1].0) {
-                if best.is_none_or(|(r, _, _)| rank < r) {
-                    best = Some((rank, i, new_id));
-                }
+        let mut best = (NONE, 0);
+        for (k, &(rank, _)) in pairs[..len].iter().enumerate() {
+            if rank < best.0 {
+                best = (rank, k);
             }
         }
-        match best {
-            None => return,
-            Some((_, i, new_id)) => {
-                word[i] = (new_id, word[i].1 + word[i + 1].1);
-                word.remove(i + 1);
-            }
+        let (rank, at) = best;
+        if rank == NONE {
+            return;
+        }
+        word[at] = (pairs[at].1, word[at].1 + word[at + 1].1);
+        word.remove(at + 1);
+        pairs.copy_within(at + 1..len, at);
+        len -= 1;
+        if at < len {
+            pairs[at] = look(word[at].0, word[at + 1].0);
+        }
+        if at > 0 {
+            pairs[at - 1] = look(word[at - 1].0, word[at].0);
         }
     }
 }
