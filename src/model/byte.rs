@@ -68,6 +68,13 @@ fn pack(bytes: &[u8]) -> u128 {
     (lo as u128) | (hi as u128) << 64 | (n as u128) << 120
 }
 
+/// `pack(bytes)` as the table's key.
+#[inline(always)]
+fn short_key(bytes: &[u8]) -> (u64, u64) {
+    let k = pack(bytes);
+    (k as u64, (k >> 64) as u64)
+}
+
 /// Token bytes to id: the lookup of a whole piece. Two-byte tokens (the
 /// most frequent lookups) by a direct table, tokens of up to `PACKED` bytes
 /// by one packed integer (one multiply to hash, one comparison, no
@@ -78,7 +85,8 @@ fn pack(bytes: &[u8]) -> u128 {
 /// DeepSeek V3, and the bucket is 32 bytes with or without it.
 #[derive(Debug, Clone)]
 pub(crate) struct TokenTable {
-    short: FxHashMap<u128, Entry>,
+    /// keyed by `pack` as two words: a bucket of 24 bytes (a `u128` key aligns it to 32)
+    short: FxHashMap<(u64, u64), Entry>,
     long: FxHashMap<Vec<u8>, Entry>,
     /// id of every two-byte token, indexed by `b0 << 8 | b1` (`NONE`: none)
     pair_ranks: Box<[u32]>,
@@ -135,7 +143,7 @@ impl TokenTable {
                 }
             };
         }
-        let (new, kept) = match self.short.entry(pack(t)) {
+        let (new, kept) = match self.short.entry(short_key(t)) {
             Slot::Vacant(e) => (true, e.insert(Entry::new(r)).id),
             Slot::Occupied(mut e) => {
                 let kept = e.get().id.min(r);
@@ -156,7 +164,7 @@ impl TokenTable {
             self.pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
         }
         if t.len() <= PACKED {
-            self.short.insert(pack(t), Entry::new(r));
+            self.short.insert(short_key(t), Entry::new(r));
         } else {
             self.long.insert(t.to_vec(), Entry::new(r));
         }
@@ -172,7 +180,7 @@ impl TokenTable {
             return (r != NONE).then_some(r);
         }
         if bytes.len() <= PACKED {
-            return self.short.get(&pack(bytes)).map(|e| e.id);
+            return self.short.get(&short_key(bytes)).map(|e| e.id);
         }
         self.long.get(bytes).map(|e| e.id)
     }
@@ -185,7 +193,7 @@ impl TokenTable {
             let r = self.pair_ranks[at];
             return (r != NONE).then(|| (r, &self.pair_marks[at].0));
         }
-        let e = if bytes.len() <= PACKED { self.short.get(&pack(bytes)) } else { self.long.get(bytes) };
+        let e = if bytes.len() <= PACKED { self.short.get(&short_key(bytes)) } else { self.long.get(bytes) };
         e.map(|e| (e.id, &e.mark.0))
     }
 
@@ -1039,7 +1047,7 @@ mod tests {
                 // are not all tokens, so merging goes by bytes (no ConcatRanks)
                 let gone = alphabet[rng.below(alphabet.len())];
                 let mut tokens: Vec<(Vec<u8>, u32)> = Vec::new();
-                for (t, r) in v.table.short.iter().map(|(k, e)| (unpack(*k), e.id)).chain(v.table.long.iter().map(|(t, e)| (t.clone(), e.id))) {
+                for (t, r) in v.table.short.iter().map(|(k, e)| (unpack(k.0 as u128 | (k.1 as u128) << 64), e.id)).chain(v.table.long.iter().map(|(t, e)| (t.clone(), e.id))) {
                     if t != [gone] {
                         tokens.push((t, r));
                     }
@@ -1142,7 +1150,7 @@ mod tests {
         for _ in 0..30 {
             let v = random_vocab(&mut rng, b"abc", 40, 6);
             let t = v.pairs.as_ref().unwrap();
-            let tokens: Vec<Vec<u8>> = v.table.short.keys().map(|&k| unpack(k)).collect();
+            let tokens: Vec<Vec<u8>> = v.table.short.keys().map(|&k| unpack(k.0 as u128 | (k.1 as u128) << 64)).collect();
             for a in &tokens {
                 for b in &tokens {
                     let whole = [a.as_slice(), b.as_slice()].concat();
