@@ -82,7 +82,7 @@ fn short_key(bytes: &[u8]) -> (u64, u64) {
 /// may use (`get_marked`, 0 at first: the pipeline BPE remembers there
 /// whether the token encodes to itself), in the same bucket as the id: an
 /// array of such bytes by id cost a second cache miss per piece on
-/// DeepSeek V3, and the bucket is 32 bytes with or without it.
+/// DeepSeek V3, and the bucket is 24 bytes with or without it.
 #[derive(Debug, Clone)]
 pub(crate) struct TokenTable {
     /// keyed by `pack` as two words: a bucket of 24 bytes (a `u128` key aligns it to 32)
