@@ -43,12 +43,13 @@ pub(crate) struct ByteRanks {
 /// Tokens of up to this many bytes are keyed by `pack`.
 const PACKED: usize = 15;
 
-/// Up to `PACKED` bytes and their length as one integer (distinct for
-/// distinct byte strings: the length is the top byte). Built from two
-/// overlapping word loads rather than a variable-length copy (a `memcpy`
-/// call per lookup).
+/// Up to `PACKED` bytes and their length as two words (distinct for
+/// distinct byte strings: the length is the top byte; two words, not a
+/// `u128`, whose alignment made a table bucket 32 bytes, not 24). Built
+/// from two overlapping word loads rather than a variable-length copy (a
+/// `memcpy` call per lookup).
 #[inline]
-fn pack(bytes: &[u8]) -> u128 {
+fn pack(bytes: &[u8]) -> (u64, u64) {
     let n = bytes.len();
     debug_assert!(n <= PACKED);
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
@@ -65,14 +66,7 @@ fn pack(bytes: &[u8]) -> u128 {
         }
         (v, 0)
     };
-    (lo as u128) | (hi as u128) << 64 | (n as u128) << 120
-}
-
-/// `pack(bytes)` as the table's key.
-#[inline(always)]
-fn short_key(bytes: &[u8]) -> (u64, u64) {
-    let k = pack(bytes);
-    (k as u64, (k >> 64) as u64)
+    (lo, hi | (n as u64) << 56)
 }
 
 /// Token bytes to id: the lookup of a whole piece. Two-byte tokens (the
@@ -85,7 +79,6 @@ fn short_key(bytes: &[u8]) -> (u64, u64) {
 /// DeepSeek V3, and the bucket is 24 bytes with or without it.
 #[derive(Debug, Clone)]
 pub(crate) struct TokenTable {
-    /// keyed by `pack` as two words: a bucket of 24 bytes (a `u128` key aligns it to 32)
     short: FxHashMap<(u64, u64), Entry>,
     long: FxHashMap<Vec<u8>, Entry>,
     /// id of every two-byte token, indexed by `b0 << 8 | b1` (`NONE`: none)
@@ -143,7 +136,7 @@ impl TokenTable {
                 }
             };
         }
-        let (new, kept) = match self.short.entry(short_key(t)) {
+        let (new, kept) = match self.short.entry(pack(t)) {
             Slot::Vacant(e) => (true, e.insert(Entry::new(r)).id),
             Slot::Occupied(mut e) => {
                 let kept = e.get().id.min(r);
@@ -164,7 +157,7 @@ impl TokenTable {
             self.pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
         }
         if t.len() <= PACKED {
-            self.short.insert(short_key(t), Entry::new(r));
+            self.short.insert(pack(t), Entry::new(r));
         } else {
             self.long.insert(t.to_vec(), Entry::new(r));
         }
@@ -180,7 +173,7 @@ impl TokenTable {
             return (r != NONE).then_some(r);
         }
         if bytes.len() <= PACKED {
-            return self.short.get(&short_key(bytes)).map(|e| e.id);
+            return self.short.get(&pack(bytes)).map(|e| e.id);
         }
         self.long.get(bytes).map(|e| e.id)
     }
@@ -193,7 +186,7 @@ impl TokenTable {
             let r = self.pair_ranks[at];
             return (r != NONE).then(|| (r, &self.pair_marks[at].0));
         }
-        let e = if bytes.len() <= PACKED { self.short.get(&short_key(bytes)) } else { self.long.get(bytes) };
+        let e = if bytes.len() <= PACKED { self.short.get(&pack(bytes)) } else { self.long.get(bytes) };
         e.map(|e| (e.id, &e.mark.0))
     }
 
@@ -1047,7 +1040,7 @@ mod tests {
                 // are not all tokens, so merging goes by bytes (no ConcatRanks)
                 let gone = alphabet[rng.below(alphabet.len())];
                 let mut tokens: Vec<(Vec<u8>, u32)> = Vec::new();
-                for (t, r) in v.table.short.iter().map(|(k, e)| (unpack(k.0 as u128 | (k.1 as u128) << 64), e.id)).chain(v.table.long.iter().map(|(t, e)| (t.clone(), e.id))) {
+                for (t, r) in v.table.short.iter().map(|(k, e)| (unpack(*k), e.id)).chain(v.table.long.iter().map(|(t, e)| (t.clone(), e.id))) {
                     if t != [gone] {
                         tokens.push((t, r));
                     }
@@ -1121,9 +1114,9 @@ mod tests {
         }
     }
 
-    fn unpack(key: u128) -> Vec<u8> {
-        let n = (key >> 120) as usize;
-        key.to_le_bytes()[..n].to_vec()
+    fn unpack((lo, hi): (u64, u64)) -> Vec<u8> {
+        let n = (hi >> 56) as usize;
+        [lo.to_le_bytes(), hi.to_le_bytes()].concat()[..n].to_vec()
     }
 
     #[test]
@@ -1150,7 +1143,7 @@ mod tests {
         for _ in 0..30 {
             let v = random_vocab(&mut rng, b"abc", 40, 6);
             let t = v.pairs.as_ref().unwrap();
-            let tokens: Vec<Vec<u8>> = v.table.short.keys().map(|&k| unpack(k.0 as u128 | (k.1 as u128) << 64)).collect();
+            let tokens: Vec<Vec<u8>> = v.table.short.keys().map(|k| unpack(*k)).collect();
             for a in &tokens {
                 for b in &tokens {
                     let whole = [a.as_slice(), b.as_slice()].concat();
