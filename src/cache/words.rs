@@ -38,7 +38,6 @@ static HELD: AtomicUsize = AtomicUsize::new(0);
 /// the map was emptied, were a fifth of SentencePiece's time on new text).
 #[derive(Default)]
 struct Model {
-    held: usize,
     index: HashTable<Entry>,
     text: Vec<u8>,
     symbols: Vec<(u32, u32)>,
@@ -212,27 +211,20 @@ pub(crate) fn merged<E>(
     let _ = MAPS.try_with(|cell| {
         let Ok(mut maps) = cell.try_borrow_mut() else { return };
         // the bytes allocated, spare room included, stay within the budget: emptied when a word would pass it
-        let (now, then) = match maps.models.get(&id) {
-            Some(m) => (m.bytes(), m.bytes_with(w.len(), word.len())),
-            None => (0, Model::default().bytes_with(w.len(), word.len())),
-        };
-        if maps.held - now + then > budget {
+        let empty = Model::default();
+        let model = maps.models.get(&id).unwrap_or(&empty);
+        if maps.held - model.bytes() + model.bytes_with(w.len(), word.len()) > budget {
             maps.clear();
-            if Model::default().bytes_with(w.len(), word.len()) > budget {
+            if empty.bytes_with(w.len(), word.len()) > budget {
                 return;
             }
         }
         let model = maps.models.entry(id).or_default();
         let before = model.bytes();
         model.insert(w, word);
-        let after = model.bytes();
-        model.held = after;
-        maps.held = maps.held - before + after;
-        if after >= before {
-            HELD.fetch_add(after - before, Ordering::Relaxed);
-        } else {
-            HELD.fetch_sub(before - after, Ordering::Relaxed);
-        }
+        let grown = model.bytes() - before; // room only grows
+        maps.held += grown;
+        HELD.fetch_add(grown, Ordering::Relaxed);
     });
     Ok(())
 }
@@ -242,8 +234,8 @@ pub(crate) fn forget(id: u64) {
     let _ = MAPS.try_with(|cell| {
         if let Ok(mut maps) = cell.try_borrow_mut() {
             if let Some(model) = maps.models.remove(&id) {
-                maps.held -= model.held;
-                HELD.fetch_sub(model.held, Ordering::Relaxed);
+                maps.held -= model.bytes();
+                HELD.fetch_sub(model.bytes(), Ordering::Relaxed);
             }
         }
     });
@@ -328,7 +320,7 @@ mod tests {
             assert_eq!((first, second), (want.clone(), want));
             assert_eq!(runs, [1, 2, 4, 5, 6]);
             assert!(held > 0 && held <= budget());
-            let sum = MAPS.with(|m| m.borrow().models.values().map(|m| m.held).sum::<usize>());
+            let sum = MAPS.with(|m| m.borrow().models.values().map(Model::bytes).sum::<usize>());
             assert_eq!(MAPS.with(|m| m.borrow().held), sum);
             break;
         }
