@@ -304,33 +304,16 @@ impl Bpe {
             }
             return;
         }
-        // sym: the symbols' ids; rank[k]: the rank of merging k and k + 1
-        // (NONE: no merge; rank[len - 1] is always NONE)
         let mut sym = [0u32; RAW_STACK];
-        let mut rank = [NONE; RAW_STACK];
         for (s, &b) in sym.iter_mut().zip(piece) {
             *s = raw.byte_ids[b as usize];
         }
-        for k in 0..n - 1 {
-            rank[k] = raw.ranks.merged(sym[k], sym[k + 1]);
-        }
-        let mut len = n;
-        while len > 1 {
-            // the lowest rank, the leftmost of its pairs (one rank is one pair)
-            let best = rank[..len - 1].iter().copied().min().unwrap_or(NONE);
-            if best == NONE {
-                break;
-            }
-            let at = rank[..len - 1].iter().position(|&r| r == best).unwrap_or(0);
-            sym[at] = raw.results[best as usize];
-            sym.copy_within(at + 2..len, at + 1);
-            rank.copy_within(at + 2..len, at + 1);
-            len -= 1;
-            rank[at] = if at + 1 < len { raw.ranks.merged(sym[at], sym[at + 1]) } else { NONE };
-            if at > 0 {
-                rank[at - 1] = raw.ranks.merged(sym[at - 1], sym[at]);
-            }
-        }
+        let mut pairs = [(NONE, ()); RAW_STACK];
+        let pair = |a, b| match raw.ranks.merged(a, b) {
+            NONE => None,
+            rank => Some((rank, ())),
+        };
+        let len = merge_lowest(&mut sym[..n], &mut pairs[..n], pair, |_, _, rank, ()| raw.results[rank as usize]);
         ids.extend_from_slice(&sym[..len]);
     }
 
@@ -642,50 +625,72 @@ fn next_f32() -> f32 {
 
 /// Merges a short word of (id, length) symbols in place: the lowest-ranked
 /// adjacent pair first, the leftmost on ties, until none is left; `pair(a, b)`
-/// gives (rank, merged id). Quadratic in its scans, for the short words the
-/// callers send; each pair is looked up once, and again only when a merge
-/// changes one of its two symbols (looking every pair up again on every
-/// round was most of SentencePiece's time on new words).
+/// gives (rank, merged id). For the short words the callers send (`merge_lowest`).
 pub(crate) fn merge_lowest_rank(word: &mut Vec<(u32, u32)>, pair: impl Fn(u32, u32) -> Option<(u32, u32)>) {
     const STACK: usize = 64;
-    let n = word.len();
-    if n < 2 {
-        return;
-    }
-    // pairs[k]: (rank, merged id) of symbols k and k + 1 (rank NONE: no merge)
     let mut on_stack = [(NONE, 0u32); STACK];
     let mut on_heap = Vec::new();
-    let pairs: &mut [(u32, u32)] = if n - 1 <= STACK {
-        &mut on_stack[..n - 1]
+    let pairs: &mut [(u32, u32)] = if word.len() <= STACK {
+        &mut on_stack[..word.len()]
     } else {
-        on_heap.resize(n - 1, (NONE, 0));
+        on_heap.resize(word.len(), (NONE, 0));
         &mut on_heap
     };
-    let look = |a: u32, b: u32| pair(a, b).unwrap_or((NONE, 0));
-    for k in 0..n - 1 {
-        pairs[k] = look(word[k].0, word[k + 1].0);
+    let len = merge_lowest(word, pairs, |a, b| pair(a.0, b.0), |a, b, _, id| (id, a.1 + b.1));
+    word.truncate(len);
+}
+
+/// Merges `syms` in place, the adjacent pair of lowest rank first and the
+/// leftmost of equal ranks, until no pair has one: `pair(a, b)` gives a
+/// pair's (rank, what its merge needs), `merge(a, b, rank, that)` the
+/// merged symbol. `pairs` (as long as `syms`) is room for the pairs found;
+/// each pair is looked up once, and again only when a merge changes one of
+/// its two symbols (looking every pair up on every round was most of
+/// SentencePiece's time on new words). Quadratic in its scans: for short
+/// words (the byte-level BPE's pieces of up to `RAW_STACK` bytes and
+/// SentencePiece's short words). Returns the number of symbols left, at the
+/// front of `syms`.
+#[inline(always)]
+fn merge_lowest<S: Copy, F: Copy>(
+    syms: &mut [S],
+    pairs: &mut [(u32, F)],
+    pair: impl Fn(S, S) -> Option<(u32, F)>,
+    merge: impl Fn(S, S, u32, F) -> S,
+) -> usize {
+    let n = syms.len();
+    if n < 2 {
+        return n;
     }
-    let mut len = n - 1; // pairs in use
+    for k in 0..n - 1 {
+        if let Some(found) = pair(syms[k], syms[k + 1]) {
+            pairs[k] = found;
+        } else {
+            pairs[k].0 = NONE;
+        }
+    }
+    let mut len = n; // symbols left; pairs[..len - 1] are theirs
     loop {
         let mut best = (NONE, 0);
-        for (k, &(rank, _)) in pairs[..len].iter().enumerate() {
+        for (k, &(rank, _)) in pairs[..len - 1].iter().enumerate() {
             if rank < best.0 {
                 best = (rank, k);
             }
         }
         let (rank, at) = best;
         if rank == NONE {
-            return;
+            return len;
         }
-        word[at] = (pairs[at].1, word[at].1 + word[at + 1].1);
-        word.remove(at + 1);
-        pairs.copy_within(at + 1..len, at);
+        syms[at] = merge(syms[at], syms[at + 1], rank, pairs[at].1);
+        syms.copy_within(at + 2..len, at + 1);
+        pairs.copy_within(at + 1..len - 1, at);
         len -= 1;
-        if at < len {
-            pairs[at] = look(word[at].0, word[at + 1].0);
-        }
-        if at > 0 {
-            pairs[at - 1] = look(word[at - 1].0, word[at].0);
+        for k in [at.wrapping_sub(1), at] {
+            if k < len - 1 {
+                match pair(syms[k], syms[k + 1]) {
+                    Some(found) => pairs[k] = found,
+                    None => pairs[k].0 = NONE,
+                }
+            }
         }
     }
 }
