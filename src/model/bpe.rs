@@ -647,11 +647,11 @@ pub(crate) fn merge_lowest_rank(word: &mut Vec<(u32, u32)>, pair: impl Fn(u32, u
 /// each pair is looked up once, and again only when a merge changes one of
 /// its two symbols (looking every pair up on every round was most of
 /// SentencePiece's time on new words). Quadratic in its scans: for short
-/// words (the byte-level BPE's pieces of up to `RAW_STACK` bytes and
-/// SentencePiece's short words). Returns the number of symbols left, at the
+/// words (the byte-level BPE's pieces of up to `RAW_STACK` bytes, the byte
+/// model's of up to `SHORT_PIECE`, SentencePiece's short words). Returns the number of symbols left, at the
 /// front of `syms`.
 #[inline(always)]
-fn merge_lowest<S: Copy, F: Copy>(
+pub(crate) fn merge_lowest<S: Copy, F: Copy>(
     syms: &mut [S],
     pairs: &mut [(u32, F)],
     pair: impl Fn(S, S) -> Option<(u32, F)>,

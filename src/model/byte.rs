@@ -570,54 +570,23 @@ impl ByteRanks {
     }
 
     /// `encode_short` on arrays of `N` (at least the piece's length, at
-    /// most `SHORT_PIECE`) entries.
+    /// most `SHORT_PIECE`) entries: tiktoken's rule is Hugging Face's on
+    /// ranks that are the merged tokens themselves (`merge_lowest`).
     #[inline(always)]
     fn encode_short_in<const N: usize>(&self, piece: &[u8], pairs: &ConcatRanks, out: &mut Vec<u32>) {
         let n = piece.len();
         debug_assert!((2..=N).contains(&n) && N <= SHORT_PIECE);
-        // live parts k: id[k] its token, next[k] the next live part (n
-        // after the last), rank[k] the rank of part k merged with next[k]
-        // (NONE if not a token, after the last part, or k merged away)
-        let mut id = [NONE; N];
-        let mut rank = [NONE; N];
-        let mut next = [0u8; N];
-        let mut prev = [0u8; N];
-        for k in 0..n {
-            id[k] = self.byte_ids[piece[k] as usize].unwrap_or(NONE);
-            next[k] = (k + 1) as u8;
-            prev[k] = k.wrapping_sub(1) as u8;
+        let mut ids = [NONE; N];
+        for (id, &b) in ids.iter_mut().zip(piece) {
+            *id = self.byte_ids[b as usize].unwrap_or(NONE);
         }
-        for k in 0..n - 1 {
-            rank[k] = self.table.pair(piece[k], piece[k + 1]);
-        }
-        loop {
-            // two passes: the minimum vectorises, the position is found once
-            let best = rank[..n - 1].iter().copied().min().unwrap_or(NONE);
-            if best == NONE {
-                break;
-            }
-            let at = rank[..n - 1].iter().position(|&r| r == best).unwrap_or(0); // leftmost on ties
-            let right = next[at] as usize;
-            let after = next[right] as usize;
-            id[at] = best;
-            rank[right] = NONE;
-            next[at] = after as u8;
-            rank[at] = if after < n {
-                prev[after] = at as u8;
-                pairs.merged(best, id[after])
-            } else {
-                NONE
-            };
-            if at > 0 {
-                let p = prev[at] as usize;
-                rank[p] = pairs.merged(id[p], best);
-            }
-        }
-        let mut k = 0;
-        while k < n {
-            out.push(id[k]);
-            k = next[k] as usize;
-        }
+        let mut found = [(NONE, ()); N];
+        let pair = |a, b| match pairs.merged(a, b) {
+            NONE => None,
+            rank => Some((rank, ())),
+        };
+        let len = super::bpe::merge_lowest(&mut ids[..n], &mut found[..n], pair, |_, _, rank, ()| rank);
+        out.extend_from_slice(&ids[..len]);
     }
 
     /// Part boundaries after merging, quadratic scan (tiktoken's loop).
