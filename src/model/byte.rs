@@ -585,7 +585,7 @@ impl ByteRanks {
             NONE => None,
             rank => Some((rank, ())),
         };
-        let len = super::bpe::merge_lowest(&mut ids[..n], &mut found[..n], pair, |_, _, rank, ()| rank);
+        let len = super::pairs::merge_lowest(&mut ids[..n], &mut found[..n], pair, |_, _, rank, ()| rank);
         out.extend_from_slice(&ids[..len]);
     }
 

@@ -1,7 +1,9 @@
 //! Long words of (id, byte length) symbols merged by pair ranks, Hugging
 //! Face's and SentencePiece's rule (`merge_pairs`): the bucket queue
 //! (`queue.rs`) on the thread's scratch, a window at a time for long words
-//! (`window.rs`), the heap where ranks are too many for the queue.
+//! (`window.rs`), the heap where ranks are too many for the queue; and short
+//! words on the stack (`merge_lowest`: the byte model's, the pipeline BPE's
+//! and SentencePiece's).
 
 use super::queue::MAX_QUEUE_RANKS;
 use super::scratch::{Scratch, SCRATCH};
@@ -211,6 +213,78 @@ pub(super) fn merge_by_heap(word: &mut Vec<(u32, u32)>, mut pair: impl FnMut(u32
     word.retain(|s| s.1 != 0);
 }
 
+/// Merges a short word of (id, length) symbols in place: the lowest-ranked
+/// adjacent pair first, the leftmost on ties, until none is left; `pair(a, b)`
+/// gives (rank, merged id). For the short words the callers send (`merge_lowest`).
+pub(crate) fn merge_lowest_rank(word: &mut Vec<(u32, u32)>, pair: impl Fn(u32, u32) -> Option<(u32, u32)>) {
+    const STACK: usize = 64;
+    let mut on_stack = [(NONE, 0u32); STACK];
+    let mut on_heap = Vec::new();
+    let pairs: &mut [(u32, u32)] = if word.len() <= STACK {
+        &mut on_stack[..word.len()]
+    } else {
+        on_heap.resize(word.len(), (NONE, 0));
+        &mut on_heap
+    };
+    let len = merge_lowest(word, pairs, |a, b| pair(a.0, b.0), |a, b, _, id| (id, a.1 + b.1));
+    word.truncate(len);
+}
+
+/// Merges `syms` in place, the adjacent pair of lowest rank first and the
+/// leftmost of equal ranks, until no pair has one: `pair(a, b)` gives a
+/// pair's (rank, what its merge needs), `merge(a, b, rank, that)` the
+/// merged symbol. `pairs` (as long as `syms`) is room for the pairs found;
+/// each pair is looked up once, and again only when a merge changes one of
+/// its two symbols (looking every pair up on every round was most of
+/// SentencePiece's time on new words). Quadratic in its scans: for short
+/// words (the byte-level BPE's pieces of up to `RAW_STACK` bytes (`bpe.rs`), the byte
+/// model's of up to `SHORT_PIECE` (`byte.rs`), SentencePiece's short words). Returns the number of symbols left, at the
+/// front of `syms`.
+#[inline(always)]
+pub(crate) fn merge_lowest<S: Copy, F: Copy>(
+    syms: &mut [S],
+    pairs: &mut [(u32, F)],
+    pair: impl Fn(S, S) -> Option<(u32, F)>,
+    merge: impl Fn(S, S, u32, F) -> S,
+) -> usize {
+    let n = syms.len();
+    if n < 2 {
+        return n;
+    }
+    for k in 0..n - 1 {
+        if let Some(found) = pair(syms[k], syms[k + 1]) {
+            pairs[k] = found;
+        } else {
+            pairs[k].0 = NONE;
+        }
+    }
+    let mut len = n; // symbols left; pairs[..len - 1] are theirs
+    loop {
+        let mut best = (NONE, 0);
+        for (k, &(rank, _)) in pairs[..len - 1].iter().enumerate() {
+            if rank < best.0 {
+                best = (rank, k);
+            }
+        }
+        let (rank, at) = best;
+        if rank == NONE {
+            return len;
+        }
+        syms[at] = merge(syms[at], syms[at + 1], rank, pairs[at].1);
+        syms.copy_within(at + 2..len, at + 1);
+        pairs.copy_within(at + 1..len - 1, at);
+        len -= 1;
+        for k in [at.wrapping_sub(1), at] {
+            if k < len - 1 {
+                match pair(syms[k], syms[k + 1]) {
+                    Some(found) => pairs[k] = found,
+                    None => pairs[k].0 = NONE,
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,7 +334,7 @@ mod tests {
                     slow_calls.push((a, b));
                     pairs.get(&(a, b)).copied()
                 });
-                crate::model::bpe::merge_lowest_rank(&mut scan, |a, b| pairs.get(&(a, b)).copied());
+                merge_lowest_rank(&mut scan, |a, b| pairs.get(&(a, b)).copied());
                 assert_eq!(fast, slow, "round {round}, word {word:?}");
                 assert_eq!(fast, scan, "round {round}");
                 assert_eq!(fast_calls, slow_calls, "round {round}");

@@ -5,8 +5,7 @@
 //! merged through the word map (`crate::cache::words`).
 
 use super::{Cut, SentencePiece, NONE, TABLE_CHARS, UNUSED};
-use crate::model::bpe::merge_lowest_rank;
-use crate::model::pairs::{merge_pairs, merge_pairs_windowed};
+use crate::model::pairs::{merge_lowest_rank, merge_pairs, merge_pairs_windowed};
 use crate::model::window::WINDOW;
 use rustc_hash::FxHashMap;
 /// Unused piece -> the (left, right) symbol keys it was last pushed from.
