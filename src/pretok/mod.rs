@@ -3,6 +3,7 @@
 //! every other pattern.
 
 pub(crate) mod lexer;
+pub(crate) mod lexer_bits;
 pub(crate) mod lexer_deepseek;
 pub(crate) mod lexer_o200k;
 pub(crate) mod llama_split;

@@ -1,9 +1,9 @@
 //! The presets with a hand-written lexer, and the loop that runs each one
-//! (`lexer.rs`: gpt2, cl100k, llama3, qwen2; `lexer_o200k.rs`; `superword.rs`;
-//! `lexer_deepseek.rs`).
+//! (`lexer.rs`: gpt2; `lexer_bits.rs`: cl100k, llama3, qwen2, on `lexer.rs`'s step where the text is
+//! not ASCII; `lexer_o200k.rs`; `superword.rs`; `lexer_deepseek.rs`).
 
-use super::lexer::{next_cl100k, next_gpt2};
-use super::{lexer_deepseek, lexer_o200k, superword};
+use super::lexer::next_gpt2;
+use super::{lexer_bits, lexer_deepseek, lexer_o200k, superword};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preset {
@@ -49,9 +49,9 @@ impl Preset {
         // was a tenth of the instructions of encoding English)
         match self {
             Preset::Gpt2 => each_piece(text, f, next_gpt2),
-            Preset::Cl100k => each_piece(text, f, |s, i| next_cl100k::<true, 3>(s, i)),
-            Preset::Llama3 => each_piece(text, f, |s, i| next_cl100k::<false, 3>(s, i)),
-            Preset::Qwen2 => each_piece(text, f, |s, i| next_cl100k::<false, 1>(s, i)),
+            Preset::Cl100k => lexer_bits::for_each_range::<true, 3>(text, f),
+            Preset::Llama3 => lexer_bits::for_each_range::<false, 3>(text, f),
+            Preset::Qwen2 => lexer_bits::for_each_range::<false, 1>(text, f),
             Preset::O200k => each_piece(text, f, |s, i| lexer_o200k::next_o200k::<true, 3>(s, i)),
             Preset::Tekken => each_piece(text, f, |s, i| lexer_o200k::next_o200k::<false, 1>(s, i)),
             Preset::Qwen35 => each_piece(text, f, lexer_o200k::next_qwen35),
