@@ -1,8 +1,9 @@
 //! The presets with a hand-written lexer, and the loop that runs each one
-//! (`lexer.rs`: gpt2; `lexer_bits.rs`: cl100k, llama3, qwen2, on `lexer.rs`'s step where the text is
-//! not ASCII; `lexer_o200k.rs`; `superword.rs`; `lexer_deepseek.rs`).
+//! (`lexer_bits.rs` on ASCII text for cl100k, llama3, qwen2, o200k, tekken and Qwen 3.5, each with its
+//! step where the text is not: `lexer.rs`'s, also gpt2's; `lexer_o200k.rs`'s; `superword.rs`;
+//! `lexer_deepseek.rs`).
 
-use super::lexer::next_gpt2;
+use super::lexer::{next_cl100k, next_gpt2};
 use super::{lexer_bits, lexer_deepseek, lexer_o200k, superword};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,12 +50,13 @@ impl Preset {
         // was a tenth of the instructions of encoding English)
         match self {
             Preset::Gpt2 => each_piece(text, f, next_gpt2),
-            Preset::Cl100k => lexer_bits::for_each_range::<true, 3>(text, f),
-            Preset::Llama3 => lexer_bits::for_each_range::<false, 3>(text, f),
-            Preset::Qwen2 => lexer_bits::for_each_range::<false, 1>(text, f),
-            Preset::O200k => each_piece(text, f, |s, i| lexer_o200k::next_o200k::<true, 3>(s, i)),
-            Preset::Tekken => each_piece(text, f, |s, i| lexer_o200k::next_o200k::<false, 1>(s, i)),
-            Preset::Qwen35 => each_piece(text, f, lexer_o200k::next_qwen35),
+            // ASCII stretches 64 bytes at a time (lexer_bits.rs), the rest by the preset's step
+            Preset::Cl100k => lexer_bits::for_each_range::<3, false>(text, f, next_cl100k::<true, 3>),
+            Preset::Llama3 => lexer_bits::for_each_range::<3, false>(text, f, next_cl100k::<false, 3>),
+            Preset::Qwen2 => lexer_bits::for_each_range::<1, false>(text, f, next_cl100k::<false, 1>),
+            Preset::O200k => lexer_bits::for_each_range::<3, true>(text, f, lexer_o200k::next_o200k::<true, 3>),
+            Preset::Tekken => lexer_bits::for_each_range::<1, true>(text, f, lexer_o200k::next_o200k::<false, 1>),
+            Preset::Qwen35 => lexer_bits::for_each_range::<1, false>(text, f, lexer_o200k::next_qwen35),
             Preset::SuperBpe => each_piece(text, f, superword::next_piece),
             Preset::DeepSeek => {
                 let mut f = f;
