@@ -1,7 +1,7 @@
 //! The splits of the cl100k family (cl100k, Llama 3, Qwen2, Qwen 3.5;
-//! `lexer.rs` has the patterns alternative by alternative) and of the o200k
-//! family (o200k, tekken; `lexer_o200k.rs`) computed 64 bytes at a time on
-//! ASCII text.
+//! `lexer.rs` has the patterns alternative by alternative), of the o200k
+//! family (o200k, tekken; `lexer_o200k.rs`) and gpt2's (also Hugging Face's
+//! ByteLevel regex) computed 64 bytes at a time on ASCII text.
 //!
 //! Each 64-byte block is classified into one bit mask per class (letters,
 //! digits, whitespace, `\r`/`\n`, spaces, other), and the bit of every
@@ -11,9 +11,10 @@
 //! bits. Bytes the masks cannot read (anything past ASCII, and the
 //! apostrophe, whose contractions the rules below leave out) hand the text
 //! to the preset's scalar step (`lexer::next_cl100k`, `lexer_o200k`'s) until
-//! past them. On ASCII the two families differ in two ways (`CASED`): o200k's
-//! letters split where a lowercase letter meets an uppercase one, and its
-//! punctuation words end in `[\r\n/]*`, not `[\r\n]*`.
+//! past them. On ASCII the first two families (`RULES`) differ in two ways:
+//! o200k's letters split where a lowercase letter meets an uppercase one, and
+//! its punctuation words end in `[\r\n/]*`, not `[\r\n]*`. gpt2's rules
+//! (`gpt2_starts`) are simpler.
 //!
 //! Where words start, on ASCII text without `'` (the rules follow from the
 //! alternatives, read at a position where the previous word ended; the
@@ -39,6 +40,11 @@
 //! run reaches an unreadable byte (or the end of the text, where cl100k's
 //! `\s++$` differs from Llama 3's rules) the words from that run on are left
 //! to the scalar step.
+
+/// The rules of the cl100k family, the o200k family and gpt2 (`RULES`).
+pub(crate) const CL100K: u8 = 0;
+pub(crate) const O200K: u8 = 1;
+pub(crate) const GPT2: u8 = 2;
 
 /// The shortest stretch of readable bytes worth classifying; shorter ones
 /// are left to the scalar step.
@@ -66,10 +72,10 @@ struct Classes {
 
 /// Calls `f(start, end)` on each word of `text`: the words that `step` (the
 /// preset's scalar lexer: the end of the word at a byte) gives one by one.
-/// `DIGITS` is the longest run of digits in a word (3, or 1), `CASED` the o200k
-/// family's rules.
+/// `DIGITS` is the longest run of digits in a word (3, or 1; gpt2 has no
+/// limit), `RULES` the family.
 #[inline(always)]
-pub(crate) fn for_each_range<const DIGITS: usize, const CASED: bool>(
+pub(crate) fn for_each_range<const DIGITS: usize, const RULES: u8>(
     text: &str, mut f: impl FnMut(usize, usize), step: impl Fn(&str, usize) -> usize,
 ) {
     let bytes = text.as_bytes();
@@ -78,7 +84,7 @@ pub(crate) fn for_each_range<const DIGITS: usize, const CASED: bool>(
     while i < n {
         let unreadable = first_unreadable(bytes, i);
         if unreadable - i >= MIN_STRETCH {
-            i = stretch::<DIGITS, CASED>(bytes, i, unreadable, &mut f);
+            i = stretch::<DIGITS, RULES>(bytes, i, unreadable, &mut f);
         }
         // the scalar step across what the masks leave (the unreadable byte, or the text's last words)
         while i < n && i <= unreadable {
@@ -114,7 +120,7 @@ fn first_unreadable(bytes: &[u8], mut i: usize) -> usize {
 /// where a word starts) up to the last start that nothing past `unreadable`
 /// can move, and returns that start: the scalar step goes on from there.
 #[inline(always)]
-fn stretch<const DIGITS: usize, const CASED: bool>(bytes: &[u8], start: usize, unreadable: usize,
+fn stretch<const DIGITS: usize, const RULES: u8>(bytes: &[u8], start: usize, unreadable: usize,
                                 f: &mut impl FnMut(usize, usize)) -> usize {
     let mut last = start; // the start of the word not emitted yet
     let mut before = Classes::default(); // a word starts at `start`: nothing before it counts
@@ -125,11 +131,15 @@ fn stretch<const DIGITS: usize, const CASED: bool>(bytes: &[u8], start: usize, u
     loop {
         let next_at = at + 64;
         let after = if next_at < unreadable { classify(bytes, next_at, unreadable) } else { Classes::default() };
-        let (mut starts, block_eaten, block_digits) = block_starts::<DIGITS, CASED>(&before, &block, &after, eaten, digits);
+        let (mut starts, block_eaten, block_digits) = if RULES == GPT2 {
+            (gpt2_starts(&before, &block, &after), 0, 0)
+        } else {
+            block_starts::<DIGITS, RULES>(&before, &block, &after, eaten, digits)
+        };
         // the position after a whitespace run's last `\r`/`\n` starts a word: for each `\r`/`\n` followed by
-        // whitespace, look on for another in the same run
+        // whitespace, look on for another in the same run (gpt2 has no such rule)
         let mut stop = 64u32; // the first start that a byte past `unreadable` could move
-        let mut after_newline = block.space & shift_back(block.newline, before.newline, 1);
+        let mut after_newline = if RULES == GPT2 { 0 } else { block.space & shift_back(block.newline, before.newline, 1) };
         while after_newline != 0 {
             let j = after_newline.trailing_zeros();
             after_newline &= after_newline - 1;
@@ -142,8 +152,9 @@ fn stretch<const DIGITS: usize, const CASED: bool>(bytes: &[u8], start: usize, u
                 }
             }
         }
-        // a run's last character before `unreadable` might not be its last
-        if unreadable - at <= 64 && block.space >> (unreadable - at - 1) & 1 == 1 {
+        // a run's last character before `unreadable` might not be its last (gpt2's runs end in `\r`/`\n` too)
+        let run_end = if RULES == GPT2 { block.space | block.newline } else { block.space };
+        if unreadable - at <= 64 && run_end >> (unreadable - at - 1) & 1 == 1 {
             stop = stop.min((unreadable - at - 1) as u32);
         }
         if stop < 64 {
@@ -197,11 +208,11 @@ fn shift_ahead(x: u64, after: u64) -> u64 {
 /// follows eaten characters starts a word by the rule of its own class: they
 /// are neither whitespace before a run nor punctuation before a letter.
 #[inline(always)]
-fn block_starts<const DIGITS: usize, const CASED: bool>(b: &Classes, c: &Classes, a: &Classes, eaten_before: u64,
+fn block_starts<const DIGITS: usize, const RULES: u8>(b: &Classes, c: &Classes, a: &Classes, eaten_before: u64,
                                                         digits_before: u64) -> (u64, u64, u64) {
     let back = |x: fn(&Classes) -> u64| shift_back(x(c), x(b), 1);
     // the characters a punctuation word takes after its run: `[\r\n]*` (o200k: `[\r\n/]*`)
-    let tail = |k: &Classes| if CASED { k.newline | k.slash } else { k.newline };
+    let tail = |k: &Classes| if RULES == O200K { k.newline | k.slash } else { k.newline };
     let seeds = c.newline & back(|k| k.other) | (tail(c) & eaten_before >> 63);
     let eaten = fill_ahead(seeds, tail(c));
     let eaten_1 = shift_back(eaten, eaten_before, 1);
@@ -215,7 +226,7 @@ fn block_starts<const DIGITS: usize, const CASED: bool>(b: &Classes, c: &Classes
     // letters: a run starts a word unless whitespace, or punctuation alone (not after a space), comes before it
     let joins = space_before | (other_before & !other_or_blank_2);
     let mut letters = c.letter & !back(|k| k.letter) & !joins;
-    if CASED {
+    if RULES == O200K {
         letters |= c.letter & !c.lower & back(|k| k.lower);
     }
     let joining = (c.space | (other & !other_or_blank_1)) & shift_ahead(c.letter, a.letter);
@@ -244,6 +255,21 @@ fn block_starts<const DIGITS: usize, const CASED: bool>(b: &Classes, c: &Classes
     let runs = white & !eaten & (!white_before | eaten_1);
     let last_of_run = c.space & !shift_ahead(white, a.space | a.newline);
     (letters | joining | digits | punctuation | runs | last_of_run, eaten, digits)
+}
+
+/// The starts of words in `c` by gpt2's rules (` ?\p{L}++`, ` ?\p{N}++`,
+/// ` ?[^\s\p{L}\p{N}]++`, `\s+(?!\S)`, `\s`, where `\r`/`\n` are whitespace like
+/// any other): a run of letters, of digits or of other characters starts a
+/// word unless a space comes before it (the space joins it); a whitespace run
+/// starts one, and so does its last character before anything else (a word
+/// of its own, or the space that joins the next).
+#[inline(always)]
+fn gpt2_starts(b: &Classes, c: &Classes, a: &Classes) -> u64 {
+    let run_start = |x: fn(&Classes) -> u64| x(c) & !shift_back(x(c), x(b), 1);
+    let words = run_start(|k| k.letter) | run_start(|k| k.digit) | run_start(|k| k.other);
+    let white = c.space | c.newline;
+    let last_of_run = white & !shift_ahead(white, a.space | a.newline);
+    (words & !shift_back(c.blank, b.blank, 1)) | run_start(|k| k.space | k.newline) | last_of_run
 }
 
 /// The bits of `within` reached from a bit of `seeds` through bits of
@@ -349,41 +375,46 @@ fn classify_64(block: &[u8; 64]) -> Classes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pretok::lexer::next_cl100k;
+    use crate::pretok::lexer::{next_cl100k, next_gpt2};
     use crate::pretok::lexer_o200k::{next_o200k, next_qwen35};
     use crate::testing::Rng;
     use fancy_regex::Regex;
 
-    const CL100K: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+    const CL100K_RE: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
     const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
     const QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-    const O200K: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+    const O200K_RE: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
     const TEKKEN: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
     const QWEN35: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+    const GPT2_RE: &str = r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+    const HF_BYTE_LEVEL: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
     /// The words of each preset this module runs, by this module.
-    fn all_words(text: &str) -> [Vec<&str>; 6] {
-        fn words<'t, const DIGITS: usize, const CASED: bool>(text: &'t str, step: fn(&str, usize) -> usize) -> Vec<&'t str> {
+    fn all_words(text: &str) -> [Vec<&str>; 8] {
+        fn words<'t, const DIGITS: usize, const RULES: u8>(text: &'t str, step: fn(&str, usize) -> usize) -> Vec<&'t str> {
             let mut out = Vec::new();
-            for_each_range::<DIGITS, CASED>(text, |a, b| out.push(&text[a..b]), step);
+            for_each_range::<DIGITS, RULES>(text, |a, b| out.push(&text[a..b]), step);
             out
         }
+        let gpt2 = words::<0, { super::GPT2 }>(text, next_gpt2);
         [
-            words::<3, false>(text, next_cl100k::<true, 3>),
-            words::<3, false>(text, next_cl100k::<false, 3>),
-            words::<1, false>(text, next_cl100k::<false, 1>),
-            words::<3, true>(text, next_o200k::<true, 3>),
-            words::<1, true>(text, next_o200k::<false, 1>),
-            words::<1, false>(text, next_qwen35),
+            words::<3, CL100K>(text, next_cl100k::<true, 3>),
+            words::<3, CL100K>(text, next_cl100k::<false, 3>),
+            words::<1, CL100K>(text, next_cl100k::<false, 1>),
+            words::<3, { super::O200K }>(text, next_o200k::<true, 3>),
+            words::<1, { super::O200K }>(text, next_o200k::<false, 1>),
+            words::<1, CL100K>(text, next_qwen35),
+            gpt2.clone(),
+            gpt2,
         ]
     }
 
-    fn regexes() -> [Regex; 6] {
-        [CL100K, LLAMA3, QWEN2, O200K, TEKKEN, QWEN35].map(|p| Regex::new(p).unwrap())
+    fn regexes() -> [Regex; 8] {
+        [CL100K_RE, LLAMA3, QWEN2, O200K_RE, TEKKEN, QWEN35, GPT2_RE, HF_BYTE_LEVEL].map(|p| Regex::new(p).unwrap())
     }
 
-    fn assert_all_equal(regexes: &[Regex; 6], text: &str) {
-        let names = ["cl100k", "llama3", "qwen2", "o200k", "tekken", "qwen3.5"];
+    fn assert_all_equal(regexes: &[Regex; 8], text: &str) {
+        let names = ["cl100k", "llama3", "qwen2", "o200k", "tekken", "qwen3.5", "gpt2", "HF ByteLevel"];
         for ((words, re), name) in all_words(text).iter().zip(regexes).zip(names) {
             let expected: Vec<&str> = re.find_iter(text).map(|m| m.unwrap().as_str()).collect();
             assert_eq!(words, &expected, "{name} on {text:?}");

@@ -1,7 +1,6 @@
 //! The presets with a hand-written lexer, and the loop that runs each one
-//! (`lexer_bits.rs` on ASCII text for cl100k, llama3, qwen2, o200k, tekken and Qwen 3.5, each with its
-//! step where the text is not: `lexer.rs`'s, also gpt2's; `lexer_o200k.rs`'s; `superword.rs`;
-//! `lexer_deepseek.rs`).
+//! (`lexer_bits.rs` on ASCII text for gpt2, cl100k, llama3, qwen2, o200k, tekken and Qwen 3.5, each with
+//! its step where the text is not: `lexer.rs`'s, `lexer_o200k.rs`'s; `superword.rs`; `lexer_deepseek.rs`).
 
 use super::lexer::{next_cl100k, next_gpt2};
 use super::{lexer_bits, lexer_deepseek, lexer_o200k, superword};
@@ -49,14 +48,14 @@ impl Preset {
         // inlined into it (a call through a function pointer per piece
         // was a tenth of the instructions of encoding English)
         match self {
-            Preset::Gpt2 => each_piece(text, f, next_gpt2),
+            Preset::Gpt2 => lexer_bits::for_each_range::<0, { lexer_bits::GPT2 }>(text, f, next_gpt2),
             // ASCII stretches 64 bytes at a time (lexer_bits.rs), the rest by the preset's step
-            Preset::Cl100k => lexer_bits::for_each_range::<3, false>(text, f, next_cl100k::<true, 3>),
-            Preset::Llama3 => lexer_bits::for_each_range::<3, false>(text, f, next_cl100k::<false, 3>),
-            Preset::Qwen2 => lexer_bits::for_each_range::<1, false>(text, f, next_cl100k::<false, 1>),
-            Preset::O200k => lexer_bits::for_each_range::<3, true>(text, f, lexer_o200k::next_o200k::<true, 3>),
-            Preset::Tekken => lexer_bits::for_each_range::<1, true>(text, f, lexer_o200k::next_o200k::<false, 1>),
-            Preset::Qwen35 => lexer_bits::for_each_range::<1, false>(text, f, lexer_o200k::next_qwen35),
+            Preset::Cl100k => lexer_bits::for_each_range::<3, { lexer_bits::CL100K }>(text, f, next_cl100k::<true, 3>),
+            Preset::Llama3 => lexer_bits::for_each_range::<3, { lexer_bits::CL100K }>(text, f, next_cl100k::<false, 3>),
+            Preset::Qwen2 => lexer_bits::for_each_range::<1, { lexer_bits::CL100K }>(text, f, next_cl100k::<false, 1>),
+            Preset::O200k => lexer_bits::for_each_range::<3, { lexer_bits::O200K }>(text, f, lexer_o200k::next_o200k::<true, 3>),
+            Preset::Tekken => lexer_bits::for_each_range::<1, { lexer_bits::O200K }>(text, f, lexer_o200k::next_o200k::<false, 1>),
+            Preset::Qwen35 => lexer_bits::for_each_range::<1, { lexer_bits::CL100K }>(text, f, lexer_o200k::next_qwen35),
             Preset::SuperBpe => each_piece(text, f, superword::next_piece),
             Preset::DeepSeek => {
                 let mut f = f;
