@@ -35,6 +35,31 @@ def test_lexer_equals_regex_on_generated_text(preset, text):
     assert _core.split_words(text, pattern) == _core.split_words_regex(text, pattern)
 
 
+# ASCII classes as the 64-byte masks see them (src/pretok/lexer_bits.rs), and the characters that hand a text
+# back to each preset's step: texts made of runs of them cross the masks' blocks at every kind of boundary
+ASCII_CLASSES = ["abzq", "ABZQ", "sSmMtT", " ", "\t\x0b\x0c", "\r\n", ".,!-_(~", "/", "0123456789", "\x00\x1f\x7f"]
+UNREADABLE = "'\u2019é\u00a0\x85\u2028中٣\u0301ǅʰ🙂"
+
+
+@st.composite
+def runs_of_classes(draw):
+    """A text of up to 40 runs, each 1 to 70 characters of one class (an unreadable character now and then)."""
+    parts = []
+    for _ in range(draw(st.integers(0, 40))):
+        alphabet = draw(st.sampled_from(ASCII_CLASSES + [UNREADABLE]))
+        length = draw(st.integers(1, 70 if alphabet != UNREADABLE else 2))
+        parts.append(draw(st.text(alphabet=alphabet, min_size=length, max_size=length)))
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("preset", LEXED)
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(text=runs_of_classes())
+def test_lexer_equals_regex_on_long_runs_of_every_class(preset, text):
+    pattern = PRESETS[preset]
+    assert _core.split_words(text, pattern) == _core.split_words_regex(text, pattern)
+
+
 @pytest.mark.parametrize("preset", LEXED)
 def test_lexer_equals_regex_on_real_text(preset):
     files = sorted(glob.glob(sysconfig.get_path("stdlib") + "/*.py"))[:40]
