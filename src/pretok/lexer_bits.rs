@@ -45,6 +45,9 @@
 pub(crate) const CL100K: u8 = 0;
 pub(crate) const O200K: u8 = 1;
 pub(crate) const GPT2: u8 = 2;
+/// DeepSeek V3's third split inside one of its segments (`lexer_deepseek.rs`: no digits there): the cl100k
+/// family's rules on ASCII, where control characters, which no alternative matches, are unreadable too.
+pub(crate) const DEEPSEEK: u8 = 3;
 
 /// The shortest stretch of readable bytes worth classifying; shorter ones
 /// are left to the scalar step.
@@ -82,7 +85,7 @@ pub(crate) fn for_each_range<const DIGITS: usize, const RULES: u8>(
     let n = bytes.len();
     let mut i = 0;
     while i < n {
-        let unreadable = first_unreadable(bytes, i);
+        let unreadable = first_unreadable::<RULES>(bytes, i);
         if unreadable - i >= MIN_STRETCH {
             i = stretch::<DIGITS, RULES>(bytes, i, unreadable, &mut f);
         }
@@ -95,22 +98,33 @@ pub(crate) fn for_each_range<const DIGITS: usize, const RULES: u8>(
     }
 }
 
-/// The first byte at or after `i` that is not ASCII or is `'`, or the text's length.
+/// The first byte at or after `i` that is not ASCII or is `'` (with
+/// `DEEPSEEK` rules, or a control character other than whitespace), or the
+/// text's length.
 #[inline(always)]
-fn first_unreadable(bytes: &[u8], mut i: usize) -> usize {
+fn first_unreadable<const RULES: u8>(bytes: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while i + 8 <= bytes.len() {
         let w = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
         let quote = w ^ (b'\'' as u64 * ONES);
         // a zero byte of `quote` is a `'`; a borrow only marks bytes above a true one, so the lowest mark is right
-        let marks = (w | (quote.wrapping_sub(ONES) & !quote)) & HIGH;
+        let mut marks = (w | (quote.wrapping_sub(ONES) & !quote)) & HIGH;
+        if RULES == DEEPSEEK {
+            // per byte of the low seven bits (no carry crosses a byte): below 0x20, 9 to 13, 0x7f
+            let low = w & (0x7F * ONES);
+            let below_space = !(low + 0x60 * ONES);
+            let white = (low + 0x77 * ONES) & !(low + 0x72 * ONES);
+            let delete = low + ONES;
+            marks |= ((below_space & !white) | delete) & HIGH;
+        }
         if marks != 0 {
             return i + (marks.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    while i < bytes.len() && bytes[i] < 0x80 && bytes[i] != b'\'' {
+    let control = |x: u8| RULES == DEEPSEEK && (x == 0x7f || (x < 0x20 && !(0x09..=0x0d).contains(&x)));
+    while i < bytes.len() && bytes[i] < 0x80 && bytes[i] != b'\'' && !control(bytes[i]) {
         i += 1;
     }
     i
@@ -507,6 +521,19 @@ mod tests {
     }
 
     #[test]
+    fn deepseeks_unreadable_bytes_are_its_control_characters_too() {
+        // every ASCII byte at every offset of a 20-byte run, against the byte test
+        for x in 0..0x80u8 {
+            for at in 0..20 {
+                let mut bytes = vec![b'a'; 20];
+                bytes[at] = x;
+                let unreadable = x == b'\'' || x == 0x7f || (x < 0x20 && !(0x09..=0x0d).contains(&x));
+                assert_eq!(first_unreadable::<DEEPSEEK>(&bytes, 0), if unreadable { at } else { 20 }, "{x:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
     fn the_first_unreadable_byte_is_found_at_every_offset() {
         for len in 0..40 {
             for at in 0..=len {
@@ -515,11 +542,11 @@ mod tests {
                     if at < len {
                         bytes[at] = bad;
                     }
-                    assert_eq!(first_unreadable(&bytes, 0), at, "{bad:#x} at {at} of {len}");
+                    assert_eq!(first_unreadable::<CL100K>(&bytes, 0), at, "{bad:#x} at {at} of {len}");
                     // quotes' neighbours (0x26, 0x28) and a zero byte before one are not marks
                     let mut near = vec![0x26u8, 0x28, 0x00, 0x01];
                     near.extend_from_slice(&bytes);
-                    assert_eq!(first_unreadable(&near, 0), 4 + at);
+                    assert_eq!(first_unreadable::<CL100K>(&near, 0), 4 + at);
                 }
             }
         }

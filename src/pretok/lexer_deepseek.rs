@@ -26,6 +26,7 @@
 //! (`tests/test_pipeline_fast.py`).
 
 use crate::pretok::lexer::{ascii_letters, decode, whitespace, ClassTable};
+use crate::pretok::lexer_bits;
 use std::sync::OnceLock;
 
 /// DeepSeek V3's three split patterns, as its `tokenizer.json` has them.
@@ -130,26 +131,36 @@ fn ascii_run_without_digits(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The third split on the segment `s[start..]`: its matches and the
-/// stretches between them.
+/// stretches between them; ASCII stretches 64 bytes at a time (`lexer_bits.rs`).
 fn split_segment<'t>(t: &ClassTable, s: &'t str, start: usize, f: &mut impl FnMut(&'t str)) {
-    let mut p = start;
-    let mut gap = start;
-    while p < s.len() {
-        match match_at(t, s, p) {
-            Some(end) => {
-                if gap < p {
-                    f(&s[gap..p]);
-                }
-                f(&s[p..end]);
-                p = end;
-                gap = end;
-            }
-            None => p += decode(s.as_bytes(), p).1,
+    let segment = &s[start..];
+    if segment.len() < 32 || !segment.as_bytes()[..32].is_ascii() {
+        // short, or not ASCII where it starts (text of another script): a piece at a time
+        let mut p = 0;
+        while p < segment.len() {
+            let end = piece_end(t, segment, p);
+            f(&segment[p..end]);
+            p = end;
         }
+        return;
     }
-    if gap < s.len() {
-        f(&s[gap..]);
+    lexer_bits::for_each_range::<3, { lexer_bits::DEEPSEEK }>(segment, |a, b| f(&segment[a..b]), |s, p| {
+        piece_end(t, s, p)
+    });
+}
+
+/// End of the third split's piece at byte `p` of the segment `s`: its match,
+/// or the stretch before the next match.
+#[inline]
+fn piece_end(t: &ClassTable, s: &str, p: usize) -> usize {
+    if let Some(end) = match_at(t, s, p) {
+        return end;
     }
+    let mut q = p + decode(s.as_bytes(), p).1;
+    while q < s.len() && match_at(t, s, q).is_none() {
+        q += decode(s.as_bytes(), q).1;
+    }
+    q
 }
 
 /// End of the run of letters and marks (`[\p{L}\p{M}]*`) that starts at
@@ -302,6 +313,24 @@ mod tests {
         for _ in 0..3000 {
             let n = rng.below(24);
             let text: String = (0..n).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+            assert_eq!(lexer_words(&text), regex_words(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn long_runs_of_every_class_split_as_the_three_regexes_do() {
+        // runs of one class each, long enough that the segments' ASCII stretches cross the 64-byte
+        // blocks of `lexer_bits.rs`: digits cut segments, control characters are gaps, CJK runs are pieces
+        let classes = ["abzAZ", " ", "\t\u{b}\u{c}", "\r\n", ".,!-_(~/$^`", "0123456789", "\u{0}\u{1f}\u{7f}", "日本ア",
+                       "é\u{301}\u{a0}'🤗"];
+        let mut rng = crate::testing::Rng(0x5EED_B175_0F64);
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..rng.below(30) {
+                let class: Vec<char> = classes[rng.below(classes.len())].chars().collect();
+                let len = if rng.below(4) == 0 { 1 } else { 1 + rng.below(70) };
+                text.extend((0..len).map(|_| class[rng.below(class.len())]));
+            }
             assert_eq!(lexer_words(&text), regex_words(&text), "{text:?}");
         }
     }
