@@ -1,7 +1,8 @@
-//! The splits of the cl100k family (cl100k, Llama 3, Qwen2, Qwen 3.5;
-//! `lexer.rs` has the patterns alternative by alternative), of the o200k
-//! family (o200k, tekken; `lexer_o200k.rs`) and gpt2's (also Hugging Face's
-//! ByteLevel regex) computed 64 bytes at a time on ASCII text.
+//! The splits of the cl100k family (cl100k, Llama 3, Qwen2, Qwen 3.5, and
+//! DeepSeek V3's third split; `lexer.rs` has the patterns alternative by
+//! alternative), of the o200k family (o200k, tekken; `lexer_o200k.rs`) and
+//! gpt2's (also Hugging Face's ByteLevel regex) computed 64 bytes at a time on
+//! ASCII text.
 //!
 //! Each 64-byte block is classified into one bit mask per class (letters,
 //! digits, whitespace, `\r`/`\n`, spaces, other), and the bit of every
@@ -10,8 +11,8 @@
 //! than long ones. The words are then the spans between consecutive start
 //! bits. Bytes the masks cannot read (anything past ASCII, and the
 //! apostrophe, whose contractions the rules below leave out) hand the text
-//! to the preset's scalar step (`lexer::next_cl100k`, `lexer_o200k`'s) until
-//! past them. On ASCII the first two families (`RULES`) differ in two ways:
+//! to the preset's scalar step (`lexer::next_cl100k`, `lexer_o200k`'s,
+//! `lexer_deepseek`'s) until past them. On ASCII the first two families (`RULES`) differ in two ways:
 //! o200k's letters split where a lowercase letter meets an uppercase one, and
 //! its punctuation words end in `[\r\n/]*`, not `[\r\n]*`. gpt2's rules
 //! (`gpt2_starts`) are simpler.
@@ -41,7 +42,7 @@
 //! `\s++$` differs from Llama 3's rules) the words from that run on are left
 //! to the scalar step.
 
-/// The rules of the cl100k family, the o200k family and gpt2 (`RULES`).
+/// The rules (`RULES`) of the cl100k family, the o200k family and gpt2.
 pub(crate) const CL100K: u8 = 0;
 pub(crate) const O200K: u8 = 1;
 pub(crate) const GPT2: u8 = 2;
