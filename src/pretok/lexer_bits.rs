@@ -245,8 +245,8 @@ fn block_starts<const DIGITS: usize, const RULES: u8>(b: &Classes, c: &Classes, 
         letters |= c.letter & !c.lower & back(|k| k.lower);
     }
     let joining = (c.space | (other & !other_or_blank_1)) & shift_ahead(c.letter, a.letter);
-    // digits: every DIGITS-th of a run
-    let digits = if DIGITS == 1 {
+    // digits: every DIGITS-th of a run (gpt2's 0, no limit, never comes here: `gpt2_starts`)
+    let digits = if DIGITS <= 1 {
         c.digit
     } else {
         let mut full = c.digit; // a digit with DIGITS - 1 digits before it
