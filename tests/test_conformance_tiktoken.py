@@ -163,6 +163,21 @@ def test_hypothesis_long_runs(pair, text):
     assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
 
 
+# Runs of every ASCII class the 64-byte masks of src/pretok/lexer_bits.rs tell apart, a few characters each, so
+# that the words' starts fall at every offset of a block and next to every other class
+ASCII_CLASSES = ["abzq", "ABZQ", "sStT", " ", "\t\x0b\x0c", "\r\n", ".,!-_(~", "/", "0123456789", "\x00\x1f\x7f", "'", "é\xa0中"]
+class_runs = st.lists(st.tuples(st.sampled_from(ASCII_CLASSES), st.integers(1, 12), st.randoms(use_true_random=False)),
+                      max_size=60).map(lambda parts: "".join("".join(r.choice(c) for _ in range(n)) for c, n, r in parts))
+
+
+@SETTINGS
+@given(text=class_runs)
+def test_hypothesis_runs_of_every_ascii_class(pair, text):
+    tok, enc = pair
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+    assert tok.count(text) == len(enc.encode_ordinary(text))
+
+
 # One long piece (no whitespace), past the 128 bytes where bytepair leaves
 # tiktoken's quadratic loop for its bucket queue: a unit repeated (ties on
 # every step), random letters, punctuation, digits (pieces of 3), emoji.
