@@ -428,15 +428,29 @@ impl Tokenizer {
                 if let (None, false, None, Pretokenizer::Lexer(preset)) = (words, sink.want_spans, &dropout, &self.pre) {
                     // the common call (ids only, a preset's lexer): each piece's
                     // bytes straight from the lexer's loop to the model
-                    let mut err = None;
-                    crate::cache::with_cache_if(true, |mut cache| {
-                        preset.for_each_word_bytes(text, |w| {
-                            if let Err(e) = ranks.encode_piece_in(cache.as_deref_mut(), w, &mut sink.ids) {
-                                err.get_or_insert(e);
-                            }
-                        })
-                    });
-                    return err.map_or(Ok(()), Err);
+                    let encode_here = |text: &str, ids: &mut Vec<u32>| -> Result<()> {
+                        let mut err = None;
+                        crate::cache::with_cache_if(true, |mut cache| {
+                            preset.for_each_word_bytes(text, |w| {
+                                if let Err(e) = ranks.encode_piece_in(cache.as_deref_mut(), w, ids) {
+                                    err.get_or_insert(e);
+                                }
+                            })
+                        });
+                        err.map_or(Ok(()), Err)
+                    };
+                    // a text long enough for every thread: cut where its words allow, the parts in parallel
+                    if let Some(parts) = preset.thread_parts(text) {
+                        let done = crate::parallel::map(&parts, |part| {
+                            let mut ids = Vec::new();
+                            encode_here(part, &mut ids).map(|()| ids)
+                        });
+                        for ids in done {
+                            sink.ids.extend_from_slice(&ids?);
+                        }
+                        return Ok(());
+                    }
+                    return encode_here(text, &mut sink.ids);
                 }
                 let mut err = None;
                 let mut scratch = Vec::new();

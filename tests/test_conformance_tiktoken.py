@@ -81,6 +81,17 @@ def test_real_text_encode_ordinary(pair, real_texts):
         assert tok.encode_ordinary(doc) == enc.encode_ordinary(doc)
 
 
+def test_one_long_text_cut_for_the_threads(pair, real_texts):
+    # 160 KiB and more: cut at a newline before a letter and the parts encoded in parallel (cl100k; r50k's words
+    # may not be cut so, it runs on one thread), the same ids as one pass
+    tok, enc = pair
+    text = "".join(real_texts)
+    assert len(text) >= 160 << 10
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+    assert tok.count(text) == len(enc.encode_ordinary(text))
+    assert tok.encode_ordinary_batch([text, text[7:]]) == enc.encode_ordinary_batch([text, text[7:]])
+
+
 def test_real_text_line_by_line(pair, real_texts):
     tok, enc = pair
     lines = [line for doc in real_texts[:1] + real_texts[-4:] for line in doc.splitlines(keepends=True)]

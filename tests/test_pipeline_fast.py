@@ -153,6 +153,16 @@ def test_deepseeks_lexed_splits_give_hfs_ids_on_generated_text(deepseek, texts):
         assert tok.encode(text) == theirs.encode(text, add_special_tokens=False).ids, text
 
 
+@pytest.mark.parametrize("name", ["llama3", "deepseek-v3"])
+def test_one_long_text_cut_for_the_threads_gives_hfs_ids(lexed_pairs, real_texts, name):
+    # 160 KiB and more: cut at a newline before a letter and the parts encoded in parallel
+    tok, theirs = lexed_pairs[name]
+    text = "".join(real_texts)
+    assert len(text) >= 160 << 10
+    assert tok.encode(text, add_special_tokens=False) == theirs.encode(text, add_special_tokens=False).ids
+    assert tok.count(text) == len(theirs.encode(text, add_special_tokens=False).ids)
+
+
 # runs of every ASCII class that the 64-byte masks of src/pretok/lexer_bits.rs tell apart (and of the characters
 # they leave to each preset's step), a few characters each: word starts at every offset of a block
 _CLASS_RUNS = ["abzq", "ABZQ", "sStT", " ", "\t\x0b\x0c", "\r\n", ".,!-_(~$^`", "/", "0123456789", "\x00\x1f\x7f", "'",

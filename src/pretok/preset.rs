@@ -69,6 +69,58 @@ impl Preset {
     }
 }
 
+/// Texts shorter than this are encoded on one thread: each thread's share of a
+/// longer one is at least this long.
+const THREAD_SHARE: usize = 64 << 10;
+
+impl Preset {
+    /// `text` cut into one part per thread (each of at least `THREAD_SHARE`
+    /// bytes), to be split and encoded apart: None when it is shorter, when
+    /// only one thread runs, or when this preset's words may not be cut so.
+    /// A cut is made right after a `\n` followed by an ASCII letter, where a
+    /// word starts and the words before it are the same with or without the
+    /// text after it: no word of these patterns holds `\n` and a letter, and a
+    /// whitespace run ending in `\n` ends a word there whether the text goes
+    /// on (`\s*[\r\n]`) or ends (`\s++$`, `\s+(?!\S)`). gpt2's `\s+(?!\S)`
+    /// would take ` \n` whole at the end of a part, but leaves `\n` alone before a
+    /// letter; SuperBPE's words span lines.
+    pub(crate) fn thread_parts(self, text: &str) -> Option<Vec<&str>> {
+        let parts = (text.len() / THREAD_SHARE).min(crate::parallel::threads());
+        if parts < 2 {
+            return None;
+        }
+        self.cut(text, parts)
+    }
+
+    /// `text` cut into at most `parts` parts of about equal length (see `thread_parts`), or None.
+    fn cut(self, text: &str, parts: usize) -> Option<Vec<&str>> {
+        let cuttable = matches!(self, Preset::Cl100k | Preset::Llama3 | Preset::Qwen2 | Preset::O200k
+                                      | Preset::Tekken | Preset::Qwen35 | Preset::DeepSeek);
+        if !cuttable || parts < 2 {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        let share = text.len() / parts;
+        let mut out = Vec::with_capacity(parts);
+        let mut start = 0;
+        for k in 1..parts {
+            let mut at = (k * share).max(start);
+            let cut = loop {
+                match memchr::memchr(b'\n', &bytes[at..]) {
+                    Some(i) if bytes.get(at + i + 1).is_some_and(u8::is_ascii_alphabetic) => break Some(at + i + 1),
+                    Some(i) => at += i + 1,
+                    None => break None,
+                }
+            };
+            let Some(cut) = cut else { break };
+            out.push(&text[start..cut]);
+            start = cut;
+        }
+        out.push(&text[start..]);
+        (out.len() > 1).then_some(out)
+    }
+}
+
 /// Calls `f(start, end)` on each piece of `text`, `next(text, i)` giving
 /// the end of the piece that starts at `i`.
 #[inline(always)]
@@ -78,5 +130,57 @@ fn each_piece(text: &str, mut f: impl FnMut(usize, usize), next: impl Fn(&str, u
         let end = next(text, i);
         f(i, end);
         i = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Rng;
+
+    fn words(p: Preset, text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        p.for_each_word(text, |w| out.push(w));
+        out
+    }
+
+    #[test]
+    fn the_parts_words_are_the_whole_texts() {
+        // lines ending in every kind of whitespace run, punctuation and `\r\n` before a letter, cut into 2 to 9
+        // parts: the words of the parts, one after another, are the words of the whole text
+        let ends = ["\n", " \n", "  \n", "\t\n", "\r\n", ".\n", "!!\n\n", " \n \n", "\u{a0}\n", "'\n", "1\n", "\n\n\n"];
+        let starts = ["A", "word", "Zz", "x1", "aB", "q'"];
+        let inner = ["the", " cat", "  ", ", ", "12345", " 日本", "é", "'s", "/", "\t"];
+        let mut rng = Rng(0xC07_5EED);
+        for _ in 0..300 {
+            let mut text = String::new();
+            for _ in 0..rng.below(60) {
+                text.push_str(starts[rng.below(starts.len())]);
+                for _ in 0..rng.below(8) {
+                    text.push_str(inner[rng.below(inner.len())]);
+                }
+                text.push_str(ends[rng.below(ends.len())]);
+            }
+            for p in [Preset::Cl100k, Preset::Llama3, Preset::Qwen2, Preset::O200k, Preset::Tekken, Preset::Qwen35,
+                      Preset::DeepSeek] {
+                for parts in 2..10 {
+                    let Some(cut) = p.cut(&text, parts) else { continue };
+                    assert_eq!(cut.concat(), text);
+                    assert!(cut.len() <= parts && cut[1..].iter().all(|part| part.as_bytes()[0].is_ascii_alphabetic()));
+                    let joined: Vec<&str> = cut.iter().flat_map(|part| words(p, part)).collect();
+                    assert_eq!(joined, words(p, &text), "{p:?} in {parts} parts of {text:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gpt2s_and_superbpes_words_are_not_cut() {
+        // gpt2: ` \n` is one word at a text's end (`\s++$`) but two before a letter; SuperBPE's words span lines
+        let text = "a \nBc \nDe ".repeat(10);
+        assert_eq!(words(Preset::Gpt2, "a \n"), ["a", " \n"]);
+        assert_eq!(words(Preset::Gpt2, "a \nB"), ["a", " ", "\n", "B"]);
+        assert!(Preset::Gpt2.cut(&text, 2).is_none() && Preset::SuperBpe.cut(&text, 2).is_none());
+        assert!(Preset::Llama3.cut(&text, 2).is_some());
     }
 }
