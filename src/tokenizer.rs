@@ -440,17 +440,7 @@ impl Tokenizer {
                         err.map_or(Ok(()), Err)
                     };
                     // a text long enough for every thread: cut where its words allow, the parts in parallel
-                    if let Some(parts) = preset.thread_parts(text) {
-                        let done = crate::parallel::map(&parts, |part| {
-                            let mut ids = Vec::new();
-                            encode_here(part, &mut ids).map(|()| ids)
-                        });
-                        for ids in done {
-                            sink.ids.extend_from_slice(&ids?);
-                        }
-                        return Ok(());
-                    }
-                    return encode_here(text, &mut sink.ids);
+                    return preset.encode_on_threads(text, &mut sink.ids, encode_here);
                 }
                 let mut err = None;
                 let mut scratch = Vec::new();

@@ -151,20 +151,10 @@ impl ByteLevelSplit {
     /// bytes are a piece, handed to the model as the lexer finds it (no list
     /// of matches), in the lexer's own loop (`Preset::for_each_word_bytes`);
     /// a piece that is its own token never reaches the cache (`whole_token_raw`).
-    /// A text long enough for every thread is cut where its words allow (`Preset::thread_parts`) and its parts
-    /// encoded in parallel.
+    /// A text long enough for every thread is cut where its words allow and its parts encoded in parallel
+    /// (`Preset::encode_on_threads`).
     fn encode_lexed(preset: crate::pretok::preset::Preset, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
-        if let Some(parts) = preset.thread_parts(text) {
-            let done = crate::parallel::map(&parts, |part| {
-                let mut part_ids = Vec::new();
-                Self::encode_lexed_here(preset, part, model, &mut part_ids).map(|()| part_ids)
-            });
-            for part_ids in done {
-                ids.extend_from_slice(&part_ids?);
-            }
-            return Ok(());
-        }
-        Self::encode_lexed_here(preset, text, model, ids)
+        preset.encode_on_threads(text, ids, |part, ids| Self::encode_lexed_here(preset, part, model, ids))
     }
 
     /// `encode_lexed` on this thread.

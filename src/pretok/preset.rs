@@ -84,12 +84,28 @@ impl Preset {
     /// on (`\s*[\r\n]`) or ends (`\s++$`, `\s+(?!\S)`). gpt2's `\s+(?!\S)`
     /// would take ` \n` whole at the end of a part, but leaves `\n` alone before a
     /// letter; SuperBPE's words span lines.
-    pub(crate) fn thread_parts(self, text: &str) -> Option<Vec<&str>> {
+    fn thread_parts(self, text: &str) -> Option<Vec<&str>> {
         let parts = (text.len() / THREAD_SHARE).min(crate::parallel::threads());
         if parts < 2 {
             return None;
         }
         self.cut(text, parts)
+    }
+
+    /// `encode(text, ids)`, or for a text long enough for every thread, `encode`
+    /// on each of its `thread_parts` in parallel, their ids appended in order.
+    pub(crate) fn encode_on_threads(
+        self, text: &str, ids: &mut Vec<u32>, encode: impl Fn(&str, &mut Vec<u32>) -> crate::error::Result<()> + Sync,
+    ) -> crate::error::Result<()> {
+        let Some(parts) = self.thread_parts(text) else { return encode(text, ids) };
+        let done = crate::parallel::map(&parts, |part| {
+            let mut part_ids = Vec::new();
+            encode(part, &mut part_ids).map(|()| part_ids)
+        });
+        for part_ids in done {
+            ids.extend_from_slice(&part_ids?);
+        }
+        Ok(())
     }
 
     /// `text` cut into at most `parts` parts of about equal length (see `thread_parts`), or None.
