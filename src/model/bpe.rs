@@ -8,7 +8,7 @@
 //! string hashing per piece.
 
 use super::spec::BpeSpec;
-use super::pairs::{merge_lowest, merge_lowest_rank, merge_pairs, merge_pairs_windowed};
+use super::pairs::{merge_lowest_rank, merge_pairs, merge_pairs_windowed};
 use super::window::AppendIds;
 use crate::model::{ConcatRanks, TokenTable};
 use crate::error::{Error, Result};
@@ -308,12 +308,7 @@ impl Bpe {
         for (s, &b) in sym.iter_mut().zip(piece) {
             *s = raw.byte_ids[b as usize];
         }
-        let mut pairs = [(NONE, ()); RAW_STACK];
-        let pair = |a, b| match raw.ranks.merged(a, b) {
-            NONE => None,
-            rank => Some((rank, ())),
-        };
-        let len = merge_lowest(&mut sym[..n], &mut pairs[..n], pair, |_, _, rank, ()| raw.results[rank as usize]);
+        let len = raw.ranks.merge_short::<RAW_STACK>(&mut sym[..n], |rank| raw.results[rank as usize]);
         ids.extend_from_slice(&sym[..len]);
     }
 

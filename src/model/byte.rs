@@ -318,6 +318,20 @@ impl ConcatRanks {
         ((a | b) >> self.side_bits == 0).then(|| (a as usize) << self.side_bits | b as usize)
     }
 
+    /// Merges a short word of token numbers in place by these ranks
+    /// (`pairs::merge_lowest`, on `N` pairs of stack room, `syms.len() <= N`):
+    /// the pair of lowest rank first, the leftmost of equal ones, its two
+    /// numbers replaced by `result(rank)`. Returns the numbers left.
+    #[inline(always)]
+    pub(crate) fn merge_short<const N: usize>(&self, syms: &mut [u32], result: impl Fn(u32) -> u32) -> usize {
+        let mut pairs = [(NONE, ()); N];
+        let pair = |a, b| match self.merged(a, b) {
+            NONE => None,
+            rank => Some((rank, ())),
+        };
+        super::pairs::merge_lowest(syms, &mut pairs[..syms.len()], pair, |_, _, rank, ()| result(rank))
+    }
+
     /// Rank of the concatenation of tokens `a` and `b`, `NONE` if it is
     /// not a token.
     #[inline]
@@ -580,12 +594,7 @@ impl ByteRanks {
         for (id, &b) in ids.iter_mut().zip(piece) {
             *id = self.byte_ids[b as usize].unwrap_or(NONE);
         }
-        let mut found = [(NONE, ()); N];
-        let pair = |a, b| match pairs.merged(a, b) {
-            NONE => None,
-            rank => Some((rank, ())),
-        };
-        let len = super::pairs::merge_lowest(&mut ids[..n], &mut found[..n], pair, |_, _, rank, ()| rank);
+        let len = pairs.merge_short::<N>(&mut ids[..n], |rank| rank);
         out.extend_from_slice(&ids[..len]);
     }
 
