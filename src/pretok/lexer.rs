@@ -319,6 +319,18 @@ fn ascii_letter_word(s: &str, i: usize) -> Option<usize> {
     None
 }
 
+/// Calls `f(start, end)` on each piece of `text`, `next(text, i)` giving
+/// the end of the piece that starts at `i`.
+#[inline(always)]
+pub(crate) fn each_piece(text: &str, mut f: impl FnMut(usize, usize), next: impl Fn(&str, usize) -> usize) {
+    let mut i = 0;
+    while i < text.len() {
+        let end = next(text, i);
+        f(i, end);
+        i = end;
+    }
+}
+
 /// End of the cl100k word that starts at byte `i` (< `s.len()`); with
 /// `END_RULE` off and `DIGITS` the longest run of digits, of llama3's
 /// (`DIGITS` 3) or qwen2's (`DIGITS` 1) word.

@@ -25,7 +25,7 @@
 //! against Hugging Face on DeepSeek V3's published file
 //! (`tests/test_pipeline_fast.py`).
 
-use crate::pretok::lexer::{ascii_letters, decode, whitespace, ClassTable};
+use crate::pretok::lexer::{ascii_letters, decode, each_piece, whitespace, ClassTable};
 use crate::pretok::lexer_bits;
 use std::sync::OnceLock;
 
@@ -136,13 +136,7 @@ fn split_segment<'t>(t: &ClassTable, s: &'t str, start: usize, f: &mut impl FnMu
     let segment = &s[start..];
     if segment.len() < 32 || !segment.as_bytes()[..32].is_ascii() {
         // short, or not ASCII where it starts (text of another script): a piece at a time
-        let mut p = 0;
-        while p < segment.len() {
-            let end = piece_end(t, segment, p);
-            f(&segment[p..end]);
-            p = end;
-        }
-        return;
+        return each_piece(segment, |a, b| f(&segment[a..b]), |s, p| piece_end(t, s, p));
     }
     lexer_bits::for_each_range::<3, { lexer_bits::DEEPSEEK }>(segment, |a, b| f(&segment[a..b]), |s, p| {
         piece_end(t, s, p)

@@ -2,7 +2,7 @@
 //! (`lexer_bits.rs` on ASCII text for gpt2, cl100k, llama3, qwen2, o200k, tekken and Qwen 3.5, each with
 //! its step where the text is not: `lexer.rs`'s, `lexer_o200k.rs`'s; `superword.rs`; `lexer_deepseek.rs`).
 
-use super::lexer::{next_cl100k, next_gpt2};
+use super::lexer::{each_piece, next_cl100k, next_gpt2};
 use super::{lexer_bits, lexer_deepseek, lexer_o200k, superword};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,18 +134,6 @@ impl Preset {
         }
         out.push(&text[start..]);
         (out.len() > 1).then_some(out)
-    }
-}
-
-/// Calls `f(start, end)` on each piece of `text`, `next(text, i)` giving
-/// the end of the piece that starts at `i`.
-#[inline(always)]
-fn each_piece(text: &str, mut f: impl FnMut(usize, usize), next: impl Fn(&str, usize) -> usize) {
-    let mut i = 0;
-    while i < text.len() {
-        let end = next(text, i);
-        f(i, end);
-        i = end;
     }
 }
 
