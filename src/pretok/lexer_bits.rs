@@ -175,13 +175,14 @@ fn stretch<const DIGITS: usize, const RULES: u8>(bytes: &[u8], start: usize, unr
         if stop < 64 {
             starts &= (1u64 << stop) - 1;
         }
+        if at == start {
+            starts &= !1; // the stretch's own start, where the word not emitted yet begins
+        }
         while starts != 0 {
             let word_start = at + starts.trailing_zeros() as usize;
             starts &= starts - 1;
-            if word_start > last {
-                f(last, word_start);
-                last = word_start;
-            }
+            f(last, word_start);
+            last = word_start;
         }
         if stop < 64 || next_at >= unreadable {
             return last;
