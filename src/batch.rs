@@ -5,8 +5,9 @@
 //! cost what their bytes cost), and each run is one rayon task. A task
 //! encodes its documents one after another into one reused buffer, so a
 //! short document costs no allocation beyond its result: one exact-size
-//! `Vec` per document (`encode_lists`), or nothing at all (`count`,
-//! `encode_flat`, which writes every id into one array). In a process
+//! `Vec` per document (`encode_lists`), or nothing at all (`count`, and
+//! `encode_flat`, whose ids of every document are one buffer per run: the
+//! bindings make a flat array or each document's Python list from it). In a process
 //! forked after rayon started, everything runs on the calling thread (see
 //! `parallel`).
 
@@ -152,6 +153,14 @@ impl Flat {
         }
     }
 
+    /// Each document's ids, in document order.
+    pub fn documents(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        self.parts.iter().flat_map(|(run_ids, ends)| {
+            let starts = std::iter::once(0).chain(ends.iter().copied());
+            starts.zip(ends.iter().copied()).map(move |(a, b)| &run_ids[a..b])
+        })
+    }
+
     /// (ids, offsets) as plain vectors.
     pub fn into_vecs(self) -> (Vec<u32>, Vec<u64>) {
         let mut ids = Vec::with_capacity(self.total);
@@ -228,6 +237,8 @@ mod tests {
         let mut ids = vec![0u8; n * 4];
         let mut offs = vec![0u8; (docs.len() + 1) * 8];
         flat.write(&mut ids, &mut offs);
+        assert_eq!(flat.documents().collect::<Vec<_>>(), want.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        assert_eq!(flat.docs(), docs.len());
         let (vi, vo) = flat.into_vecs();
         assert_eq!(vi, want.concat());
         let ids32: Vec<u32> = ids.chunks_exact(4).map(|c| u32::from_ne_bytes(c.try_into().unwrap())).collect();

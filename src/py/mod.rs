@@ -503,17 +503,17 @@ impl CoreTokenizer {
     }
 
     fn encode_ordinary_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let ids = py.detach(|| self.inner.encode_ordinary_batch(&texts)).py()?;
-        self.ints.lists(py, self.inner.n_vocab(), &ids)
+        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.inner.encode_ordinary_into(t, out))).py()?;
+        self.ints.lists(py, self.inner.n_vocab(), flat.documents())
     }
 
     #[pyo3(signature = (texts, allowed, disallowed))]
     fn encode_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        let ids = py
-            .detach(|| crate::batch::encode_lists(&texts, |t, out| self.inner.encode_into(t, &allowed, &disallowed, out)))
+        let flat = py
+            .detach(|| crate::batch::encode_flat(&texts, |t, out| self.inner.encode_into(t, &allowed, &disallowed, out)))
             .py()?;
-        self.ints.lists(py, self.inner.n_vocab(), &ids)
+        self.ints.lists(py, self.inner.n_vocab(), flat.documents())
     }
 
     /// Number of ids of `text` (special-token text is plain text); no ids
@@ -945,8 +945,8 @@ impl CorePipeline {
         add_special_tokens: bool,
         ordinary: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let ids = py.detach(|| crate::batch::encode_lists(&texts, |t, out| self.encode_into(t, add_special_tokens, ordinary, out))).py()?;
-        self.ints.lists(py, self.inner.n_vocab(), &ids)
+        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_into(t, add_special_tokens, ordinary, out))).py()?;
+        self.ints.lists(py, self.inner.n_vocab(), flat.documents())
     }
 
     /// Number of ids of `text` with special added tokens' text as text (`encode(text, ordinary=True)`), no list made.
@@ -968,9 +968,9 @@ impl CorePipeline {
         texts: Vec<pyo3::pybacked::PyBackedStr>,
         add_special_tokens: bool,
     ) -> PyResult<(Bound<'py, pyo3::types::PyList>, Vec<Vec<u32>>)> {
-        let ids = py.detach(|| crate::batch::encode_lists(&texts, |t, out| self.encode_into(t, add_special_tokens, false, out))).py()?;
-        let hits = ids.iter().map(|d| self.special_hits(d)).collect();
-        Ok((self.ints.lists(py, self.inner.n_vocab(), &ids)?, hits))
+        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_into(t, add_special_tokens, false, out))).py()?;
+        let hits = flat.documents().map(|d| self.special_hits(d)).collect();
+        Ok((self.ints.lists(py, self.inner.n_vocab(), flat.documents())?, hits))
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=false))]
