@@ -267,3 +267,54 @@ def test_generated_byte_level_models_equal_hf(data, n_merges, ignore_merges, spl
                 assert tok.encode(probe) == want, probe
     finally:
         _core.set_cache_bytes(old)
+
+
+# Added tokens on the string-free route (`Pipeline::encode_ids_into`: the text cut around them in place, each part
+# encoded straight into the ids) against HF, with every flag of an added token, a BOS/EOS template both ways, and
+# special-token text as text (`ordinary`) against the offsets route, which cuts the text the general way.
+_ADDED_CONTENTS = ["<s>", "ab", " b", "\u00e9", "!\n", "c c", "<|x|>"]
+_ADDED_TEXTS = st.text(alphabet="aab c\u00e9!\n<|x>s", max_size=60)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), template=st.booleans())
+def test_added_tokens_on_the_string_free_route_equal_hf(data, template):
+    vocab = {c: i for i, c in enumerate(sorted(BYTE_TO_UNICODE.values()))}
+    merges = [("a", "b"), ("Ġ", "b"), ("c", "Ġ")]
+    for left, right in merges:
+        vocab.setdefault(left + right, len(vocab))
+    contents = data.draw(st.lists(st.sampled_from(_ADDED_CONTENTS), unique=True, max_size=5))
+    added = [{"id": len(vocab) + k, "content": c, "single_word": data.draw(st.booleans()),
+              "lstrip": data.draw(st.booleans()), "rstrip": data.draw(st.booleans()),
+              "normalized": data.draw(st.booleans()), "special": data.draw(st.booleans())}
+             for k, c in enumerate(contents)]
+    bos = len(vocab) + len(added)
+    added.append({"id": bos, "content": "<bos>", "single_word": False, "lstrip": False, "rstrip": False,
+                  "normalized": False, "special": True})
+    post = None if not template else {
+        "type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<bos>", "type_id": 0}},
+                                                 {"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {"<bos>": {"id": "<bos>", "ids": [bos], "tokens": ["<bos>"]}}}
+    description = {
+        "version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": _SPLITS[1]}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+        "post_processor": post, "decoder": None,
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": vocab, "merges": [list(m) for m in merges]}}
+    text = json.dumps(description, ensure_ascii=False)
+    theirs = tokenizers.Tokenizer.from_str(text)
+    tok = from_hf_json(text)
+    probes = data.draw(st.lists(_ADDED_TEXTS, min_size=1, max_size=6)) + [" ".join(contents) + " ab<s>c c!\n"]
+    for probe in probes:
+        for add in (False, True):
+            want = theirs.encode(probe, add_special_tokens=add).ids
+            assert tok._core.encode(probe, add, False) == want, (probe, add)
+            assert tok._core.count(probe) == len(tok._core.encode(probe, False, True))
+            assert tok._core.encode_batch([probe, probe], add, False) == [want, want]
+            # special-token text as text: the string-free route against the offsets route
+            ordinary = tok._core.encode(probe, add, True)
+            assert ordinary == tok._core.encode_with_offsets(probe, add, True)[0], (probe, add)

@@ -252,12 +252,27 @@ impl AddedTokens {
 
     /// HF's `find_matches` + `split_with_indices` on one piece.
     fn split(&self, n: NStr, normalized: bool, skip_special: bool, out: &mut Vec<Segment>) {
-        let ac = if normalized { &self.normalized } else { &self.raw };
-        let Some((ac, which)) = ac else {
+        let Some(pieces) = self.cut(&n.s, normalized, skip_special) else {
             out.push(Segment::Text(n));
             return;
         };
         let s = n.s.as_str();
+        for (id, a, b) in pieces {
+            match id {
+                Some(id) => {
+                    let (oa, ob) = n.original(a, b);
+                    out.push(Segment::Token(id, oa, ob, edge_spaces(&s[a..b])));
+                }
+                None => out.push(Segment::Text(n.slice(a, b))),
+            }
+        }
+    }
+
+    /// The parts of `s` around the added tokens it holds (id, or None for text, and the byte range), or None when
+    /// it holds none: `split`'s cut, on any text.
+    fn cut(&self, s: &str, normalized: bool, skip_special: bool) -> Option<Vec<(Option<u32>, usize, usize)>> {
+        let ac = if normalized { &self.normalized } else { &self.raw };
+        let (ac, which) = ac.as_ref()?;
         let mut start_offset = 0usize;
         let mut any = false;
         let mut pieces: Vec<(Option<u32>, usize, usize)> = Vec::new();
@@ -298,19 +313,53 @@ impl AddedTokens {
             any = true;
         }
         if !any {
-            out.push(Segment::Text(n));
-            return;
+            return None;
         }
         if start_offset != s.len() {
             pieces.push((None, start_offset, s.len()));
         }
-        for (id, a, b) in pieces {
-            match id {
-                Some(id) => {
-                    let (oa, ob) = n.original(a, b);
-                    out.push(Segment::Token(id, oa, ob, edge_spaces(&s[a..b])));
+        Some(pieces)
+    }
+
+    /// Whether `for_each_part` runs as `extract_and_normalize` would on a text that is not normalized: no
+    /// llama.cpp cut.
+    pub(crate) fn parts_borrowed(&self) -> bool {
+        self.llama_order.is_none()
+    }
+
+    /// `extract_and_normalize` without a normalizer or offsets, its parts borrowed from `text`: `f(Ok(id))` for an
+    /// added token, `f(Err(part))` for text (never empty), in order.
+    pub(crate) fn for_each_part<'t>(
+        &self, text: &'t str, skip_special: bool, mut f: impl FnMut(std::result::Result<u32, &'t str>) -> Result<()>,
+    ) -> Result<()> {
+        debug_assert!(self.parts_borrowed());
+        // a text part of the first cut is cut again around the tokens matched on normalized text
+        let text_part = |part: &'t str, f: &mut dyn FnMut(std::result::Result<u32, &'t str>) -> Result<()>| -> Result<()> {
+            match self.cut(part, true, skip_special) {
+                None if part.is_empty() => Ok(()),
+                None => f(Err(part)),
+                Some(pieces) => {
+                    for (id, a, b) in pieces {
+                        match id {
+                            Some(id) => f(Ok(id))?,
+                            None if a < b => f(Err(&part[a..b]))?,
+                            None => {}
+                        }
+                    }
+                    Ok(())
                 }
-                None => out.push(Segment::Text(n.slice(a, b))),
+            }
+        };
+        match self.cut(text, false, skip_special) {
+            None => text_part(text, &mut f),
+            Some(pieces) => {
+                for (id, a, b) in pieces {
+                    match id {
+                        Some(id) => f(Ok(id))?,
+                        None => text_part(&text[a..b], &mut f)?,
+                    }
+                }
+                Ok(())
             }
         }
     }

@@ -619,8 +619,7 @@ impl CoreTokenizer {
 impl CorePipeline {
     /// Appends the ids of `text` to `out` (the batch helpers' shape).
     fn encode_into(&self, text: &str, add_special_tokens: bool, ordinary: bool, out: &mut Vec<u32>) -> crate::Result<()> {
-        out.extend_from_slice(&self.inner.encode(text, add_special_tokens, ordinary, false)?.ids);
-        Ok(())
+        self.inner.encode_ids_into(text, add_special_tokens, ordinary, out)
     }
 }
 
@@ -875,7 +874,7 @@ impl CorePipeline {
     #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
     fn encode<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let text = &*text_arg(text)?;
-        let ids = detach_for(py, text.len(), || self.inner.encode(text, add_special_tokens, ordinary, false)).py()?.ids;
+        let ids = detach_for(py, text.len(), || self.inner.encode_ids(text, add_special_tokens, ordinary)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
@@ -884,7 +883,7 @@ impl CorePipeline {
     #[pyo3(signature = (text, add_special_tokens=false))]
     fn encode_with_hits<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<(Bound<'py, pyo3::types::PyList>, Vec<u32>)> {
         let text = &*text_arg(text)?;
-        let ids = detach_for(py, text.len(), || self.inner.encode(text, add_special_tokens, false, false)).py()?.ids;
+        let ids = detach_for(py, text.len(), || self.inner.encode_ids(text, add_special_tokens, false)).py()?;
         Ok((self.ints.list(py, self.inner.n_vocab(), &ids)?, self.special_hits(&ids)))
     }
 
@@ -892,7 +891,7 @@ impl CorePipeline {
     #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
     fn encode_to_buffer<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, PyBytes>> {
         let text = &*text_arg(text)?;
-        let ids = detach_for(py, text.len(), || self.inner.encode(text, add_special_tokens, ordinary, false)).py()?.ids;
+        let ids = detach_for(py, text.len(), || self.inner.encode_ids(text, add_special_tokens, ordinary)).py()?;
         ids_bytes(py, &ids)
     }
 
@@ -900,7 +899,7 @@ impl CorePipeline {
     #[pyo3(signature = (text, add_special_tokens=false))]
     fn encode_to_buffer_with_hits<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<(Bound<'py, PyBytes>, Vec<u32>)> {
         let text = &*text_arg(text)?;
-        let ids = detach_for(py, text.len(), || self.inner.encode(text, add_special_tokens, false, false)).py()?.ids;
+        let ids = detach_for(py, text.len(), || self.inner.encode_ids(text, add_special_tokens, false)).py()?;
         Ok((ids_bytes(py, &ids)?, self.special_hits(&ids)))
     }
 
@@ -952,7 +951,7 @@ impl CorePipeline {
     /// Number of ids of `text` with special added tokens' text as text (`encode(text, ordinary=True)`), no list made.
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
         let text = &*text_arg(text)?;
-        detach_for(py, text.len(), || self.inner.encode(text, false, true, false)).py().map(|e| e.ids.len())
+        detach_for(py, text.len(), || self.inner.encode_ids(text, false, true)).py().map(|ids| ids.len())
     }
 
     /// `count` of each text, in one parallel pass (GIL released).
