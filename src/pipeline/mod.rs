@@ -192,12 +192,15 @@ impl Pipeline {
         Ok(Encoding { ids, offsets })
     }
 
-    /// `encode(text, add_special_tokens, ordinary, false).ids` appended to `ids`. On the string-free route
-    /// without a normalizer (Llama 3's and DeepSeek V3's shape) the text is cut around its added tokens in place
+    /// `encode(text, add_special_tokens, ordinary, false).ids` appended to `ids`. On the string-free route, where
+    /// the normalizer leaves the text as it is (none: Llama 3; an empty sequence: DeepSeek V3; NFC on text already
+    /// in NFC: Qwen 2), the text is cut around its added tokens in place
     /// and each part encoded straight into `ids`: no copy of the text, no `Encoding` (a copy of the text and
     /// two vectors per call were a sixth of a batch of 50-byte lines).
     pub fn encode_ids_into(&self, text: &str, add_special_tokens: bool, ordinary: bool, ids: &mut Vec<u32>) -> Result<()> {
-        let borrowed = self.sp.is_none() && self.normalizer.is_none() && self.added.parts_borrowed();
+        let borrowed = self.sp.is_none()
+            && self.normalizer.as_ref().is_none_or(|n| n.leaves_unchanged(text))
+            && self.added.parts_borrowed();
         match &self.fast {
             // the post-processor adds ids only when asked to (`post_processor::process`)
             Some(f) if borrowed && (self.post.is_none() || !add_special_tokens) => {

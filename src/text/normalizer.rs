@@ -49,6 +49,21 @@ impl Normalizer {
         })
     }
 
+    /// Whether normalizing `text` (or any part of it) certainly leaves it as it is: a Unicode normal form on text
+    /// that its quick check passes (a part then passes too: the check goes character by character and over
+    /// adjacent pairs), or a sequence of such forms (an empty one, DeepSeek V3's, always). False when unsure.
+    pub(crate) fn leaves_unchanged(&self, text: &str) -> bool {
+        let yes = |answer: IsNormalized| answer == IsNormalized::Yes;
+        match self {
+            Normalizer::Nfc => text.is_ascii() || yes(is_nfc_quick(text.chars())),
+            Normalizer::Nfd => text.is_ascii() || yes(is_nfd_quick(text.chars())),
+            Normalizer::Nfkc => text.is_ascii() || yes(is_nfkc_quick(text.chars())),
+            Normalizer::Nfkd => text.is_ascii() || yes(is_nfkd_quick(text.chars())),
+            Normalizer::Sequence(items) => items.iter().all(|n| n.leaves_unchanged(text)),
+            _ => false,
+        }
+    }
+
     pub(crate) fn normalize(&self, n: &mut NStr) -> Result<()> {
         match self {
             Normalizer::Nfc => unicode_form(n, |c| is_nfc_quick(c), |s| s.nfc().collect()),
