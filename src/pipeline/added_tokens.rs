@@ -321,14 +321,14 @@ impl AddedTokens {
         Some(pieces)
     }
 
-    /// Whether `for_each_part` runs as `extract_and_normalize` would on a text that is not normalized: no
-    /// llama.cpp cut.
+    /// Whether `for_each_part` cuts as `extract_and_normalize` does (no llama.cpp cut).
     pub(crate) fn parts_borrowed(&self) -> bool {
         self.llama_order.is_none()
     }
 
-    /// `extract_and_normalize` without a normalizer or offsets, its parts borrowed from `text`: `f(Ok(id))` for an
-    /// added token, `f(Err(part))` for text (never empty), in order.
+    /// `extract_and_normalize` of a text that normalizing leaves as it is (or with no normalizer), without
+    /// offsets, its parts borrowed from `text`: `f(Ok(id))` for an added token, `f(Err(part))` for text (never
+    /// empty), in order.
     pub(crate) fn for_each_part<'t>(
         &self, text: &'t str, skip_special: bool, mut f: impl FnMut(std::result::Result<u32, &'t str>) -> Result<()>,
     ) -> Result<()> {
