@@ -198,12 +198,15 @@ impl Pipeline {
     /// and each part encoded straight into `ids`: no copy of the text, no `Encoding` (a copy of the text and
     /// two vectors per call were a sixth of a batch of 50-byte lines).
     pub fn encode_ids_into(&self, text: &str, add_special_tokens: bool, ordinary: bool, ids: &mut Vec<u32>) -> Result<()> {
-        let borrowed = self.sp.is_none()
-            && self.normalizer.as_ref().is_none_or(|n| n.leaves_unchanged(text))
-            && self.added.parts_borrowed();
+        // the post-processor adds ids only when asked to (`post_processor::process`); the normalizer's check
+        // reads the text, so it comes last
         match &self.fast {
-            // the post-processor adds ids only when asked to (`post_processor::process`)
-            Some(f) if borrowed && (self.post.is_none() || !add_special_tokens) => {
+            Some(f)
+                if (self.post.is_none() || !add_special_tokens)
+                    && self.sp.is_none()
+                    && self.added.parts_borrowed()
+                    && self.normalizer.as_ref().is_none_or(|n| n.leaves_unchanged(text)) =>
+            {
                 self.added.for_each_part(text, ordinary, |part| match part {
                     Ok(id) => {
                         ids.push(id);

@@ -55,6 +55,20 @@ impl<T> IntoPyResult<T> for crate::Result<T> {
     }
 }
 
+/// Each of `texts` encoded (`encode(text, ids)`, in one parallel pass with the GIL released:
+/// `batch::encode_flat`) and its ids made a list (`IntTable::lists`), in a list; the ids too, for callers that
+/// read them again.
+fn encode_lists<'py, T, F>(
+    py: Python<'py>, ints: &pylist::IntTable, n_vocab: usize, texts: &[T], encode: F,
+) -> PyResult<(Bound<'py, pyo3::types::PyList>, crate::batch::Flat)>
+where
+    T: AsRef<str> + Sync,
+    F: Fn(&str, &mut Vec<u32>) -> crate::Result<()> + Sync + Send,
+{
+    let flat = py.detach(|| crate::batch::encode_flat(texts, encode)).py()?;
+    Ok((ints.lists(py, n_vocab, flat.documents())?, flat))
+}
+
 fn special_set(tokens: Option<Vec<String>>) -> SpecialSet {
     match tokens {
         None => SpecialSet::All,
@@ -503,17 +517,15 @@ impl CoreTokenizer {
     }
 
     fn encode_ordinary_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.inner.encode_ordinary_into(t, out))).py()?;
-        self.ints.lists(py, self.inner.n_vocab(), flat.documents())
+        let encode = |t: &str, out: &mut Vec<u32>| self.inner.encode_ordinary_into(t, out);
+        Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
 
     #[pyo3(signature = (texts, allowed, disallowed))]
     fn encode_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        let flat = py
-            .detach(|| crate::batch::encode_flat(&texts, |t, out| self.inner.encode_into(t, &allowed, &disallowed, out)))
-            .py()?;
-        self.ints.lists(py, self.inner.n_vocab(), flat.documents())
+        let encode = |t: &str, out: &mut Vec<u32>| self.inner.encode_into(t, &allowed, &disallowed, out);
+        Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
 
     /// Number of ids of `text` (special-token text is plain text); no ids
@@ -944,8 +956,8 @@ impl CorePipeline {
         add_special_tokens: bool,
         ordinary: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_into(t, add_special_tokens, ordinary, out))).py()?;
-        self.ints.lists(py, self.inner.n_vocab(), flat.documents())
+        let encode = |t: &str, out: &mut Vec<u32>| self.encode_into(t, add_special_tokens, ordinary, out);
+        Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
 
     /// Number of ids of `text` with special added tokens' text as text (`encode(text, ordinary=True)`), no list made.
@@ -967,9 +979,9 @@ impl CorePipeline {
         texts: Vec<pyo3::pybacked::PyBackedStr>,
         add_special_tokens: bool,
     ) -> PyResult<(Bound<'py, pyo3::types::PyList>, Vec<Vec<u32>>)> {
-        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_into(t, add_special_tokens, false, out))).py()?;
-        let hits = flat.documents().map(|d| self.special_hits(d)).collect();
-        Ok((self.ints.lists(py, self.inner.n_vocab(), flat.documents())?, hits))
+        let encode = |t: &str, out: &mut Vec<u32>| self.encode_into(t, add_special_tokens, false, out);
+        let (lists, flat) = encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?;
+        Ok((lists, flat.documents().map(|d| self.special_hits(d)).collect()))
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=false))]
