@@ -418,13 +418,13 @@ pub(crate) fn next_gpt2(s: &str, i: usize) -> usize {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::pretok::preset::Preset;
     use fancy_regex::Regex;
 
-    // the patterns the presets are chosen by (also `lexer_bits.rs`'s tests' oracles)
-    pub(crate) use crate::pretok::patterns::{
+    // the patterns the presets are chosen by
+    use crate::pretok::patterns::{
         CL100K, GPT2, HF_BYTE_LEVEL_REGEX as HF_BYTE_LEVEL, LLAMA3, O200K, QWEN2, QWEN35, TEKKEN,
     };
 

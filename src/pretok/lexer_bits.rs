@@ -396,9 +396,9 @@ mod tests {
     use crate::testing::Rng;
     use fancy_regex::Regex;
 
-    // the patterns as the regex engine runs them
-    use crate::pretok::lexer::tests::{CL100K as CL100K_RE, GPT2 as GPT2_RE, HF_BYTE_LEVEL, LLAMA3, O200K as O200K_RE,
-                                      QWEN2, QWEN35, TEKKEN};
+    // the patterns the presets are chosen by, as the regex engine runs them
+    use crate::pretok::patterns::{CL100K as CL100K_RE, GPT2 as GPT2_RE, HF_BYTE_LEVEL_REGEX as HF_BYTE_LEVEL, LLAMA3,
+                                  O200K as O200K_RE, QWEN2, QWEN35, TEKKEN};
 
     /// The words of each preset this module runs, by this module.
     fn all_words(text: &str) -> [Vec<&str>; 8] {
