@@ -1,9 +1,142 @@
 //! Special tokens: finding their text (leftmost, longest at one position)
-//! and cutting text around them.
+//! and cutting text around them; which ones a call accepts (`SpecialSet`),
+//! and tiktoken's rules on a pipeline's special added tokens
+//! (`PipelineSpecials`).
 
 use crate::error::{Error, Result};
+use crate::pipeline::{Encoding, Pipeline};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Which special tokens a call accepts: all of them or a named set.
+#[derive(Debug, Clone)]
+pub enum SpecialSet {
+    All,
+    Some(FxHashSet<String>),
+}
+
+impl SpecialSet {
+    pub(crate) fn contains(&self, token: &str) -> bool {
+        match self {
+            SpecialSet::All => true,
+            SpecialSet::Some(s) => s.contains(token),
+        }
+    }
+
+    /// Whether the set names no token.
+    pub(crate) fn is_empty(&self) -> bool {
+        matches!(self, SpecialSet::Some(s) if s.is_empty())
+    }
+}
+
+/// tiktoken's rules (`allowed_special`, `disallowed_special`) over a
+/// pipeline's special added tokens. The pipeline matches all its added
+/// tokens, or leaves the special ones as text (`ordinary`); a call whose
+/// rules need neither is encoded with every token matched, and the special
+/// ids among the result are checked: a special token counts as present when
+/// the pipeline matched it and its text is in the input (a BOS the
+/// post-processor adds, or an `<unk>` the model makes, is no match).
+#[derive(Debug, Clone, Default)]
+pub struct PipelineSpecials {
+    /// one bit per id: the special added tokens
+    bits: Box<[u64]>,
+    /// id -> text of each special added token
+    text: FxHashMap<u32, String>,
+}
+
+impl PipelineSpecials {
+    pub fn new(pipeline: &Pipeline) -> Self {
+        let mut bits = vec![0u64; pipeline.n_vocab().div_ceil(64)].into_boxed_slice();
+        let mut text = FxHashMap::default();
+        for t in &pipeline.added.special {
+            if let Some(&id) = pipeline.added.by_content.get(t) {
+                if let Some(word) = bits.get_mut(id as usize / 64) {
+                    *word |= 1 << (id % 64);
+                    text.insert(id, t.clone());
+                }
+            }
+        }
+        PipelineSpecials { bits, text }
+    }
+
+    /// The special added tokens' ids among `ids`, each once, in order of first appearance.
+    pub fn hits(&self, ids: &[u32]) -> Vec<u32> {
+        let mut hits = Vec::new();
+        for &id in ids {
+            let bit = self.bits.get(id as usize / 64).map_or(0, |w| w >> (id % 64) & 1);
+            if bit == 1 && !hits.contains(&id) {
+                hits.push(id);
+            }
+        }
+        hits
+    }
+
+    /// How a call runs when its rules decide it before encoding: Some(false), every added token matched;
+    /// Some(true), special-token text encoded as text; None: matched, then checked (`stand`).
+    fn decided(&self, allowed: &SpecialSet, disallowed: &SpecialSet) -> Option<bool> {
+        if self.text.is_empty() || matches!(allowed, SpecialSet::All) {
+            return Some(false);
+        }
+        (allowed.is_empty() && disallowed.is_empty()).then_some(true)
+    }
+
+    /// Whether `ids`, encoded from `text` with every added token matched, stand under the rules (true), or
+    /// the text must be encoded again with special-token text as text (false). Special-token text that is
+    /// disallowed is an error, as is text holding both allowed and not-allowed special tokens (the pipeline
+    /// matches all of them or none).
+    fn stand(&self, ids: &[u32], text: &str, allowed: &SpecialSet, disallowed: &SpecialSet) -> Result<bool> {
+        let mut present: Vec<&str> = self.hits(ids).iter().map(|id| self.text[id].as_str()).filter(|t| text.contains(t)).collect();
+        if present.is_empty() {
+            return Ok(true);
+        }
+        present.sort_unstable();
+        let (allowed_here, not_allowed): (Vec<&str>, Vec<&str>) = present.iter().partition(|t| allowed.contains(t));
+        if let Some(refused) = not_allowed.iter().find(|t| disallowed.contains(t)) {
+            return Err(Error::DisallowedSpecial(refused.to_string()));
+        }
+        if not_allowed.is_empty() {
+            return Ok(true);
+        }
+        if !allowed_here.is_empty() {
+            return Err(Error::Encode(format!(
+                "a tokenizer.json pipeline matches all its special tokens or none: the text holds allowed {allowed_here:?} \
+                 and not allowed {not_allowed:?}"
+            )));
+        }
+        Ok(false)
+    }
+
+    /// Appends the ids of `text` under the rules to `out` (`add_special_tokens`: the post-processor's ids).
+    pub fn encode_into(
+        &self, pipeline: &Pipeline, text: &str, add_special_tokens: bool, allowed: &SpecialSet, disallowed: &SpecialSet,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        if let Some(ordinary) = self.decided(allowed, disallowed) {
+            return pipeline.encode_ids_into(text, add_special_tokens, ordinary, out);
+        }
+        let start = out.len();
+        pipeline.encode_ids_into(text, add_special_tokens, false, out)?;
+        if !self.stand(&out[start..], text, allowed, disallowed)? {
+            out.truncate(start);
+            pipeline.encode_ids_into(text, add_special_tokens, true, out)?;
+        }
+        Ok(())
+    }
+
+    /// `encode_into` with each token's byte range in `text`.
+    pub fn encode_with_offsets(
+        &self, pipeline: &Pipeline, text: &str, add_special_tokens: bool, allowed: &SpecialSet, disallowed: &SpecialSet,
+    ) -> Result<Encoding> {
+        if let Some(ordinary) = self.decided(allowed, disallowed) {
+            return pipeline.encode(text, add_special_tokens, ordinary, true);
+        }
+        let matched = pipeline.encode(text, add_special_tokens, false, true)?;
+        if self.stand(&matched.ids, text, allowed, disallowed)? {
+            return Ok(matched);
+        }
+        pipeline.encode(text, add_special_tokens, true, true)
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct SpecialTokens {

@@ -5,6 +5,7 @@ use crate::model::{derive_merges, ByteRanks, CharMerges, Dropout, Sym};
 use crate::error::{Error, Result};
 use crate::pretok::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
+pub use crate::special::SpecialSet;
 use crate::vocab::{CharSpec, SymbolIds};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -30,22 +31,6 @@ pub(crate) enum Model {
         spec: CharSpec,
         merges: CharMerges,
     },
-}
-
-/// Which special tokens a call accepts: all of them or a named set.
-#[derive(Debug, Clone)]
-pub enum SpecialSet {
-    All,
-    Some(FxHashSet<String>),
-}
-
-impl SpecialSet {
-    pub(crate) fn contains(&self, token: &str) -> bool {
-        match self {
-            SpecialSet::All => true,
-            SpecialSet::Some(s) => s.contains(token),
-        }
-    }
 }
 
 /// One token of the char model before it is turned into ids.

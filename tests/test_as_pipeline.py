@@ -264,9 +264,9 @@ def test_a_byte_configuration_pipeline_gives_hfs_ids(corpus, n, plain, template,
         for add in (False, True):
             ids = hf.encode(text, add_special_tokens=add).ids
             assert pipe.encode(text, add_special_tokens=add) == ids
-            assert pipe._core.encode(text, add, False) == ids
+            assert pipe._core.encode(text, None, [], add) == ids
             assert pipe.encode_batch([text], add_special_tokens=add) == [ids]
-        ordinary = pipe._core.encode(text, False, True)
+        ordinary = pipe._core.encode(text, [], [])
         assert pipe.encode_ordinary(text) == ordinary == pipe.encode_ordinary_batch([text])[0]
         assert pipe.count(text) == len(ordinary) == pipe.count_batch([text])[0]
 

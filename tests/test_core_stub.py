@@ -211,28 +211,28 @@ def _parse_def(source: str) -> ast.FunctionDef:
 
 
 def test_a_lagging_stub_is_caught():
-    real = real_parameters(_core.CoreTokenizer.encode, "encode", True)  # (text, allowed, disallowed)
+    real = real_parameters(_core.CoreTokenizer.encode, "encode", True)  # (text, allowed, disallowed, add=False)
     old = _parse_def("def encode(self, text, allowed): ...")
     assert same_parameters("encode", stub_parameters(old, True), real)
     renamed = _parse_def("def encode(self, text, allow, disallowed): ...")
     assert same_parameters("encode", stub_parameters(renamed, True), real)
     keyword = _parse_def("def encode(self, text, *, allowed, disallowed): ...")
     assert same_parameters("encode", stub_parameters(keyword, True), real)
-    right = _parse_def("def encode(self, text: str, allowed: object, disallowed: object) -> list: ...")
+    right = _parse_def("def encode(self, text: str, allowed: object, disallowed: object, add: bool = False) -> list: ...")
     assert same_parameters("encode", stub_parameters(right, True), real) == []
 
 
 def test_a_wrong_default_is_caught():
-    real = real_parameters(_core.CoreTokenizer.encode_full, "encode_full", True)  # ... offsets=False
-    right = _parse_def("def f(self, text, allowed, disallowed, dropout=None, offsets=False): ...")
+    real = real_parameters(_core.CoreTokenizer.encode_full, "encode_full", True)  # ... offsets=False, add=False
+    right = _parse_def("def f(self, text, allowed, disallowed, dropout=None, offsets=False, add=False): ...")
     assert same_parameters("f", stub_parameters(right, True), real) == []
-    any_default = _parse_def("def f(self, text, allowed, disallowed, dropout=..., offsets=...): ...")
+    any_default = _parse_def("def f(self, text, allowed, disallowed, dropout=..., offsets=..., add=...): ...")
     assert same_parameters("f", stub_parameters(any_default, True), real) == []
-    wrong = _parse_def("def f(self, text, allowed, disallowed, dropout=None, offsets=True): ...")
+    wrong = _parse_def("def f(self, text, allowed, disallowed, dropout=None, offsets=True, add=False): ...")
     assert same_parameters("f", stub_parameters(wrong, True), real)
-    zero = _parse_def("def f(self, text, allowed, disallowed, dropout=None, offsets=0): ...")
+    zero = _parse_def("def f(self, text, allowed, disallowed, dropout=None, offsets=0, add=False): ...")
     assert same_parameters("f", stub_parameters(zero, True), real)  # 0 == False, but not the same default
-    none = _parse_def("def f(self, text, allowed, disallowed, dropout=None, offsets=None): ...")
+    none = _parse_def("def f(self, text, allowed, disallowed, dropout=None, offsets=None, add=False): ...")
     assert same_parameters("f", stub_parameters(none, True), real)
-    required = _parse_def("def f(self, text, allowed, disallowed, dropout, offsets): ...")
+    required = _parse_def("def f(self, text, allowed, disallowed, dropout, offsets, add=False): ...")
     assert same_parameters("f", stub_parameters(required, True), real)

@@ -197,9 +197,9 @@ def test_core_built_from_lists_as_from_json(gguf_paths, name):
     whole = _core.CorePipeline(json.dumps(spec.description), regexes, specs.llama_decoding(spec))
     specials = [t["content"] for t in spec.description["added_tokens"]][:40]
     for text in hostile_texts(7, 150, specials):
-        for add, ordinary in ((False, False), (True, True)):
-            ids = whole.encode(text, add, ordinary)
-            assert spec.built.encode(text, add, ordinary) == ids, text
+        for args in ((None, [], False), ([], [], True)):  # every added token matched; special ones as text, BOS
+            ids = whole.encode(text, *args)
+            assert spec.built.encode(text, *args) == ids, text
             assert spec.built.decode_bytes(ids) == whole.decode_bytes(ids), text
     assert spec.built.n_vocab == whole.n_vocab
 

@@ -263,7 +263,7 @@ def test_generated_byte_level_models_equal_hf(data, n_merges, ignore_merges, spl
         for _ in range(2):  # cold, then warm
             for probe in probes:
                 want = theirs.encode(probe, add_special_tokens=False).ids
-                assert tok._core.encode(probe, False, False) == want, probe  # the pipeline engine itself
+                assert tok._core.encode(probe, None, []) == want, probe  # the pipeline engine itself
                 assert tok.encode(probe) == want, probe
     finally:
         _core.set_cache_bytes(old)
@@ -314,13 +314,13 @@ def test_added_tokens_on_the_string_free_route_equal_hf(data, template, normaliz
     theirs = tokenizers.Tokenizer.from_str(text)
     tok = from_hf_json(text)
     probes = data.draw(st.lists(_ADDED_TEXTS, min_size=1, max_size=6)) + [" ".join(contents) + " ab<s>c c!\n e\u0301"]
-    assert tok._core.encode("ab", False, False) == theirs.encode("ab", add_special_tokens=False).ids
+    assert tok._core.encode("ab", None, []) == theirs.encode("ab", add_special_tokens=False).ids
     for probe in probes:
         for add in (False, True):
             want = theirs.encode(probe, add_special_tokens=add).ids
-            assert tok._core.encode(probe, add, False) == want, (probe, add)
-            assert tok._core.count(probe) == len(tok._core.encode(probe, False, True))
-            assert tok._core.encode_batch([probe, probe], add, False) == [want, want]
+            assert tok._core.encode(probe, None, [], add) == want, (probe, add)
+            assert tok._core.count(probe) == len(tok._core.encode(probe, [], []))
+            assert tok._core.encode_batch([probe, probe], None, [], add) == [want, want]
             # special-token text as text: the string-free route against the offsets route
-            ordinary = tok._core.encode(probe, add, True)
-            assert ordinary == tok._core.encode_with_offsets(probe, add, True)[0], (probe, add)
+            ordinary = tok._core.encode(probe, [], [], add)
+            assert ordinary == tok._core.encode_with_offsets(probe, [], [], add)[0], (probe, add)

@@ -28,8 +28,8 @@ def outcome(build, texts):
         core = build()
         out = []
         for text in texts:
-            ids = core.encode(text, False, False)
-            out.append((ids, core.encode(text, True, True), core.decode_bytes(ids)))
+            ids = core.encode(text, None, [])
+            out.append((ids, core.encode(text, [], [], True), core.decode_bytes(ids)))
         return out, core.n_vocab
     except BytepairError as e:
         return type(e).__name__, str(e).removeprefix("<string>: ")  # without the path the Python side puts first

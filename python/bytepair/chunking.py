@@ -64,18 +64,13 @@ _MIN_WINDOW = 256  # characters
 
 def _counter(tok: Any) -> Callable[[str], int]:
     """``tok``'s count of a text (special-token text as plain text)."""
-    if tok.model == "pipeline":
-        return lambda text: len(tok.encode_ordinary(text))
     return tok._core.count
 
 
 def _token_ends(tok: Any, text: str) -> List[int]:
     """The character offset where each token of ``text`` ends (special-token
     text as plain text); used as an estimate only, every cut is counted."""
-    if tok.model == "pipeline":
-            _, spans = tok._core.encode_with_offsets(text, False, True)
-    else:
-        _, spans = tok.encode_with_offsets(text, allowed_special=set(), disallowed_special=())
+    _, spans = tok._core.encode_with_offsets(text, [], [])
     ends, last = [], 0
     for _, end in spans:
         last = max(last, end)  # offsets of normalized pipelines may step back

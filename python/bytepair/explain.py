@@ -495,7 +495,7 @@ def _explain_sentencepiece(tok: Any, text: str, at: Optional[int] = None) -> Exp
     unk (or byte fallback)."""
     sp = _sp_model(tok)
     normalized = [norm for _, norm, _ in tok._core.pre_tokenize(text, True)]
-    ids_all, offsets = tok._core.encode_with_offsets(text, False, True)
+    ids_all, offsets = tok._core.encode_with_offsets(text, [], [])
     pieces: List[Piece] = []
     prev_unk = False
     used = 0  # ids of the encoding given to pieces so far

@@ -38,12 +38,11 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 
 from bytepair._io import atomic_write_text, parse_json
 from bytepair.errors import BytepairError, FormatError, TrainingError
-from bytepair.arrays import flat_arrays, ids_array
 from bytepair.formats import hf as hf_format
 from bytepair.formats.sentencepiece import hf_description
 from bytepair.limits import check_ids, surrogate_safe_batch
 from bytepair.spec import PipelineSpec
-from bytepair.specials import Allow, Flag, drop, id_buffers, matched_specials, resolve
+from bytepair.specials import Allow, Flag, drop
 from bytepair.tokenizer import Tokenizer
 
 WHAT = "a Hugging Face tokenizer.json"
@@ -68,33 +67,6 @@ class PipelineTokenizer(Tokenizer):
         return hf_format.byte_model_of(self._spec.description)
 
     @functools.cached_property
-    def _special_by_id(self) -> Dict[int, str]:
-        return {i: t for t, i in self._added[1].items()}
-
-    def _ordinary(self, allowed: Any, disallowed: Any) -> Optional[bool]:
-        """How the core runs a call under the policy (``allowed``, ``disallowed`` resolved): False, every
-        added token matched; True, special-token text encoded as text; None, matched and then checked
-        against tiktoken's rules (``matched_specials``), because some special tokens are not allowed."""
-        if allowed == "all" or not self._special_by_id:
-            return False
-        if not allowed and disallowed != "all" and not disallowed:
-            return True
-        return None
-
-    def _encode(self, text: str, allowed_special: Allow, disallowed_special: Allow, add_special_tokens: Flag,
-                core_call: Any, hits_call: Any) -> Any:
-        """One encode call under the policy: ``core_call(add, ordinary)`` on the pipeline's core,
-        whose special-token matches are checked against tiktoken's rules when some are not allowed:
-        ``hits_call(add)`` gives the output with every added token matched and the special ids in it
-        (the core finds those few; the ids are never scanned in Python)."""
-        allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
-        ordinary = self._ordinary(allowed, disallowed)
-        if ordinary is not None:
-            return core_call(add, ordinary)
-        out, hits = hits_call(add)
-        return out if matched_specials(hits, text, self._special_by_id, allowed, disallowed) else core_call(add, True)
-
-    @functools.cached_property
     def _added(self) -> Tuple[Dict[str, int], Dict[str, int]]:
         """Every added token with its id, and the special ones in id order."""
         added, special = self._core.added_tokens()
@@ -106,11 +78,6 @@ class PipelineTokenizer(Tokenizer):
         return dict(self._added[1])
 
     @property
-    def n_vocab(self) -> int:
-        """Ids run from 0 to ``n_vocab - 1`` (model and added tokens)."""
-        return int(self._core.n_vocab)
-
-    @property
     def added_tokens(self) -> Dict[str, int]:
         """Every added token (special or not) and its id."""
         return dict(self._added[0])
@@ -120,130 +87,6 @@ class PipelineTokenizer(Tokenizer):
         return json.loads(json.dumps(self._spec.description))
 
     # ------------------------------------------------------------------ encoding
-
-    def encode(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
-               disallowed_special: Allow = None, dropout: Optional[float] = None, seed: int = 0) -> List[int]:
-        """Ids of ``text``: Hugging Face's ``encode(text, add_special_tokens)``
-        when called with ``add_special_tokens`` (every added token matched);
-        with ``allowed_special`` / ``disallowed_special``, or neither,
-        tiktoken's rules for the special added tokens (``Tokenizer.encode``).
-        A pipeline matches all its special tokens or none, so a text holding
-        both allowed and not-allowed special-token text raises. BPE-dropout
-        is the model's ``dropout`` field, not an encode option.
-
-        >>> tok = from_hf_json(_EXAMPLE)
-        >>> tok.encode("ab b", add_special_tokens=False) == tok.encode("ab b") == [2, 1]
-        True
-        """
-        if dropout:
-            raise BytepairError("dropout is not an encode option of a tokenizer.json pipeline; "
-                                "set the BPE model's 'dropout' in its description")
-        if allowed_special is None and disallowed_special is None:  # the common calls, without the policy's steps
-            if add_special_tokens is not None:  # Hugging Face's call: every added token matched
-                return self._core.encode(text, bool(add_special_tokens), False)
-            # tiktoken's call: ids stand when no special token matched (else the policy decides below)
-            ids, hits = self._core.encode_with_hits(text, False)
-            if not hits:
-                return ids
-        return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
-                            lambda add, ordinary: self._core.encode(text, add, ordinary),
-                            lambda add: self._core.encode_with_hits(text, add))
-
-    def encode_ordinary(self, text: str, *, add_special_tokens: bool = False) -> List[int]:
-        """Ids of ``text`` with special added tokens' text encoded as text."""
-        return self._core.encode(text, bool(add_special_tokens), True)
-
-    def encode_with_offsets(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
-                            disallowed_special: Allow = None) -> Tuple[List[int], List[Tuple[int, int]]]:
-        """Ids and each token's character span in ``text`` (HF's offsets);
-        the keywords as in :meth:`encode`.
-
-        >>> from_hf_json(_EXAMPLE).encode_with_offsets("ab b")
-        ([2, 1], [(0, 2), (3, 4)])
-        """
-        def with_offsets(add: bool, ordinary: bool) -> Any:
-            return self._core.encode_with_offsets(text, add, ordinary)
-
-        ids, spans = self._encode(text, allowed_special, disallowed_special, add_special_tokens, with_offsets,
-                                  lambda add: (lambda out: (out, out[0]))(with_offsets(add, False)))
-        return ids, [tuple(s) for s in spans]
-
-    def encode_batch(self, texts: Sequence[str], *, add_special_tokens: Flag = None, allowed_special: Allow = None,
-                     disallowed_special: Allow = None) -> List[List[int]]:
-        """``encode`` of each text, in parallel with the GIL released."""
-        allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
-        ordinary = self._ordinary(allowed, disallowed)
-        if ordinary is not None:
-            return surrogate_safe_batch(self._core.encode_batch, texts, add, ordinary)
-        # one parallel pass with every special token matched, checked text by text as encode checks
-        # one (on the special ids the core found in each); only a text whose matches are not allowed is
-        # encoded again with their text as text
-        lists, hits = surrogate_safe_batch(self._core.encode_batch_with_hits, texts, add)
-        return [ids if not found or matched_specials(found, text, self._special_by_id, allowed, disallowed)
-                else self._core.encode(text, add, True)
-                for ids, found, text in zip(lists, hits, texts)]
-
-    def encode_ordinary_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> List[List[int]]:
-        """``encode_ordinary`` of each text, in parallel."""
-        return surrogate_safe_batch(self._core.encode_batch, texts, add_special_tokens, True)
-
-    def count_batch(self, texts: Sequence[str]) -> List[int]:
-        """``count`` of each text, in parallel.
-
-        >>> from_hf_json(_EXAMPLE).count_batch(["ab", ""])
-        [1, 0]
-        """
-        return surrogate_safe_batch(self._core.count_batch, texts)  # counted in the core, no lists made
-
-    def encode_to_numpy(self, text: str, *, add_special_tokens: Flag = None, allowed_special: Allow = None,
-                        disallowed_special: Allow = None) -> Any:
-        """``encode`` as a read-only numpy ``uint32`` array (needs numpy).
-
-        >>> tok = from_hf_json(_EXAMPLE)
-        >>> tok.encode_to_numpy("ab b").tolist() == tok.encode("ab b")
-        True
-        """
-        if allowed_special is None and disallowed_special is None and add_special_tokens is not None:
-            # Hugging Face's call: every added token matched, no policy steps
-            return ids_array(self._core.encode_to_buffer(text, bool(add_special_tokens), False))
-
-        def with_hits(add: bool) -> Tuple[Any, List[int]]:
-            buffer, hits = self._core.encode_to_buffer_with_hits(text, add)
-            return ids_array(buffer), hits
-
-        return self._encode(text, allowed_special, disallowed_special, add_special_tokens,
-                            lambda add, ordinary: ids_array(self._core.encode_to_buffer(text, add,
-                                                                           ordinary)),
-                            with_hits)
-
-    def encode_batch_to_numpy(self, texts: Sequence[str], *, add_special_tokens: Flag = None,
-                              allowed_special: Allow = None, disallowed_special: Allow = None) -> Tuple[Any, Any]:
-        """``encode_batch`` as one flat read-only ``uint32`` array plus
-        ``len(texts) + 1`` ``uint64`` offsets (text ``k`` is
-        ``ids[offsets[k]:offsets[k + 1]]``), as ``Tokenizer.encode_batch_to_numpy``.
-
-        >>> ids, offsets = from_hf_json(_EXAMPLE).encode_batch_to_numpy(["ab", "b"])
-        >>> ids.tolist(), offsets.tolist()
-        ([2, 1], [0, 1, 2])
-        """
-        allowed, disallowed, add = resolve(allowed_special, disallowed_special, add_special_tokens)
-        ordinary = self._ordinary(allowed, disallowed)
-        if ordinary is not None:
-            return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, add, ordinary))
-        return flat_arrays(*id_buffers(self.encode_batch(texts, allowed_special=allowed, disallowed_special=disallowed,
-                                                         add_special_tokens=add)))
-
-    def count(self, text: str, limit: Optional[int] = None) -> int:
-        """Number of tokens of ``text`` (``encode_ordinary``: special added
-        tokens' text counts as text); with ``limit=N``, ``min(count, N + 1)``.
-
-        >>> tok = from_hf_json(_EXAMPLE)
-        >>> tok.count("ab ab") == len(tok.encode_ordinary("ab ab")), tok.count("ab ab b", limit=1)
-        (True, 2)
-        """
-        if limit is not None:
-            return super().count(text, limit)
-        return self._core.count(text)
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The tokens of ``text``: bytes for byte-level pipelines, else the

@@ -109,6 +109,7 @@ class PipelineSpec:
     # llama.cpp's detokenize (GGUF files): (drop the first token's leading space, its clean_spaces passes, a normal
     # token's text read as GPT-2's byte characters although the vocabulary is raw UTF-8: its llama_decode_text)
     llama_decode: Optional[Tuple[bool, ...]] = None
+    match_special_text: bool = True  # Hugging Face's call matches every added token
     built: Any = field(default=None, init=False, compare=False, repr=False)  # as in ModelSpec
 
 
@@ -262,6 +263,15 @@ def build_core(spec: Any) -> Any:
         return spec.built
     if isinstance(spec, PipelineSpec):
         return _pipeline_core(spec)
+    core = _model_core(spec)
+    if spec.prefix_tokens or spec.suffix_tokens:  # the ids add_special_tokens=True puts around (checked below)
+        return core.with_added([spec.special_tokens[t] for t in spec.prefix_tokens],
+                               [spec.special_tokens[t] for t in spec.suffix_tokens])
+    return core
+
+
+def _model_core(spec: ModelSpec) -> Any:
+    """The ``CoreTokenizer`` of a byte or char model's description, checked."""
     if spec.model not in MODELS:
         raise BytepairError(f"unknown model {spec.model!r}: use 'byte' or 'char'")
     if spec.model == "byte" and spec.pattern is None:  # str.split() would drop the whitespace bytes

@@ -24,7 +24,6 @@ Decoding keeps special tokens unless ``skip_special_tokens=True``.
 
 from __future__ import annotations
 
-import functools
 from array import array
 from typing import Any, Collection, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
@@ -53,9 +52,11 @@ def resolve(allowed_special: Optional[AllOr], disallowed_special: Optional[AllOr
 
 
 class ModelSpecials:
-    """The policy as a byte or char model (:class:`~bytepair.Tokenizer`)
-    applies it to its core, from its description's ``prefix_tokens``,
-    ``suffix_tokens`` and ``match_special_text``."""
+    """The policy as a :class:`~bytepair.Tokenizer` applies it to its core,
+    from its description's ``match_special_text``: the core takes one call's
+    (allowed, disallowed, add) and applies tiktoken's rules and the added
+    ids itself (a byte or char model its description's ``prefix_tokens`` /
+    ``suffix_tokens``, a pipeline its post-processor)."""
 
     _spec: Any
 
@@ -68,15 +69,6 @@ class ModelSpecials:
                 return None, [], bool(add)
         allowed, disallowed, added = resolve(allowed, disallowed, add, self._spec.match_special_text)
         return (*special_args(allowed, disallowed), added)
-
-    @functools.cached_property
-    def _added_ids(self) -> Tuple[List[int], List[int]]:
-        """The ids ``add_special_tokens=True`` puts before and after (the owner's BOS/EOS)."""
-        return ([self._spec.special_tokens[t] for t in self._spec.prefix_tokens],
-                [self._spec.special_tokens[t] for t in self._spec.suffix_tokens])
-
-    def _wrap(self, ids: List[int], add: bool) -> List[int]:
-        return wrap(ids, *self._added_ids) if add else ids
 
 
 def special_args(allowed_special: AllOr, disallowed_special: AllOr) -> Tuple[Any, Any]:

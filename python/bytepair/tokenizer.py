@@ -23,7 +23,7 @@ from bytepair.formats import hf as hf_format, tiktoken as tiktoken_format, trans
 from bytepair.limits import check_ids, dropout_args, surrogate_safe_batch
 from bytepair.patterns import preset_name
 from bytepair.progress import Reporter, make_reporter
-from bytepair.specials import Allow, Flag, ModelSpecials, drop, id_buffers, wrap_spans, wrap_stream
+from bytepair.specials import Allow, Flag, ModelSpecials, drop, wrap_stream
 from bytepair.vocabulary import VocabularyNames
 
 
@@ -226,9 +226,8 @@ class Tokenizer(ModelSpecials, VocabularyNames):
             return self._core.encode(text, [], None)  # tiktoken's bare call, without the policy's steps
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
         if not dropout:
-            return self._wrap(self._core.encode(text, allowed, disallowed), add)
-        ids = self._core.encode_full(text, allowed, disallowed, dropout_args(dropout, seed))[0]
-        return self._wrap(ids, add)
+            return self._core.encode(text, allowed, disallowed, add)
+        return self._core.encode_full(text, allowed, disallowed, dropout_args(dropout, seed), False, add)[0]
 
     def encode_stream(self, blocks: Iterable[str], *, allowed_special: Allow = None, disallowed_special: Allow = None,
                       dropout: Optional[float] = None, seed: int = 0,
@@ -245,7 +244,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         """
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
         chunks = stream.encode_stream(self, blocks, allowed, disallowed, dropout_args(dropout, seed) if dropout else None)
-        return wrap_stream(chunks, *self._added_ids) if add else chunks
+        return wrap_stream(chunks, *self._core.added) if add else chunks
 
     def encode_file(self, input: Any, output: Any, *, errors: str = "strict", format: Optional[str] = None,
                     block_bytes: Optional[int] = None, progress: Union[None, bool, str, Reporter] = None,
@@ -278,9 +277,8 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         True
         """
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
-        ids, spans = self._core.encode_full(text, allowed, disallowed, None, True)
-        spans = [tuple(s) for s in spans]
-        return (self._wrap(ids, True), wrap_spans(spans, *self._added_ids)) if add else (ids, spans)
+        ids, spans = self._core.encode_with_offsets(text, allowed, disallowed, add)
+        return ids, [tuple(s) for s in spans]
 
     def encode_ordinary(self, text: str, *, add_special_tokens: bool = False) -> List[int]:
         """Ids of ``text``, special-token text encoded as plain text
@@ -289,7 +287,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> Tokenizer.train("hello", num_merges=0).encode_ordinary("hello<|endoftext|>")[-2:]
         [124, 62]
         """
-        return self._wrap(self._core.encode_ordinary(text), add_special_tokens)
+        return self._core.encode(text, [], [], bool(add_special_tokens))
 
     def encode_batch(self, texts: Sequence[str], *, allowed_special: Allow = None, disallowed_special: Allow = None,
                      add_special_tokens: Flag = None) -> List[List[int]]:
@@ -299,8 +297,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         [[97], [98]]
         """
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
-        lists = surrogate_safe_batch(self._core.encode_batch, texts, allowed, disallowed)
-        return [self._wrap(ids, True) for ids in lists] if add else lists
+        return surrogate_safe_batch(self._core.encode_batch, texts, allowed, disallowed, add)
 
     def encode_ordinary_batch(self, texts: Sequence[str], *, add_special_tokens: bool = False) -> List[List[int]]:
         """``encode_ordinary`` of each text, in parallel.
@@ -308,8 +305,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> Tokenizer.train("a b c").encode_ordinary_batch(["a b", ""])[1]
         []
         """
-        lists = surrogate_safe_batch(self._core.encode_ordinary_batch, texts)
-        return [self._wrap(ids, True) for ids in lists] if add_special_tokens else lists
+        return surrogate_safe_batch(self._core.encode_batch, texts, [], [], bool(add_special_tokens))
 
     def count(self, text: str, limit: Optional[int] = None) -> int:
         """Number of tokens of ``text``; special-token text counts as plain
@@ -374,10 +370,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         [104, 101, 108, 108, 111]
         """
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
-        if add and any(self._added_ids):
-            return ids_array(id_buffers([self._wrap(self._core.encode(text, allowed, disallowed), add)])[0])
-        ordinary = allowed == [] and disallowed == []  # plain text: no scan for special tokens
-        return ids_array(self._core.encode_to_buffer(text, allowed, disallowed, ordinary))
+        return ids_array(self._core.encode_to_buffer(text, allowed, disallowed, add))
 
     def encode_batch_to_numpy(self, texts: Sequence[str], *, allowed_special: Allow = None,
                               disallowed_special: Allow = None, add_special_tokens: Flag = None) -> Tuple[Any, Any]:
@@ -391,12 +384,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         True
         """
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
-        if add and any(self._added_ids):
-            return flat_arrays(*id_buffers(self.encode_batch(texts, allowed_special=allowed_special,
-                                                             disallowed_special=disallowed_special, add_special_tokens=add)))
-        ordinary = allowed == [] and disallowed == []
-        return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, allowed, disallowed,
-                                                 ordinary))
+        return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, allowed, disallowed, add))
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
         """The pieces of ``text``: str in the char model, bytes in the byte model.

@@ -12,7 +12,8 @@ use crate::error::Error;
 use crate::pretok::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
 use crate::model::Dropout;
-use crate::tokenizer::{char_spans, CharOptions, SpecialSet, Tokenizer};
+use crate::special::SpecialSet;
+use crate::tokenizer::{char_spans, CharOptions, Tokenizer};
 use crate::train::trainer::{StopReason, TieBreak};
 use crate::train::driver::{self, Init, TrainOutput, TrainRequest};
 use crate::vocab::{CharSpec, ModelKind};
@@ -38,9 +39,11 @@ fn to_py(err: Error) -> PyErr {
             .import("bytepair.errors")
             .and_then(|m| m.getattr(name))
             .and_then(|c| c.cast_into::<PyType>().map_err(PyErr::from));
-        match class {
-            Ok(class) => PyErr::from_type(class, message),
-            Err(_) => PyValueError::new_err(message),
+        match (class, err) {
+            // the token is the error's second argument, as tiktoken's callers read it (no message parsed)
+            (Ok(class), Error::DisallowedSpecial(token)) => PyErr::from_type(class, (message, token)),
+            (Ok(class), _) => PyErr::from_type(class, message),
+            (Err(_), _) => PyValueError::new_err(message),
         }
     })
 }
@@ -359,9 +362,35 @@ fn train_parity<'py>(
 /// A ready tokenizer (either model); immutable, shareable across threads.
 #[pyclass(module = "bytepair._core", frozen)]
 pub struct CoreTokenizer {
-    inner: Tokenizer,
+    inner: std::sync::Arc<Tokenizer>,
     /// One Python int per id, for lists of ids (`crate::py::pylist`).
     ints: crate::py::pylist::IntTable,
+    /// The ids `add_special_tokens=True` puts before and after a text (the description's prefix and suffix
+    /// tokens: a tekken.json's BOS); see `with_added`.
+    added: (Vec<u32>, Vec<u32>),
+}
+
+impl CoreTokenizer {
+    fn of(inner: Tokenizer) -> Self {
+        CoreTokenizer { inner: std::sync::Arc::new(inner), ints: Default::default(), added: Default::default() }
+    }
+
+    /// Appends the ids of `text` to `out` by tiktoken's rules (`allowed` and `disallowed` both empty:
+    /// special-token text is plain text), between the added ids when `add`.
+    fn encode_under(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet, add: bool, out: &mut Vec<u32>) -> crate::Result<()> {
+        if add {
+            out.extend_from_slice(&self.added.0);
+        }
+        if allowed.is_empty() && disallowed.is_empty() {
+            self.inner.encode_ordinary_into(text, out)?;
+        } else {
+            self.inner.encode_into(text, allowed, disallowed, out)?;
+        }
+        if add {
+            out.extend_from_slice(&self.added.1);
+        }
+        Ok(())
+    }
 }
 
 #[pymethods]
@@ -387,7 +416,7 @@ impl CoreTokenizer {
         } else if merge_ids.is_some() {
             return Err(to_py(Error::Format("merge_ids is given without merges".into())));
         }
-        Ok(CoreTokenizer { inner, ints: Default::default() })
+        Ok(CoreTokenizer::of(inner))
     }
 
     /// Byte model from its merges alone (pairs of ids, with their results
@@ -407,7 +436,7 @@ impl CoreTokenizer {
             .detach(|| Tokenizer::byte_from_merges(&merges, merge_ids.as_deref(), pattern, special_tokens))
             .py()?;
         inner.set_add_prefix_space(add_prefix_space).py()?;
-        Ok(CoreTokenizer { inner, ints: Default::default() })
+        Ok(CoreTokenizer::of(inner))
     }
 
     /// Char model from its base symbols and merges (pairs of ids).
@@ -428,7 +457,7 @@ impl CoreTokenizer {
     ) -> PyResult<Self> {
         let options = CharOptions { end_of_word, fused: end_of_word_fused, byte_fallback_start, unk_id, lowest_rank };
         let inner = Tokenizer::char(base, &merges, merge_ids.as_deref(), options, pattern, special_tokens).py()?;
-        Ok(CoreTokenizer { inner, ints: Default::default() })
+        Ok(CoreTokenizer::of(inner))
     }
 
     #[getter]
@@ -471,19 +500,45 @@ impl CoreTokenizer {
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
-    /// `allowed`/`disallowed`: a list of special tokens, or None for all.
-    #[pyo3(signature = (text, allowed, disallowed))]
-    fn encode<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+    /// The ids `add_special_tokens=True` puts before and after a text.
+    #[getter]
+    fn added(&self) -> (Vec<u32>, Vec<u32>) {
+        self.added.clone()
+    }
+
+    /// This tokenizer with `prefix` and `suffix` as the ids `add_special_tokens=True` adds (the tables shared).
+    fn with_added(&self, prefix: Vec<u32>, suffix: Vec<u32>) -> Self {
+        CoreTokenizer { inner: self.inner.clone(), ints: Default::default(), added: (prefix, suffix) }
+    }
+
+    /// `allowed`/`disallowed`: a list of special tokens, or None for all; `add`: the added ids around.
+    #[pyo3(signature = (text, allowed, disallowed, add=false))]
+    fn encode<'py>(
+        &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+    ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        let ids = detach_for(py, text.len(), || self.inner.encode(text, &allowed, &disallowed)).py()?;
+        let ids = detach_for(py, text.len(), || {
+            let mut ids = Vec::with_capacity(text.len() / 4 + 2);
+            self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
+        })
+        .py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
+    }
+
+    /// `encode` with each token's character span in `text` (an added id spans `(0, 0)`, as in Hugging Face).
+    #[pyo3(signature = (text, allowed, disallowed, add=false))]
+    fn encode_with_offsets(
+        &self, py: Python<'_>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+    ) -> PyResult<(Vec<u32>, Vec<(usize, usize)>)> {
+        let (ids, spans) = self.encode_full(py, text, allowed, disallowed, None, true, add)?;
+        Ok((ids, spans.unwrap_or_default()))
     }
 
     /// `encode` with BPE-dropout `(p, seed)` and, when `offsets`, the
     /// character span of each token: returns (ids, spans or None).
-    #[pyo3(signature = (text, allowed, disallowed, dropout=None, offsets=false))]
-    #[allow(clippy::type_complexity)]
+    #[pyo3(signature = (text, allowed, disallowed, dropout=None, offsets=false, add=false))]
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn encode_full(
         &self,
         py: Python<'_>,
@@ -492,15 +547,23 @@ impl CoreTokenizer {
         disallowed: Option<Vec<String>>,
         dropout: Option<(f64, u64)>,
         offsets: bool,
+        add: bool,
     ) -> PyResult<(Vec<u32>, Option<Vec<(usize, usize)>>)> {
         let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
         let dropout = dropout.map(|(p, seed)| Dropout::new(p, seed));
-        detach_for(py, text.len(), || {
+        let (ids, spans) = detach_for(py, text.len(), || {
             let (ids, spans) = self.inner.encode_full(text, &allowed, &disallowed, dropout, offsets)?;
             Ok((ids, offsets.then(|| char_spans(text, &spans))))
         })
-        .py()
+        .py()?;
+        if !add || (self.added.0.is_empty() && self.added.1.is_empty()) {
+            return Ok((ids, spans));
+        }
+        let (before, after) = &self.added;
+        let ids = [before.as_slice(), &ids, after.as_slice()].concat();
+        let spans = spans.map(|s| [vec![(0, 0); before.len()], s, vec![(0, 0); after.len()]].concat());
+        Ok((ids, spans))
     }
 
     /// A stream that encodes one long text block by block (see
@@ -516,15 +579,12 @@ impl CoreTokenizer {
         EncodeStream { tok: slf.clone().unbind(), state }
     }
 
-    fn encode_ordinary_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let encode = |t: &str, out: &mut Vec<u32>| self.inner.encode_ordinary_into(t, out);
-        Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
-    }
-
-    #[pyo3(signature = (texts, allowed, disallowed))]
-    fn encode_batch<'py>(&self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+    #[pyo3(signature = (texts, allowed, disallowed, add=false))]
+    fn encode_batch<'py>(
+        &self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+    ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        let encode = |t: &str, out: &mut Vec<u32>| self.inner.encode_into(t, &allowed, &disallowed, out);
+        let encode = |t: &str, out: &mut Vec<u32>| self.encode_under(t, &allowed, &disallowed, add, out);
         Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
 
@@ -551,27 +611,21 @@ impl CoreTokenizer {
         py.detach(|| crate::batch::count(&texts, |t, out| self.inner.encode_ordinary_into(t, out))).py()
     }
 
-    /// `encode` (or `encode_ordinary` when `ordinary`) as the bytes of
-    /// native-endian uint32 ids (for `numpy.frombuffer`, no list between).
-    #[pyo3(signature = (text, allowed, disallowed, ordinary=false))]
+    /// `encode` as the bytes of native-endian uint32 ids (for `numpy.frombuffer`, no list between).
+    #[pyo3(signature = (text, allowed, disallowed, add=false))]
     fn encode_to_buffer<'py>(
         &self,
         py: Python<'py>,
         text: &Bound<'_, PyAny>,
         allowed: Option<Vec<String>>,
         disallowed: Option<Vec<String>>,
-        ordinary: bool,
+        add: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
         let ids = detach_for(py, text.len(), || {
-            let mut ids = Vec::with_capacity(text.len() / 4);
-            if ordinary {
-                self.inner.encode_ordinary_into(text, &mut ids)?;
-            } else {
-                self.inner.encode_into(text, &allowed, &disallowed, &mut ids)?;
-            }
-            Ok(ids)
+            let mut ids = Vec::with_capacity(text.len() / 4 + 2);
+            self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
         })
         .py()?;
         ids_bytes(py, &ids)
@@ -580,27 +634,17 @@ impl CoreTokenizer {
     /// Every text encoded in one parallel pass (GIL released), as (the bytes
     /// of all ids, native-endian uint32; the bytes of `len(texts) + 1`
     /// native-endian uint64 offsets: text k is ids[offsets[k]:offsets[k+1]]).
-    #[pyo3(signature = (texts, allowed, disallowed, ordinary=false))]
+    #[pyo3(signature = (texts, allowed, disallowed, add=false))]
     fn encode_batch_to_buffer<'py>(
         &self,
         py: Python<'py>,
         texts: Vec<String>,
         allowed: Option<Vec<String>>,
         disallowed: Option<Vec<String>>,
-        ordinary: bool,
+        add: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
-        let flat = py
-            .detach(|| {
-                crate::batch::encode_flat(&texts, |t, out| {
-                    if ordinary {
-                        self.inner.encode_ordinary_into(t, out)
-                    } else {
-                        self.inner.encode_into(t, &allowed, &disallowed, out)
-                    }
-                })
-            })
-            .py()?;
+        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_under(t, &allowed, &disallowed, add, out))).py()?;
         drop(texts);
         flat_bytes(py, &flat)
     }
@@ -625,13 +669,6 @@ impl CoreTokenizer {
         let ids = ids_to_u32(ids)?;
         let bytes = py.detach(|| self.inner.decode_bytes(&ids)).py()?;
         Ok(PyBytes::new(py, &bytes))
-    }
-}
-
-impl CorePipeline {
-    /// Appends the ids of `text` to `out` (the batch helpers' shape).
-    fn encode_into(&self, text: &str, add_special_tokens: bool, ordinary: bool, out: &mut Vec<u32>) -> crate::Result<()> {
-        self.inner.encode_ids_into(text, add_special_tokens, ordinary, out)
     }
 }
 
@@ -773,33 +810,20 @@ fn pipeline_ids(ids: Vec<i64>) -> PyResult<Vec<u32>> {
 pub struct CorePipeline {
     inner: crate::pipeline::Pipeline,
     ints: crate::py::pylist::IntTable,
-    /// One bit per id: the special added tokens (the special-token policy's check reads the ids against it)
-    special_bits: Box<[u64]>,
+    /// tiktoken's rules over the special added tokens
+    specials: crate::special::PipelineSpecials,
 }
 
 impl CorePipeline {
     fn of(inner: crate::pipeline::Pipeline) -> Self {
-        let mut special_bits = vec![0u64; inner.n_vocab().div_ceil(64)].into_boxed_slice();
-        for t in &inner.added.special {
-            if let Some(&id) = inner.added.by_content.get(t) {
-                if let Some(word) = special_bits.get_mut(id as usize / 64) {
-                    *word |= 1 << (id % 64);
-                }
-            }
-        }
-        CorePipeline { inner, ints: Default::default(), special_bits }
+        let specials = crate::special::PipelineSpecials::new(&inner);
+        CorePipeline { inner, ints: Default::default(), specials }
     }
 
-    /// The special added tokens' ids among `ids`, each once, in order of first appearance.
-    fn special_hits(&self, ids: &[u32]) -> Vec<u32> {
-        let mut hits = Vec::new();
-        for &id in ids {
-            let bit = self.special_bits.get(id as usize / 64).map_or(0, |w| w >> (id % 64) & 1);
-            if bit == 1 && !hits.contains(&id) {
-                hits.push(id);
-            }
-        }
-        hits
+    /// Appends the ids of `text` to `out` by tiktoken's rules over the special added tokens (the batch
+    /// helpers' shape); `add`: the post-processor's ids.
+    fn encode_under(&self, text: &str, allowed: &SpecialSet, disallowed: &SpecialSet, add: bool, out: &mut Vec<u32>) -> crate::Result<()> {
+        self.specials.encode_into(&self.inner, text, add, allowed, disallowed, out)
     }
 }
 
@@ -883,64 +907,86 @@ impl CorePipeline {
         (map, self.inner.added.special.iter().cloned().collect())
     }
 
-    #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
-    fn encode<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+    /// The calls of `CoreTokenizer`, with the same arguments: `allowed`/`disallowed` a list of special tokens
+    /// or None for all (tiktoken's rules over the special added tokens), `add` the post-processor's ids.
+    #[pyo3(signature = (text, allowed, disallowed, add=false))]
+    fn encode<'py>(
+        &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+    ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let text = &*text_arg(text)?;
-        let ids = detach_for(py, text.len(), || self.inner.encode_ids(text, add_special_tokens, ordinary)).py()?;
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let ids = detach_for(py, text.len(), || {
+            let mut ids = Vec::with_capacity(text.len() / 3 + 4);
+            self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
+        })
+        .py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
-    /// `encode` with every added token matched, and the special added tokens' ids among the ids (each once):
-    /// the special-token policy checks those few, not every id in Python.
-    #[pyo3(signature = (text, add_special_tokens=false))]
-    fn encode_with_hits<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<(Bound<'py, pyo3::types::PyList>, Vec<u32>)> {
-        let text = &*text_arg(text)?;
-        let ids = detach_for(py, text.len(), || self.inner.encode_ids(text, add_special_tokens, false)).py()?;
-        Ok((self.ints.list(py, self.inner.n_vocab(), &ids)?, self.special_hits(&ids)))
+    /// `CoreTokenizer.encode_full`: a pipeline takes no dropout at call time (its model's `dropout` field is
+    /// the description's).
+    #[pyo3(signature = (text, allowed, disallowed, dropout=None, offsets=false, add=false))]
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
+    fn encode_full(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        allowed: Option<Vec<String>>,
+        disallowed: Option<Vec<String>>,
+        dropout: Option<(f64, u64)>,
+        offsets: bool,
+        add: bool,
+    ) -> PyResult<(Vec<u32>, Option<Vec<(usize, usize)>>)> {
+        if dropout.is_some() {
+            return Err(to_py(Error::Encode(
+                "dropout is not an encode option of a tokenizer.json pipeline; set the BPE model's 'dropout' in its description".into(),
+            )));
+        }
+        let (ids, spans) = self.encode_with_offsets(py, text, allowed, disallowed, add)?;
+        Ok((ids, offsets.then_some(spans)))
     }
 
     /// `encode` as the bytes of native-endian uint32 ids (for `numpy.frombuffer`).
-    #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
-    fn encode_to_buffer<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool, ordinary: bool) -> PyResult<Bound<'py, PyBytes>> {
+    #[pyo3(signature = (text, allowed, disallowed, add=false))]
+    fn encode_to_buffer<'py>(
+        &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let text = &*text_arg(text)?;
-        let ids = detach_for(py, text.len(), || self.inner.encode_ids(text, add_special_tokens, ordinary)).py()?;
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let ids = detach_for(py, text.len(), || {
+            let mut ids = Vec::with_capacity(text.len() / 3 + 4);
+            self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
+        })
+        .py()?;
         ids_bytes(py, &ids)
-    }
-
-    /// `encode_to_buffer` with every added token matched, and the special ids among them (`encode_with_hits`).
-    #[pyo3(signature = (text, add_special_tokens=false))]
-    fn encode_to_buffer_with_hits<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>, add_special_tokens: bool) -> PyResult<(Bound<'py, PyBytes>, Vec<u32>)> {
-        let text = &*text_arg(text)?;
-        let ids = detach_for(py, text.len(), || self.inner.encode_ids(text, add_special_tokens, false)).py()?;
-        Ok((ids_bytes(py, &ids)?, self.special_hits(&ids)))
     }
 
     /// Every text encoded in one parallel pass (GIL released), as
     /// `CoreTokenizer.encode_batch_to_buffer` gives them.
-    #[pyo3(signature = (texts, add_special_tokens=false, ordinary=false))]
+    #[pyo3(signature = (texts, allowed, disallowed, add=false))]
     fn encode_batch_to_buffer<'py>(
         &self,
         py: Python<'py>,
         texts: Vec<pyo3::pybacked::PyBackedStr>,
-        add_special_tokens: bool,
-        ordinary: bool,
+        allowed: Option<Vec<String>>,
+        disallowed: Option<Vec<String>>,
+        add: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_into(t, add_special_tokens, ordinary, out))).py()?;
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_under(t, &allowed, &disallowed, add, out))).py()?;
         drop(texts);
         flat_bytes(py, &flat)
     }
 
-    #[pyo3(signature = (text, add_special_tokens=false, ordinary=false))]
+    /// `encode` with each token's character span in `text` (Hugging Face's offsets).
+    #[pyo3(signature = (text, allowed, disallowed, add=false))]
     fn encode_with_offsets(
-        &self,
-        py: Python<'_>,
-        text: &Bound<'_, PyAny>,
-        add_special_tokens: bool,
-        ordinary: bool,
+        &self, py: Python<'_>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
     ) -> PyResult<(Vec<u32>, Vec<(usize, usize)>)> {
         let text = &*text_arg(text)?;
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
         detach_for(py, text.len(), || {
-            self.inner.encode(text, add_special_tokens, ordinary, true).map(|e| {
+            self.specials.encode_with_offsets(&self.inner, text, add, &allowed, &disallowed).map(|e| {
                 let spans = crate::pipeline::char_offsets(text, &e.offsets);
                 (e.ids, spans)
             })
@@ -948,19 +994,16 @@ impl CorePipeline {
         .py()
     }
 
-    #[pyo3(signature = (texts, add_special_tokens=false, ordinary=false))]
+    #[pyo3(signature = (texts, allowed, disallowed, add=false))]
     fn encode_batch<'py>(
-        &self,
-        py: Python<'py>,
-        texts: Vec<pyo3::pybacked::PyBackedStr>,
-        add_special_tokens: bool,
-        ordinary: bool,
+        &self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let encode = |t: &str, out: &mut Vec<u32>| self.encode_into(t, add_special_tokens, ordinary, out);
+        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let encode = |t: &str, out: &mut Vec<u32>| self.encode_under(t, &allowed, &disallowed, add, out);
         Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
 
-    /// Number of ids of `text` with special added tokens' text as text (`encode(text, ordinary=True)`), no list made.
+    /// Number of ids of `text` with special added tokens' text as text, no list made.
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
         let text = &*text_arg(text)?;
         detach_for(py, text.len(), || self.inner.encode_ids(text, false, true)).py().map(|ids| ids.len())
@@ -968,20 +1011,7 @@ impl CorePipeline {
 
     /// `count` of each text, in one parallel pass (GIL released).
     fn count_batch(&self, py: Python<'_>, texts: Vec<pyo3::pybacked::PyBackedStr>) -> PyResult<Vec<usize>> {
-        py.detach(|| crate::batch::count(&texts, |t, out| self.encode_into(t, false, true, out))).py()
-    }
-
-    /// `encode_batch` with every added token matched, and per text the special ids among its ids (`encode_with_hits`).
-    #[pyo3(signature = (texts, add_special_tokens=false))]
-    fn encode_batch_with_hits<'py>(
-        &self,
-        py: Python<'py>,
-        texts: Vec<pyo3::pybacked::PyBackedStr>,
-        add_special_tokens: bool,
-    ) -> PyResult<(Bound<'py, pyo3::types::PyList>, Vec<Vec<u32>>)> {
-        let encode = |t: &str, out: &mut Vec<u32>| self.encode_into(t, add_special_tokens, false, out);
-        let (lists, flat) = encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?;
-        Ok((lists, flat.documents().map(|d| self.special_hits(d)).collect()))
+        py.detach(|| crate::batch::count(&texts, |t, out| self.inner.encode_ids_into(t, false, true, out))).py()
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=false))]

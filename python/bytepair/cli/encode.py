@@ -14,6 +14,7 @@ so a text of any size encodes in bounded memory, with the same ids.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import TextIO
 
@@ -31,7 +32,7 @@ def allowed_special(args: argparse.Namespace):
 
 
 def _disallowed(e: DisallowedSpecialError) -> CliError:
-    token = e.args[1] if len(e.args) > 1 else str(e).split("token ", 1)[-1].split(".\n")[0]
+    token = json.dumps(e.args[1], ensure_ascii=False)  # the error carries the token; quoted for the shell
     return CliError(
         f"the text holds special-token text {token}: pass --allowed-special {token} "
         "to encode it as the special token, or --ordinary to encode it as plain text"

@@ -1061,7 +1061,7 @@ def _newline_runs_whole(path: str, spec: Any) -> None:
     the two agree only when the merges build each such token: refused otherwise."""
     core, vocab = spec.built, spec.description["model"]["vocab"]
     for token in compress(vocab, map(str.__contains__, vocab, repeat("\n"))):  # C loops until a newline
-        if not token.strip("\n") and core.encode(token, False, True) != [vocab[token]]:
+        if not token.strip("\n") and core.encode(token, [], []) != [vocab[token]]:
             raise FormatError(f"{path}: the merges do not make the token {token!r} of newlines, which llama.cpp "
                               "takes whole")
 
