@@ -56,7 +56,6 @@ with atheris.instrument_imports(include=["bytepair"]):
 
 from bytepair import BytepairError, Tokenizer  # noqa: E402
 from bytepair.formats.sentencepiece import read_model, to_hf_json  # noqa: E402
-from bytepair.pipeline import PipelineTokenizer  # noqa: E402
 from bytepair.spec import PipelineSpec  # noqa: E402
 
 VARIANTS = ["hf-pipeline", "hf-metaspace", "hf-legacy", "sentencepiece", "tekken"]
@@ -123,7 +122,7 @@ def build_seeds(work: pathlib.Path) -> Dict[str, bytes]:
 def load(variant: str, path: str) -> Any:
     if variant == "sentencepiece":
         sp = read_model(path)
-        return PipelineTokenizer(PipelineSpec(to_hf_json(sp), path))
+        return Tokenizer(PipelineSpec(to_hf_json(sp), path))
     return Tokenizer.load(path, format="tekken" if variant == "tekken" else "hf")
 
 

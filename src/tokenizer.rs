@@ -294,6 +294,11 @@ impl Tokenizer {
         self.tokens.len()
     }
 
+    /// Whether this is the char model (its tokens are text), not the byte model.
+    pub fn is_char(&self) -> bool {
+        matches!(self.model, Model::Char { .. })
+    }
+
     pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
         self.tokens.get(id as usize).and_then(|t| t.as_deref())
     }

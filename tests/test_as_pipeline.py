@@ -283,7 +283,7 @@ def test_added_tokens_with_and_without_normalized_match_as_hf(tokens, post):
     """Hugging Face matches the added tokens with ``normalized=false`` first, then the others in the gaps; one
     leftmost-longest pass over all of them (the byte model's) differs where a token of one kind overlaps one
     of the other, so such files are run by the pipeline engine: ids and offsets equal HF's (the byte model
-    route, ``post=None``, and the byte core of a ``PipelineTokenizer``, a trimming post-processor)."""
+    route, ``post=None``, and the byte core of a pipeline, a trimming post-processor)."""
     tok = Tokenizer.train("hello world " * 4, num_merges=6)
     d = dict(tok.as_pipeline().description, post_processor=post)
     size = len(d["model"]["vocab"])

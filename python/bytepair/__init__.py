@@ -25,7 +25,7 @@ from bytepair.errors import UnknownEncodingError
 from bytepair.arrays import cache_info, clear_cache, set_cache_size
 from bytepair.patterns import PRESETS
 from bytepair.tokenizer import Tokenizer
-from bytepair.pipeline import PipelineTokenizer  # runs pipeline descriptions (Tokenizer.from_spec finds it)
+from bytepair.pipeline import PipelineTokenizer  # the former subclass's name: Tokenizer itself
 
 __version__ = "0.1.0"
 

@@ -113,6 +113,16 @@ class PipelineSpec:
     built: Any = field(default=None, init=False, compare=False, repr=False)  # as in ModelSpec
 
 
+def written_merges(spec: PipelineSpec) -> List[Tuple[Any, Any]]:
+    """A pipeline's merges as its file writes them (``"a b"`` strings cut at the first space, or pairs).
+
+    >>> written_merges(PipelineSpec({"model": {"type": "BPE", "vocab": {}, "merges": ["a b", ["a", "b c"]]}}))
+    [('a', 'b'), ('a', 'b c')]
+    """
+    merges = (spec.description.get("model") or {}).get("merges") or []
+    return [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in merges]
+
+
 # ---------------------------------------------------------------- building descriptions
 
 

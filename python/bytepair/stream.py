@@ -46,12 +46,12 @@ PathOrFile = Union[str, "os.PathLike[str]", BinaryIO, IO[bytes]]
 
 
 def encode_stream(tok: Any, blocks: Iterable[str], allowed: Any, disallowed: Any,
-                  dropout: Optional[tuple] = None) -> Iterator[List[int]]:
+                  dropout: Optional[tuple] = None, add: bool = False) -> Iterator[List[int]]:
     """The ids of the text ``"".join(blocks)``, list by list (see
-    ``Tokenizer.encode_stream``); ``allowed``/``disallowed`` as the core
-    takes them (a list, or None for all)."""
+    ``Tokenizer.encode_stream``); ``allowed``/``disallowed``/``add`` as the
+    core takes them (a list, or None for all)."""
 
-    stream = tok._core.stream(allowed, disallowed, dropout)
+    stream = tok._core.stream(allowed, disallowed, dropout, add)
     held = ""  # a high surrogate at the end of a block pairs with the next block's start
     for block in blocks:
         block = held + check_text(block)

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from bytepair import chunking, explain as explaining, formats, spec as specs, stream, training
-from bytepair.arrays import as_id_buffer, flat_arrays, ids_array
-from bytepair.errors import BytepairError, UnknownTokenError
+from bytepair.arrays import flat_arrays, ids_array
+from bytepair.errors import BytepairError, FormatError, UnknownTokenError
 from bytepair.formats import hf as hf_format, tiktoken as tiktoken_format, transformers as transformers_folder
-from bytepair.limits import check_ids, dropout_args, surrogate_safe_batch
+from bytepair.limits import dropout_args, surrogate_safe_batch
 from bytepair.patterns import preset_name
 from bytepair.progress import Reporter, make_reporter
-from bytepair.specials import Allow, Flag, ModelSpecials, drop, wrap_stream
+from bytepair.specials import Allow, Flag, ModelSpecials
 from bytepair.vocabulary import VocabularyNames
 
 
@@ -48,9 +49,11 @@ def _setting(name: str, doc: str) -> property:
 
 class Tokenizer(ModelSpecials, VocabularyNames):
     """A byte-pair-encoding tokenizer: the ``byte`` model (GPT-2/tiktoken), the
-    ``char`` model (Sennrich et al., with an end-of-word marker), or a loaded
-    pipeline (:class:`~bytepair.pipeline.PipelineTokenizer`). Immutable:
-    build one with :meth:`train`, :meth:`from_merges`, :meth:`load`,
+    ``char`` model (Sennrich et al., with an end-of-word marker), or a
+    ``pipeline`` (a loaded ``tokenizer.json``, ``.model``, GGUF ...: normalizer,
+    pre-tokenizer, model, post-processor and decoder). One class for all: its
+    core runs the description, and every call is the same call on every core.
+    Immutable: build one with :meth:`train`, :meth:`from_merges`, :meth:`load`,
     :meth:`from_tiktoken` or :meth:`from_spec`.
 
     >>> tok = Tokenizer.train(["lower", "lowest", "newer", "newest", "wider", "low", "new"],
@@ -61,8 +64,6 @@ class Tokenizer(ModelSpecials, VocabularyNames):
     Traceback (most recent call last):
     AttributeError: a Tokenizer is immutable: build a new one (e.g. Tokenizer.from_spec) instead of changing 'pattern'
     """
-
-    _spec_type: type = specs.ModelSpec
 
     def __init__(self, spec: Any) -> None:  # use the constructors
         object.__setattr__(self, "_spec", spec)
@@ -77,18 +78,16 @@ class Tokenizer(ModelSpecials, VocabularyNames):
 
     @classmethod
     def from_spec(cls, spec: Any) -> "Tokenizer":
-        """The tokenizer of a description (:mod:`bytepair.spec`), of the class
-        that runs it (a pipeline's is a ``PipelineTokenizer``).
+        """The tokenizer of a description (:mod:`bytepair.spec`: a byte or char
+        model's, or a pipeline's).
 
         >>> tok = Tokenizer.from_spec(specs.from_merges([("a", "b")], end_of_word=None))
         >>> tok.tokenize("abab a")
         ['ab', 'ab', 'a']
         """
-        # the classes that run descriptions are this one and its subclasses (imported with the package)
-        for kind in (Tokenizer, *Tokenizer.__subclasses__()):
-            if type(spec) is kind._spec_type:
-                return kind(spec)
-        raise BytepairError(f"not a tokenizer description: {type(spec).__name__}")
+        if type(spec) not in (specs.ModelSpec, specs.PipelineSpec):
+            raise BytepairError(f"not a tokenizer description: {type(spec).__name__}")
+        return cls(spec)
 
     train = _constructor(training.train, "Train a tokenizer on ``corpus``: a str, documents, word counts or a path.")
     train_parity = _constructor(training.train_parity, "Parity-aware BPE over one corpus per language.")
@@ -126,8 +125,7 @@ class Tokenizer(ModelSpecials, VocabularyNames):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Tokenizer":
-        """Rebuild from :meth:`to_dict`'s description (validated by the caller);
-        a pipeline's description gives a ``PipelineTokenizer``.
+        """Rebuild from :meth:`to_dict`'s description (validated by the caller).
 
         >>> tok = Tokenizer.train("ab ab", num_merges=1)
         >>> Tokenizer.from_dict(tok.to_dict()).merges == tok.merges
@@ -153,10 +151,21 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         """The immutable description this tokenizer was built from."""
         return self._spec
 
+    @functools.cached_property
+    def _added(self) -> Tuple[Dict[str, int], Dict[str, int]]:
+        """Every added token with its id, and the special ones in id order (as the core has them)."""
+        added, special = self._core.added_tokens()
+        return dict(added), {t: added[t] for t in sorted(special, key=added.__getitem__)}
+
     @property
     def special_tokens(self) -> Dict[str, int]:
         """The special tokens' texts and ids (a copy)."""
-        return dict(self._spec.special_tokens)
+        return dict(self._added[1])
+
+    @property
+    def added_tokens(self) -> Dict[str, int]:
+        """Every added token (special or not: a pipeline's) and its id (a copy)."""
+        return dict(self._added[0])
 
     @property
     def merge_counts(self) -> List[Optional[int]]:
@@ -169,10 +178,10 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         return int(self._core.n_vocab)
 
     def _token(self, id_: int) -> Union[str, bytes]:
-        raw = self._core.token_bytes(id_)
-        if raw is None:
+        token = self._core.token_text(id_)
+        if token is None:
             raise UnknownTokenError(f"token id {id_} is not in the vocabulary")
-        return raw.decode("utf-8") if self.model == "char" else raw
+        return token
 
     @functools.cached_property
     def _triples(self) -> Tuple[Tuple[int, int, int], ...]:
@@ -182,13 +191,16 @@ class Tokenizer(ModelSpecials, VocabularyNames):
     @property
     def merges(self) -> List[Tuple[Any, Any]]:
         """The merge rules in order: ``(str, str)`` in the char model,
-        ``(bytes, bytes)`` in the byte model."""
+        ``(bytes, bytes)`` in the byte model, a pipeline's as its file writes them."""
+        if self.model == "pipeline":
+            return specs.written_merges(self._spec)
         return [(self._token(l), self._token(r)) for l, r, _ in self._triples]
 
     @functools.cached_property
     def _vocab_items(self) -> Dict[int, Union[str, bytes]]:
-        raw = {i: self._core.token_bytes(i) for i in range(self.n_vocab)}
-        return {i: b.decode("utf-8") if self.model == "char" else b for i, b in raw.items() if b is not None}
+        """id -> token: bytes in the byte model, str in the char model, a pipeline's file strings."""
+        tokens = map(self._core.token_text, range(self.n_vocab))
+        return {i: t for i, t in enumerate(tokens) if t is not None}
 
     def trace(self) -> List[str]:
         """Seed 000's trace lines, one per merge learned in training.
@@ -236,15 +248,16 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         list by list as soon as more text can no longer change them: together
         exactly ``encode("".join(blocks), ...)``, errors included (see
         :mod:`bytepair.stream`). Memory stays at about one block plus the
-        longest word.
+        longest word; a pipeline's pre-tokenizer can look arbitrarily far
+        ahead, so its blocks are joined and encoded at the end.
 
         >>> tok = Tokenizer.train("hello world " * 10, num_merges=8)
         >>> [i for ids in tok.encode_stream(["hel", "lo wo", "rld"]) for i in ids] == tok.encode("hello world")
         True
         """
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
-        chunks = stream.encode_stream(self, blocks, allowed, disallowed, dropout_args(dropout, seed) if dropout else None)
-        return wrap_stream(chunks, *self._core.added) if add else chunks
+        return stream.encode_stream(self, blocks, allowed, disallowed, dropout_args(dropout, seed) if dropout else None,
+                                    add)
 
     def encode_file(self, input: Any, output: Any, *, errors: str = "strict", format: Optional[str] = None,
                     block_bytes: Optional[int] = None, progress: Union[None, bool, str, Reporter] = None,
@@ -387,60 +400,61 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         return flat_arrays(*surrogate_safe_batch(self._core.encode_batch_to_buffer, texts, allowed, disallowed, add))
 
     def tokenize(self, text: str) -> List[Union[str, bytes]]:
-        """The pieces of ``text``: str in the char model, bytes in the byte model.
+        """The pieces of ``text``: str in the char model, bytes in the byte model;
+        a pipeline's tokens (bytes if it is byte-level, else the vocabulary's
+        strings: HF's ``encode(text).tokens``).
 
         >>> Tokenizer.train("abab", model="char", end_of_word=None).tokenize("abab ba")
         ['abab', 'b', 'a']
         """
-        pieces = self._core.tokenize(text)
-        return [p.decode("utf-8") for p in pieces] if self.model == "char" else list(pieces)
-
-    # ------------------------------------------------------------------ decoding
-
-    def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
-        """The bytes that ``ids`` stand for (char model: words joined by one
-        space); ``skip_special_tokens=True`` leaves out the special tokens.
-        Unknown ids raise ``UnknownTokenError``. ``ids`` may be a numpy
-        integer array (read by the core without a Python int per id).
-
-        >>> Tokenizer.train("ab").decode_bytes([97, 98])
-        b'ab'
-        """
-        # decode_skips: the holes of a Hugging Face vocabulary, which decode to nothing as in HF
-        skipped = set(self._spec.special_tokens.values() if skip_special_tokens else ()) | self._spec.decode_skips
-        buffer = as_id_buffer(drop(ids, skipped) if skipped else ids) if type(ids).__module__ == "numpy" else None
-        if buffer is not None:
-            return self._core.decode_buffer(buffer)
-        ids = drop(check_ids(ids), skipped) if skipped else check_ids(ids)
-        try:
-            return self._core.decode_bytes(ids)
-        except OverflowError:
-            bad = next(i for i in ids if not -(2**63) <= i < 2**63)
-            raise UnknownTokenError(f"token id {bad} is not in the vocabulary") from None
-
-    def decode(self, ids: Iterable[int], errors: str = "replace", skip_special_tokens: bool = False) -> str:
-        """The text of ``ids``; invalid UTF-8 is handled by ``errors``.
-        Special tokens are written as their text unless ``skip_special_tokens``
-        (tiktoken, transformers and mistral_common's ``KEEP``; Hugging Face
-        ``tokenizers``' own default is to skip them).
-
-        >>> tok = Tokenizer.train("héllo", num_merges=0, special_tokens=["<s>"])
-        >>> tok.decode([256, 104, 195, 169]), tok.decode([256, 104], skip_special_tokens=True)
-        ('<s>hé', 'h')
-        """
-        return self.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors)
+        return self._core.tokenize(text)
 
     # ------------------------------------------------------------------ files
 
     def save(self, path: str, format: str = "bytepair") -> None:
         """Write the tokenizer to ``path`` (atomically). Formats: ``bytepair``
-        (native JSON); the others are in :mod:`bytepair.formats`."""
-        formats.save(self, path, format)
+        (native JSON); the others are in :mod:`bytepair.formats`. A pipeline
+        that is exactly a byte-model configuration also writes ``tiktoken``
+        and ``gpt2`` files (its byte model's ids: they hold no offsets)."""
+        formats.save(self._byte_model() if format in ("tiktoken", "gpt2") else self, path, format)
 
     def to_tiktoken(self, name: Optional[str] = None) -> Any:
-        """A ``tiktoken.Encoding`` that encodes exactly as this byte model
+        """A ``tiktoken.Encoding`` that encodes exactly as this byte model, or
+        as this pipeline when it is exactly a byte-model configuration
         (tiktoken is imported only when asked for)."""
-        return tiktoken_format.to_tiktoken(self, name)
+        byte_model = self._byte_model()
+        if byte_model.model == "pipeline":
+            raise FormatError("a Hugging Face pipeline cannot be written as a tiktoken Encoding")
+        return tiktoken_format.to_tiktoken(byte_model, name)
+
+    @functools.cached_property
+    def _byte_spec(self) -> Any:
+        """A pipeline's byte model when its description is exactly a byte-model configuration
+        (:func:`bytepair.formats.hf.byte_model_of`), else None (encoding always runs on the pipeline)."""
+        return hf_format.byte_model_of(self._spec.description) if self.model == "pipeline" else None
+
+    def _byte_model(self) -> "Tokenizer":
+        """This tokenizer, or the byte model that a pipeline exactly is (the formats that hold byte models)."""
+        return Tokenizer(self._byte_spec) if self._byte_spec is not None else self
+
+    def to_hf_json(self) -> str:
+        """The ``tokenizer.json`` text (Hugging Face loads it with the same
+        ids); what no ``tokenizer.json`` holds exactly raises ``FormatError``
+        (see :func:`bytepair.formats.hf.to_json`).
+
+        >>> json.loads(Tokenizer.train("ab ab", num_merges=1).to_hf_json())["model"]["type"]
+        'BPE'
+        """
+        return json.dumps(hf_format.to_json(self), ensure_ascii=False, indent=2)
+
+    def description(self) -> Dict[str, Any]:
+        """The pipeline description of this tokenizer (the ``tokenizer.json``
+        object; :meth:`as_pipeline`'s).
+
+        >>> Tokenizer.train("ab ab", num_merges=1).description()["decoder"]["type"]
+        'ByteLevel'
+        """
+        return json.loads(json.dumps(self.as_pipeline().description))
 
     def save_pretrained(self, folder: str, **roles: Any) -> None:
         """Write a ``transformers`` folder that ``AutoTokenizer.from_pretrained(folder)``
@@ -480,5 +494,11 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         self.__init__(specs.from_dict(state))  # type: ignore[misc]
 
     def __repr__(self) -> str:
+        if self.model == "pipeline":  # its stages
+            d = self._spec.description
+            m, pre = d.get("model") or {}, (d.get("pre_tokenizer") or {}).get("type")
+            return (f"<bytepair.Tokenizer model='pipeline' n_vocab={self.n_vocab} normalizer="
+                    f"{(d.get('normalizer') or {}).get('type')!r} pre_tokenizer={pre!r} "
+                    f"byte_fallback={bool(m.get('byte_fallback'))}>")
         pattern = preset_name(self.pattern) or ("str.split()" if self.pattern is None else "custom")
         return f"<bytepair.Tokenizer model={self.model!r} n_vocab={self.n_vocab} pattern={pattern!r}>"

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
+from bytepair.arrays import as_id_buffer
 from bytepair.decode_stream import DecodeStream
 from bytepair.errors import UnknownTokenError
 from bytepair.formats.convert import bytes_to_unicode
-from bytepair.limits import check_id
+from bytepair.limits import check_id, check_ids
+from bytepair.specials import drop
 
 
 class Vocab(Mapping):
@@ -57,15 +59,16 @@ class Vocab(Mapping):
 
 
 class VocabularyNames:
-    """Hugging Face's and tiktoken's names of the vocabulary; a class using
-    it gives ``_vocab_items`` (id -> str or bytes, as :attr:`vocab`), ``_core``
-    (``token_bytes``), ``special_tokens``, ``n_vocab`` and ``decode``."""
+    """Hugging Face's and tiktoken's names of the vocabulary, and decoding; a
+    class using it gives ``_vocab_items`` (id -> str or bytes, as :attr:`vocab`),
+    ``_core`` (``token_bytes``, ``decode``, ``decode_bytes``, ``decode_buffer``),
+    ``_spec`` (``decode_skips``), ``special_tokens`` and ``n_vocab``."""
 
     _vocab_items: Dict[int, Any]
     special_tokens: Dict[str, int]
     n_vocab: int
     _core: Any
-    decode: Callable[..., str]
+    _spec: Any
 
     @property
     def vocab(self) -> Vocab:
@@ -205,6 +208,54 @@ class VocabularyNames:
         256
         """
         return self.special_tokens.get("<|endoftext|>")
+
+
+    def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
+        """The bytes that ``ids`` stand for (char model: words joined by one
+        space); ``skip_special_tokens=True`` leaves out the special tokens.
+        Unknown ids raise ``UnknownTokenError``. ``ids`` may be a numpy
+        integer array (read by the core without a Python int per id).
+
+        >>> from bytepair import Tokenizer
+        >>> Tokenizer.train("ab").decode_bytes([97, 98])
+        b'ab'
+        """
+        return self._decode(ids, bool(skip_special_tokens), False)
+
+    def _decode(self, ids: Iterable[int], skip: bool, text: bool) -> Any:
+        """The core's bytes (``text``: its text) of ``ids`` checked, without the vocabulary's holes; a numpy
+        array is read by the core as a buffer, and an id no core int holds is unknown."""
+        holes = self._spec.decode_skips  # the holes of a Hugging Face vocabulary, which decode to nothing as in HF
+        buffer = as_id_buffer(drop(ids, holes) if holes else ids) if type(ids).__module__ == "numpy" else None
+        if buffer is not None:
+            return self._core.decode_buffer(buffer, skip, text)
+        ids = check_ids(ids)
+        if self._spec.decode_skips:
+            ids = drop(ids, self._spec.decode_skips)
+        try:
+            return (self._core.decode if text else self._core.decode_bytes)(ids, skip)
+        except OverflowError:
+            bad = next(i for i in ids if not -(2**63) <= i < 2**63)
+            raise UnknownTokenError(f"token id {bad} is not in the vocabulary") from None
+
+    def decode(self, ids: Iterable[int], errors: str = "replace", skip_special_tokens: bool = False) -> str:
+        """The text of ``ids``; invalid UTF-8 is handled by ``errors``.
+        Special tokens are written as their text unless ``skip_special_tokens``
+        (tiktoken, transformers and mistral_common's ``KEEP``; Hugging Face
+        ``tokenizers``' own default is to skip them).
+
+        A pipeline decodes by its decoder (Hugging Face's ``decode``); a
+        byte-level one with ``errors`` other than ``"replace"`` decodes its
+        tokens' bytes.
+
+        >>> from bytepair import Tokenizer
+        >>> tok = Tokenizer.train("héllo", num_merges=0, special_tokens=["<s>"])
+        >>> tok.decode([256, 104, 195, 169]), tok.decode([256, 104], skip_special_tokens=True)
+        ('<s>hé', 'h')
+        """
+        if errors == "replace":  # the core's text (invalid UTF-8 replaced)
+            return self._decode(ids, bool(skip_special_tokens), True)
+        return self.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors)
 
     def decode_single_token_bytes(self, id_: int) -> bytes:
         """The bytes of one token (tiktoken's name).

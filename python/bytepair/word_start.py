@@ -13,7 +13,7 @@ make a token holding a marker after another character, so a text needs no
 pre-tokenizer: the BPE runs over the whole normalized text and gives what
 it gives word by word.
 
-The result is a :class:`bytepair.pipeline.PipelineTokenizer` whose
+The result is a pipeline :class:`~bytepair.Tokenizer` whose
 description is the ``tokenizer.json`` ``transformers`` writes for Llama 2
 (normalizer ``Prepend("▁")`` + ``Replace(" ", "▁")``, no pre-tokenizer, BPE
 with ``byte_fallback`` and ``fuse_unk``, decoder ``Replace`` +

@@ -567,16 +567,19 @@ impl CoreTokenizer {
     }
 
     /// A stream that encodes one long text block by block (see
-    /// `EncodeStream`); `allowed`/`disallowed` as for `encode`.
-    #[pyo3(signature = (allowed, disallowed, dropout=None))]
+    /// `EncodeStream`); `allowed`/`disallowed`/`add` as for `encode`.
+    #[pyo3(signature = (allowed, disallowed, dropout=None, add=false))]
     fn stream(
         slf: &Bound<'_, Self>,
         allowed: Option<Vec<String>>,
         disallowed: Option<Vec<String>>,
         dropout: Option<(f64, u64)>,
+        add: bool,
     ) -> EncodeStream {
-        let state = slf.get().inner.stream(special_set(allowed), special_set(disallowed), dropout.map(|(p, seed)| Dropout::new(p, seed)));
-        EncodeStream { tok: slf.clone().unbind(), state }
+        let tok = slf.get();
+        let state = tok.inner.stream(special_set(allowed), special_set(disallowed), dropout.map(|(p, seed)| Dropout::new(p, seed)));
+        let (before, after) = if add { tok.added.clone() } else { Default::default() };
+        EncodeStream { tok: slf.clone().unbind(), state, before, after }
     }
 
     #[pyo3(signature = (texts, allowed, disallowed, add=false))]
@@ -649,27 +652,79 @@ impl CoreTokenizer {
         flat_bytes(py, &flat)
     }
 
-    /// `decode_bytes` of ids given as the bytes of native-endian uint32s.
-    fn decode_buffer<'py>(&self, py: Python<'py>, ids: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        if ids.len() % 4 != 0 {
-            return Err(PyValueError::new_err("the id buffer's length is not a multiple of 4"));
-        }
-        let ids: Vec<u32> = ids.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect();
-        let bytes = py.detach(|| self.inner.decode_bytes(&ids)).py()?;
-        Ok(PyBytes::new(py, &bytes))
+    /// `decode_bytes` (`text`: `decode`) of ids given as the bytes of native-endian uint32s.
+    #[pyo3(signature = (ids, skip_special_tokens=false, text=false))]
+    fn decode_buffer<'py>(&self, py: Python<'py>, ids: &[u8], skip_special_tokens: bool, text: bool) -> PyResult<Bound<'py, PyAny>> {
+        let ids = buffer_ids(ids)?;
+        let bytes = py.detach(|| self.decode_ids(&ids, skip_special_tokens)).py()?;
+        Ok(match text {
+            true => pyo3::types::PyString::new(py, &String::from_utf8_lossy(&bytes)).into_any(),
+            false => PyBytes::new(py, &bytes).into_any(),
+        })
     }
 
-    fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    /// The pieces of `text` (special-token text is plain text): bytes in the byte model, str in the char model.
+    fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
         let text = &*text_arg(text)?;
         let pieces = detach_for(py, text.len(), || self.inner.tokenize(text)).py()?;
-        Ok(pieces.iter().map(|p| PyBytes::new(py, p)).collect())
+        pieces.iter().map(|p| self.text_of(py, p)).collect()
     }
 
-    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<i64>) -> PyResult<Bound<'py, PyBytes>> {
+    /// The bytes that `ids` stand for; `skip_special_tokens`: without the special tokens.
+    #[pyo3(signature = (ids, skip_special_tokens=false))]
+    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<i64>, skip_special_tokens: bool) -> PyResult<Bound<'py, PyBytes>> {
         let ids = ids_to_u32(ids)?;
-        let bytes = py.detach(|| self.inner.decode_bytes(&ids)).py()?;
+        let bytes = py.detach(|| self.decode_ids(&ids, skip_special_tokens)).py()?;
         Ok(PyBytes::new(py, &bytes))
     }
+
+    /// `decode_bytes` as text, invalid UTF-8 replaced (Python's `errors="replace"`).
+    #[pyo3(signature = (ids, skip_special_tokens=false))]
+    fn decode(&self, py: Python<'_>, ids: Vec<i64>, skip_special_tokens: bool) -> PyResult<String> {
+        let ids = ids_to_u32(ids)?;
+        py.detach(|| self.decode_ids(&ids, skip_special_tokens).map(|b| String::from_utf8_lossy(&b).into_owned())).py()
+    }
+
+    /// The vocabulary's entry of `id`: its bytes in the byte model, its text in the char model.
+    fn token_text<'py>(&self, py: Python<'py>, id: i64) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(raw) = u32::try_from(id).ok().and_then(|id| self.inner.token_bytes(id)) else { return Ok(None) };
+        self.text_of(py, raw).map(Some)
+    }
+
+    /// content -> id of every special token, and their texts (`CorePipeline.added_tokens`: all are special).
+    fn added_tokens(&self) -> (std::collections::HashMap<String, u32>, Vec<String>) {
+        let specials = self.inner.specials();
+        (specials.iter().cloned().collect(), specials.iter().map(|(t, _)| t.clone()).collect())
+    }
+}
+
+impl CoreTokenizer {
+    /// `decode_bytes`, without the special tokens when `skip_special`.
+    fn decode_ids(&self, ids: &[u32], skip_special: bool) -> crate::Result<Vec<u8>> {
+        if !skip_special || self.inner.specials().is_empty() {
+            return self.inner.decode_bytes(ids);
+        }
+        let special: FxHashSet<u32> = self.inner.specials().iter().map(|&(_, id)| id).collect();
+        let kept: Vec<u32> = ids.iter().copied().filter(|id| !special.contains(id)).collect();
+        self.inner.decode_bytes(&kept)
+    }
+
+    /// A token's text as Python sees it: bytes in the byte model, str in the char model (its tokens are text).
+    fn text_of<'py>(&self, py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        if !self.inner.is_char() {
+            return Ok(PyBytes::new(py, raw).into_any());
+        }
+        let text = std::str::from_utf8(raw).map_err(|e| PyValueError::new_err(format!("a char-model token is not UTF-8: {e}")))?;
+        Ok(pyo3::types::PyString::new(py, text).into_any())
+    }
+}
+
+/// Ids given as the bytes of native-endian uint32s.
+fn buffer_ids(ids: &[u8]) -> PyResult<Vec<u32>> {
+    if ids.len() % 4 != 0 {
+        return Err(PyValueError::new_err("the id buffer's length is not a multiple of 4"));
+    }
+    Ok(ids.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
 /// One long text encoded block by block: `feed(block)` returns the ids
@@ -679,24 +734,27 @@ impl CoreTokenizer {
 pub struct EncodeStream {
     tok: Py<CoreTokenizer>,
     state: crate::stream::EncodeStream,
+    /// the added ids still to come before the first ids, and after the last
+    before: Vec<u32>,
+    after: Vec<u32>,
 }
 
 #[pymethods]
 impl EncodeStream {
     fn feed(&mut self, py: Python<'_>, block: &str) -> PyResult<Vec<u32>> {
         let (tok, state) = (&self.tok.get().inner, &mut self.state);
-        py.detach(|| {
-            let mut out = Vec::new();
-            tok.stream_feed(state, block, &mut out).map(|_| out)
-        })
-        .py()
+        let mut out = std::mem::take(&mut self.before);
+        py.detach(|| tok.stream_feed(state, block, &mut out).map(|_| out)).py()
     }
 
     fn finish(&mut self, py: Python<'_>) -> PyResult<Vec<u32>> {
         let (tok, state) = (&self.tok.get().inner, &mut self.state);
+        let mut out = std::mem::take(&mut self.before);
+        let after = std::mem::take(&mut self.after);
         py.detach(|| {
-            let mut out = Vec::new();
-            tok.stream_finish(state, &mut out).map(|_| out)
+            tok.stream_finish(state, &mut out)?;
+            out.extend_from_slice(&after);
+            Ok(out)
         })
         .py()
     }
@@ -938,9 +996,7 @@ impl CorePipeline {
         add: bool,
     ) -> PyResult<(Vec<u32>, Option<Vec<(usize, usize)>>)> {
         if dropout.is_some() {
-            return Err(to_py(Error::Encode(
-                "dropout is not an encode option of a tokenizer.json pipeline; set the BPE model's 'dropout' in its description".into(),
-            )));
+            return Err(to_py(no_dropout()));
         }
         let (ids, spans) = self.encode_with_offsets(py, text, allowed, disallowed, add)?;
         Ok((ids, offsets.then_some(spans)))
@@ -1003,6 +1059,22 @@ impl CorePipeline {
         Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
 
+    /// `CoreTokenizer.stream`'s calls on a pipeline: its pre-tokenizer can look arbitrarily far ahead, so the
+    /// blocks are joined and encoded at `finish` (memory grows with the text).
+    #[pyo3(signature = (allowed, disallowed, dropout=None, add=false))]
+    fn stream(
+        slf: &Bound<'_, Self>,
+        allowed: Option<Vec<String>>,
+        disallowed: Option<Vec<String>>,
+        dropout: Option<(f64, u64)>,
+        add: bool,
+    ) -> PyResult<PipelineStream> {
+        if dropout.is_some() {
+            return Err(to_py(no_dropout()));
+        }
+        Ok(PipelineStream { pipe: slf.clone().unbind(), text: String::new(), allowed: special_set(allowed), disallowed: special_set(disallowed), add })
+    }
+
     /// Number of ids of `text` with special added tokens' text as text, no list made.
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
         let text = &*text_arg(text)?;
@@ -1027,9 +1099,42 @@ impl CorePipeline {
         Ok(PyBytes::new(py, &out))
     }
 
+    /// `decode_bytes` (`text`: `decode`) of ids given as the bytes of native-endian uint32s.
+    #[pyo3(signature = (ids, skip_special_tokens=false, text=false))]
+    fn decode_buffer<'py>(&self, py: Python<'py>, ids: &[u8], skip_special_tokens: bool, text: bool) -> PyResult<Bound<'py, PyAny>> {
+        let ids = buffer_ids(ids)?;
+        if text {
+            let out = py.detach(|| self.inner.decode(&ids, skip_special_tokens)).py()?;
+            return Ok(pyo3::types::PyString::new(py, &out).into_any());
+        }
+        let out = py.detach(|| self.inner.decode_bytes(&ids, skip_special_tokens)).py()?;
+        Ok(PyBytes::new(py, &out).into_any())
+    }
+
+    /// The tokens of `text` (every added token matched): bytes in byte-level pipelines, else the
+    /// vocabulary's strings (Hugging Face's `encode(text).tokens`).
+    fn tokenize<'py>(&self, py: Python<'py>, text: &Bound<'_, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        let text = &*text_arg(text)?;
+        let ids = detach_for(py, text.len(), || self.inner.encode_ids(text, false, false)).py()?;
+        let byte_level = self.inner.is_byte_level();
+        Ok(ids
+            .iter()
+            .map(|&id| match byte_level {
+                true => self.inner.token_bytes(id).map(|b| PyBytes::new(py, &b).into_any()),
+                false => self.inner.id_to_token(id).map(|t| pyo3::types::PyString::new(py, t).into_any()),
+            }
+            .unwrap_or_else(|| py.None().into_bound(py)))
+            .collect())
+    }
+
     fn token_bytes<'py>(&self, py: Python<'py>, id: i64) -> Option<Bound<'py, PyBytes>> {
         let id = u32::try_from(id).ok()?;
         self.inner.token_bytes(id).map(|b| PyBytes::new(py, &b))
+    }
+
+    /// The vocabulary's entry of `id`: its string in the file (`id_to_token`).
+    fn token_text(&self, id: i64) -> Option<String> {
+        self.id_to_token(id)
     }
 
     fn id_to_token(&self, id: i64) -> Option<String> {
@@ -1071,6 +1176,38 @@ impl CorePipeline {
     }
 }
 
+/// The error of a pipeline call given a dropout.
+fn no_dropout() -> Error {
+    Error::Encode("dropout is not an encode option of a tokenizer.json pipeline; set the BPE model's 'dropout' in its description".into())
+}
+
+/// A pipeline's `EncodeStream`: the blocks joined, encoded at `finish`.
+#[pyclass(module = "bytepair._core")]
+pub struct PipelineStream {
+    pipe: Py<CorePipeline>,
+    text: String,
+    allowed: SpecialSet,
+    disallowed: SpecialSet,
+    add: bool,
+}
+
+#[pymethods]
+impl PipelineStream {
+    fn feed(&mut self, block: &str) -> Vec<u32> {
+        self.text.push_str(block);
+        Vec::new()
+    }
+
+    fn finish(&mut self, py: Python<'_>) -> PyResult<Vec<u32>> {
+        let (pipe, text) = (self.pipe.get(), std::mem::take(&mut self.text));
+        py.detach(|| {
+            let mut ids = Vec::with_capacity(text.len() / 3 + 4);
+            pipe.encode_under(&text, &self.allowed, &self.disallowed, self.add, &mut ids).map(|()| ids)
+        })
+        .py()
+    }
+}
+
 // ---------------------------------------------------------------- end of HF pipelines
 
 #[pymodule]
@@ -1079,6 +1216,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CoreTokenizer>()?;
     m.add_class::<EncodeStream>()?;
     m.add_class::<CorePipeline>()?;
+    m.add_class::<PipelineStream>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(train_parity, m)?)?;
     m.add_function(wrap_pyfunction!(char_base, m)?)?;

@@ -54,6 +54,7 @@ from bytepair.limits import check_unused_ids
 from bytepair.regex_dialects import from_onig, to_onig
 from bytepair.patterns import PRESETS, preset_name
 from bytepair.spec import PipelineSpec, checked, checked_pipeline, from_byte_vocab, from_dict, vocabulary_holes
+from bytepair.formats.sentencepiece import hf_description
 from bytepair.formats.subword_nmt import reapplied_merges
 from bytepair import _core
 
@@ -281,8 +282,40 @@ def _char_json(tok: Any) -> Dict[str, Any]:
 def to_json(tok: Any) -> Dict[str, Any]:
     """The ``tokenizer.json`` content of ``tok`` as a dict."""
     if getattr(tok, "model", None) == "pipeline":
-        return json.loads(tok.to_hf_json())  # a SentencePiece model: HF components, or refused
+        return _pipeline_json(tok.spec)
     return _byte_json(tok) if tok.model == "byte" else _char_json(tok)
+
+
+def _pipeline_json(spec: PipelineSpec) -> Dict[str, Any]:
+    """A pipeline's ``tokenizer.json`` object (Hugging Face loads it with the same ids): a SentencePiece
+    model's as Hugging Face's components. Refused: a GGUF tokenizer whose special tokens llama.cpp cuts its own
+    way (``special_cut``: Hugging Face would cut them otherwise), and one whose pre-tokenizer runs one of
+    llama.cpp's hand-written routines (``LlamaSplit``)."""
+    description = spec.description
+    if _llama_split_stages(description.get("pre_tokenizer")):
+        raise FormatError(f"{spec.path}: a tokenizer.json cannot hold this tokenizer exactly: its "
+                          "pre-tokenizer runs one of llama.cpp's hand-written splitting routines (LlamaSplit), "
+                          "which Hugging Face does not have")
+    if description.get("special_cut") is not None:
+        raise FormatError(f"{spec.path}: a tokenizer.json cannot hold this tokenizer exactly: llama.cpp "
+                          "cuts its special tokens out of the text longest first (some overlap) or strips ASCII "
+                          "whitespace beside them, and Hugging Face's cut gives other ids")
+    if (description.get("model") or {}).get("type") == "SentencePieceBPE":
+        return hf_description(description)
+    return json.loads(json.dumps(description))  # a copy
+
+
+def _llama_split_stages(pre: Any) -> List[str]:
+    """The routines of the bytepair-only ``LlamaSplit`` stages in a pre-tokenizer description (GGUF files).
+
+    >>> _llama_split_stages({"type": "Sequence", "pretokenizers": [{"type": "LlamaSplit", "routine": "kimi-k2"}]})
+    ['kimi-k2']
+    """
+    if not isinstance(pre, dict):
+        return []
+    if pre.get("type") == "LlamaSplit":
+        return [str(pre.get("routine"))]
+    return [r for p in pre.get("pretokenizers") or [] for r in _llama_split_stages(p)]
 
 
 def as_pipeline(tok: Any) -> PipelineSpec:
@@ -994,7 +1027,7 @@ def byte_model_of(description: Any) -> Optional[Any]:
     :func:`loads` uses; None when the description is not such a byte-model
     configuration (a normalizer, several splits, byte fallback, merges the
     byte model's rule would read differently, a missing byte token, ...).
-    A ``PipelineTokenizer`` converts to it (``to_tiktoken``, ``save`` as tiktoken or gpt2).
+    A pipeline tokenizer converts to it (``to_tiktoken``, ``save`` as tiktoken or gpt2).
 
     >>> import bytepair
     >>> tok = bytepair.Tokenizer.train("hello world " * 4, num_merges=3)
