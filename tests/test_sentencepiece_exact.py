@@ -185,6 +185,30 @@ def test_decode_of_any_ids(which, data):
     assert tok.decode(ids) == proc.decode(ids)
 
 
+@pytest.mark.parametrize("which", WHICH)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_skipping_specials_keeps_the_bytes_around_them_apart(which, data):
+    """``skip_special_tokens=True`` drops the control pieces as sentencepiece's own decode drops them: the
+    byte pieces of one character on the two sides of a control piece are decoded apart (never joined into
+    the character), whatever sits around them."""
+    tok, proc = loaded(which)
+    n = proc.get_piece_size()
+    controls = [i for i in range(n) if proc.is_control(i)]
+    byte_ids = {b: proc.piece_to_id(f"<0x{b:02X}>") for b in range(256)}
+    if not controls or any(proc.id_to_piece(i) != f"<0x{b:02X}>" for b, i in byte_ids.items()):
+        return  # no control pieces, or no byte pieces to split a character with
+    char = data.draw(st.characters(min_codepoint=0x80, exclude_categories=("Cs",)))
+    raw = char.encode("utf-8")
+    cut = data.draw(st.integers(min_value=1, max_value=len(raw) - 1))
+    around = data.draw(st.lists(st.integers(min_value=0, max_value=n - 1), max_size=4))
+    ids = around + [byte_ids[b] for b in raw[:cut]] + [data.draw(st.sampled_from(controls))] + \
+        [byte_ids[b] for b in raw[cut:]] + around
+    kept = [i for i in ids if not proc.is_control(i)]  # what skip_special_tokens drops besides: <unk>
+    if proc.unk_id() not in kept:
+        assert tok.decode(ids, skip_special_tokens=True) == proc.decode(ids)
+
+
 def test_configurations_cover_the_options():
     """The seeded configurations reach every option both ways."""
     cs = [config(s) for s in SEEDS]

@@ -160,6 +160,9 @@ def test_tekken_bos_survives_the_native_file(tmp_path):
     tok.save(path)
     again = Tokenizer.load(path)
     assert again.encode("[INST] hi", add_special_tokens=True) == mt.encode("[INST] hi", bos=True, eos=False)
+    # and mistral_common's decoding of the ids between skipped special tokens apart (a character split by one)
+    ids = [mt.num_special_tokens + 0xD0, mt.eos_id, mt.num_special_tokens + 0xA0]
+    assert again.decode(ids, skip_special_tokens=True) == mt.decode(ids, special_token_policy=SpecialTokenPolicy.IGNORE)
 
 
 def test_tekken_bos_survives_the_hf_export(tmp_path):

@@ -134,3 +134,21 @@ def test_refused_vocab_entries(tmp_path):
     open(path, "w").write(json.dumps(d))
     with pytest.raises(FormatError, match=r"vocab\[256\] repeats vocab\[97\]"):
         Tokenizer.load(path)
+
+
+@pytest.mark.parametrize("i", [0, 1])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_skipping_specials_decodes_the_groups_apart_as_mistral(i, data):
+    """``decode(ids, skip_special_tokens=True)`` is mistral_common's ``decode(IGNORE)``: the ids between two
+    special tokens are decoded apart, so a character's bytes on the two sides of one are never joined."""
+    tok, mt = pair(i)
+    char = data.draw(st.characters(min_codepoint=0x80, exclude_categories=("Cs",)))
+    raw = char.encode("utf-8")
+    cut = data.draw(st.integers(min_value=1, max_value=len(raw) - 1))
+    special = data.draw(st.integers(min_value=0, max_value=mt.num_special_tokens - 1))
+    around = data.draw(st.lists(st.integers(min_value=0, max_value=mt.n_words - 1), max_size=4))
+    ids = around + [mt.num_special_tokens + b for b in raw[:cut]] + [special] + \
+        [mt.num_special_tokens + b for b in raw[cut:]] + around
+    assert tok.decode(ids, skip_special_tokens=True) == mt.decode(ids, special_token_policy=SpecialTokenPolicy.IGNORE)
+    assert tok.decode(ids) == mt.decode(ids, special_token_policy=SpecialTokenPolicy.KEEP)

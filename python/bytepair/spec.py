@@ -66,6 +66,9 @@ class ModelSpec:
     suffix_tokens: Tuple[str, ...] = ()
     # whether an encode in Hugging Face's style matches special-token text (mistral_common never does)
     match_special_text: bool = True
+    # whether decode(skip_special_tokens=True) decodes the ids between two special tokens apart (mistral_common's
+    # groups), rather than joining the rest (Hugging Face)
+    specials_apart: bool = False
     parity_stats: Optional[Mapping[str, Any]] = field(default=None, compare=False)  # train_parity's, not saved
     # ids below n_vocab with no token that decode to nothing, as the file's owner decodes them (Hugging Face)
     decode_skips: FrozenSet[int] = frozenset()
@@ -274,9 +277,9 @@ def build_core(spec: Any) -> Any:
     if isinstance(spec, PipelineSpec):
         return _pipeline_core(spec)
     core = _model_core(spec)
-    if spec.prefix_tokens or spec.suffix_tokens:  # the ids add_special_tokens=True puts around (checked below)
+    if spec.prefix_tokens or spec.suffix_tokens or spec.specials_apart:  # the ids add_special_tokens=True puts around
         return core.with_added([spec.special_tokens[t] for t in spec.prefix_tokens],
-                               [spec.special_tokens[t] for t in spec.suffix_tokens])
+                               [spec.special_tokens[t] for t in spec.suffix_tokens], spec.specials_apart)
     return core
 
 
@@ -448,6 +451,8 @@ def to_dict(spec: Any) -> Dict[str, Any]:
         d.update(prefix_tokens=list(spec.prefix_tokens), suffix_tokens=list(spec.suffix_tokens))
     if not spec.match_special_text:
         d["match_special_text"] = False
+    if spec.specials_apart:
+        d["specials_apart"] = True
     d.update(holes)
     return d
 
@@ -482,6 +487,7 @@ def from_dict(d: Mapping[str, Any], path: str = "<string>") -> Any:
         unk_token=d.get("unk_token") if char else None, add_prefix_space=bool(d.get("add_prefix_space", False)),
         merge_rule=d.get("merge_rule", "in-order"), prefix_tokens=tuple(d.get("prefix_tokens") or ()),
         suffix_tokens=tuple(d.get("suffix_tokens") or ()), match_special_text=bool(d.get("match_special_text", True)),
+        specials_apart=bool(d.get("specials_apart", False)),
         decode_skips=holes,
     )
 

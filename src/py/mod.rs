@@ -368,11 +368,14 @@ pub struct CoreTokenizer {
     /// The ids `add_special_tokens=True` puts before and after a text (the description's prefix and suffix
     /// tokens: a tekken.json's BOS); see `with_added`.
     added: (Vec<u32>, Vec<u32>),
+    /// `decode(ids, skip_special_tokens=True)` decodes the ids between two special tokens apart (mistral_common's
+    /// groups: a character's bytes on both sides of a special token stay apart); else the rest is joined (HF's)
+    specials_apart: bool,
 }
 
 impl CoreTokenizer {
     fn of(inner: Tokenizer) -> Self {
-        CoreTokenizer { inner: std::sync::Arc::new(inner), ints: Default::default(), added: Default::default() }
+        CoreTokenizer { inner: std::sync::Arc::new(inner), ints: Default::default(), added: Default::default(), specials_apart: false }
     }
 
     /// Appends the ids of `text` to `out` by tiktoken's rules (`allowed` and `disallowed` both empty:
@@ -506,9 +509,11 @@ impl CoreTokenizer {
         self.added.clone()
     }
 
-    /// This tokenizer with `prefix` and `suffix` as the ids `add_special_tokens=True` adds (the tables shared).
-    fn with_added(&self, prefix: Vec<u32>, suffix: Vec<u32>) -> Self {
-        CoreTokenizer { inner: self.inner.clone(), ints: Default::default(), added: (prefix, suffix) }
+    /// This tokenizer with `prefix` and `suffix` as the ids `add_special_tokens=True` adds, and `specials_apart`
+    /// for `decode` (the tables shared).
+    #[pyo3(signature = (prefix, suffix, specials_apart=false))]
+    fn with_added(&self, prefix: Vec<u32>, suffix: Vec<u32>, specials_apart: bool) -> Self {
+        CoreTokenizer { inner: self.inner.clone(), ints: Default::default(), added: (prefix, suffix), specials_apart }
     }
 
     /// `allowed`/`disallowed`: a list of special tokens, or None for all; `add`: the added ids around.
@@ -656,11 +661,12 @@ impl CoreTokenizer {
     #[pyo3(signature = (ids, skip_special_tokens=false, text=false))]
     fn decode_buffer<'py>(&self, py: Python<'py>, ids: &[u8], skip_special_tokens: bool, text: bool) -> PyResult<Bound<'py, PyAny>> {
         let ids = buffer_ids(ids)?;
+        if text {
+            let out = py.detach(|| self.decode_text(&ids, skip_special_tokens)).py()?;
+            return Ok(pyo3::types::PyString::new(py, &out).into_any());
+        }
         let bytes = py.detach(|| self.decode_ids(&ids, skip_special_tokens)).py()?;
-        Ok(match text {
-            true => pyo3::types::PyString::new(py, &String::from_utf8_lossy(&bytes)).into_any(),
-            false => PyBytes::new(py, &bytes).into_any(),
-        })
+        Ok(PyBytes::new(py, &bytes).into_any())
     }
 
     /// The pieces of `text` (special-token text is plain text): bytes in the byte model, str in the char model.
@@ -682,7 +688,7 @@ impl CoreTokenizer {
     #[pyo3(signature = (ids, skip_special_tokens=false))]
     fn decode(&self, py: Python<'_>, ids: Vec<i64>, skip_special_tokens: bool) -> PyResult<String> {
         let ids = ids_to_u32(ids)?;
-        py.detach(|| self.decode_ids(&ids, skip_special_tokens).map(|b| String::from_utf8_lossy(&b).into_owned())).py()
+        py.detach(|| self.decode_text(&ids, skip_special_tokens)).py()
     }
 
     /// The vocabulary's entry of `id`: its bytes in the byte model, its text in the char model.
@@ -707,6 +713,20 @@ impl CoreTokenizer {
         let special: FxHashSet<u32> = self.inner.specials().iter().map(|&(_, id)| id).collect();
         let kept: Vec<u32> = ids.iter().copied().filter(|id| !special.contains(id)).collect();
         self.inner.decode_bytes(&kept)
+    }
+
+    /// `decode_ids` as text, invalid UTF-8 replaced; with `specials_apart`, the ids between skipped special
+    /// tokens each decoded apart.
+    fn decode_text(&self, ids: &[u32], skip_special: bool) -> crate::Result<String> {
+        if !(skip_special && self.specials_apart) {
+            return self.decode_ids(ids, skip_special).map(|b| String::from_utf8_lossy(&b).into_owned());
+        }
+        let special: FxHashSet<u32> = self.inner.specials().iter().map(|&(_, id)| id).collect();
+        let mut out = String::new();
+        for group in ids.split(|id| special.contains(id)) {
+            out.push_str(&String::from_utf8_lossy(&self.inner.decode_bytes(group)?));
+        }
+        Ok(out)
     }
 
     /// A token's text as Python sees it: bytes in the byte model, str in the char model (its tokens are text).

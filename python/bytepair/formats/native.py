@@ -106,8 +106,9 @@ def _check(path: str, d: Any) -> None:
         added = d.get(key, [])
         if not isinstance(added, list) or not all(isinstance(t, str) and t in specials for t in added):
             raise _fail(path, f"field {key!r} must be a list of special tokens")
-    if not isinstance(d.get("match_special_text", True), bool):
-        raise _fail(path, "field 'match_special_text' must be true or false")
+    for flag, default in (("match_special_text", True), ("specials_apart", False)):
+        if not isinstance(d.get(flag, default), bool):
+            raise _fail(path, f"field {flag!r} must be true or false")
     _check_skips(path, d)
 
 

@@ -141,7 +141,8 @@ def load(path: str, pattern: Optional[str] = None, special_tokens: Optional[Mapp
     try:
         spec = from_byte_vocab(info["tokens"], pattern or info["pattern"], specials)
         # mistral_common's bos_id is the special token <s>; its encode never matches special-token text
-        return checked(replace(spec, prefix_tokens=("<s>",) if "<s>" in specials else (), match_special_text=False))
+        return checked(replace(spec, prefix_tokens=("<s>",) if "<s>" in specials else (), match_special_text=False,
+                               specials_apart=True))
     except FormatError:
         raise
     except BytepairError as e:

@@ -7,7 +7,8 @@ use crate::error::{Error, Result};
 
 impl SentencePiece {
     /// `SentencePieceProcessor::Decode` of ids; `skip` drops control and
-    /// unknown ids first (Hugging Face's `skip_special_tokens`).
+    /// unknown ids (`skip_special_tokens`), the byte pieces on their two sides
+    /// decoded apart as sentencepiece decodes them around a control piece.
     pub fn decode(&self, ids: &[u32], skip: bool) -> Result<String> {
         let mut out = String::new();
         let mut pending: Vec<u8> = Vec::new();
@@ -18,6 +19,9 @@ impl SentencePiece {
                 Error::UnknownToken(format!("token id {id} is not in the vocabulary"))
             })?;
             if skip && (t == CONTROL || t == UNKNOWN) {
+                // dropped, but as sentencepiece drops a control piece: the byte pieces on its two sides are
+                // decoded apart
+                flush_bytes(&mut pending, &mut out);
                 continue;
             }
             let piece = self.pieces[id as usize].as_str();
