@@ -12,7 +12,9 @@ the goal at most 10.
 Cases (each about n bytes): ``ab`` ("ab" repeated), ``a-run`` (one letter),
 ``cjk`` (one CJK character repeated), ``digits`` ("7" repeated: one piece
 where the pattern lets digit runs be long, pieces of three elsewhere),
-``random-word`` (seeded random lowercase letters, no space).
+``random-word`` (seeded random lowercase letters, no space), ``spaces`` (one
+space repeated: one piece of SentencePiece's ``▁`` symbols, whose merges once
+re-sorted a queue bucket at every step).
 
 Tokenizers: cl100k_base and o200k_base ``.tiktoken`` (the byte model), Llama 3,
 DeepSeek V3 and Qwen2's layout as ``tokenizer.json`` (the pipeline BPE),
@@ -45,7 +47,7 @@ ROOT = os.path.dirname(HERE)
 VOCABS = os.path.join(ROOT, "data", "vocabs")
 WORK = os.path.join(ROOT, "data", "bench")
 
-CASES = ["ab", "a-run", "cjk", "digits", "random-word"]
+CASES = ["ab", "a-run", "cjk", "digits", "random-word", "spaces"]
 
 
 def text_of(case: str, n: int) -> str:
@@ -58,6 +60,8 @@ def text_of(case: str, n: int) -> str:
         return "\u4e2d" * (n // 3)
     if case == "digits":
         return "7" * n
+    if case == "spaces":
+        return " " * n
     if case == "random-word":
         import random
 

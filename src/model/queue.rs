@@ -3,6 +3,8 @@
 //! in about linear time.
 
 use super::NONE;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Largest rank bound for which long pieces use `RankQueue` (its tables
 /// take 4 bytes per rank and thread); real vocabularies have dense ids.
@@ -11,8 +13,10 @@ pub(super) const MAX_QUEUE_RANKS: usize = 1 << 22;
 /// A priority queue of (rank, position) pairs popped in (rank, position)
 /// order: a bucket per rank (touched ranks only, through `slot`) and a
 /// two-level bitmap of the non-empty buckets. Each bucket is a list of
-/// positions, sorted lazily: only when a push arrived out of order since
-/// its last pop (the common pushes come left to right, so usually never).
+/// ascending positions (the common pushes come left to right), and a heap
+/// of the positions pushed out of that order: a pop costs one comparison,
+/// or a heap step (sorting the list again at each pop after such a push was
+/// quadratic on long runs of one symbol: 16,000 spaces in a `.model` file).
 /// Finding the lowest bucket scans forward from a lower bound of it, so a
 /// sequence of pops costs about one step per entry, whatever the ranks; a
 /// push below the current minimum (allowed) just lowers the bound.
@@ -37,11 +41,17 @@ pub(super) struct RankQueue {
 
 #[derive(Debug, Default)]
 struct Bucket {
+    /// ascending; entries before `head` were popped
     pos: Vec<u32>,
-    /// entries before `head` were popped
     head: usize,
-    /// pos[head..] is ascending
-    sorted: bool,
+    /// the positions pushed below `pos`'s last one (a min-heap)
+    late: BinaryHeap<Reverse<u32>>,
+}
+
+impl Bucket {
+    fn is_empty(&self) -> bool {
+        self.head == self.pos.len() && self.late.is_empty()
+    }
 }
 
 impl RankQueue {
@@ -82,19 +92,21 @@ impl RankQueue {
             let bucket = &mut self.buckets[b as usize];
             bucket.pos.clear();
             bucket.head = 0;
+            bucket.late.clear();
         }
         let bucket = &mut self.buckets[b as usize];
-        if bucket.head == bucket.pos.len() {
-            // empty: restart it, and mark its rank non-empty
+        if bucket.is_empty() {
+            // restart it, and mark its rank non-empty
             bucket.pos.clear();
             bucket.head = 0;
-            bucket.sorted = true;
             self.bits0[r >> 6] |= 1 << (r & 63);
             self.bits1[r >> 12] |= 1 << ((r >> 6) & 63);
-        } else if bucket.sorted && pos < *bucket.pos.last().unwrap() {
-            bucket.sorted = false;
         }
-        bucket.pos.push(pos);
+        if bucket.head == bucket.pos.len() || pos >= *bucket.pos.last().unwrap() {
+            bucket.pos.push(pos);
+        } else {
+            bucket.late.push(Reverse(pos));
+        }
         if rank < self.min {
             self.min = rank;
         }
@@ -136,13 +148,15 @@ impl RankQueue {
         let r = self.next_rank(self.min)?;
         self.min = r;
         let bucket = &mut self.buckets[self.slot[r as usize] as usize];
-        if !bucket.sorted {
-            bucket.pos[bucket.head..].sort_unstable();
-            bucket.sorted = true;
-        }
-        let p = bucket.pos[bucket.head];
-        bucket.head += 1;
-        if bucket.head == bucket.pos.len() {
+        let p = match (bucket.pos.get(bucket.head), bucket.late.peek()) {
+            (Some(&p), Some(&Reverse(q))) if q < p => bucket.late.pop().map_or(q, |Reverse(q)| q),
+            (Some(&p), _) => {
+                bucket.head += 1;
+                p
+            }
+            (None, _) => bucket.late.pop()?.0,
+        };
+        if bucket.is_empty() {
             let r = r as usize;
             self.bits0[r >> 6] &= !(1 << (r & 63));
             if self.bits0[r >> 6] == 0 {
