@@ -65,9 +65,9 @@ class ModelSpecials:
         """The core's (allowed, disallowed) and whether to add BOS/EOS."""
         if allowed is None and disallowed is None:  # the common calls, without building lists each time
             if add is None:
-                return [], None, False
+                return (), None, False
             if self._spec.match_special_text:
-                return None, [], bool(add)
+                return None, (), bool(add)
         allowed, disallowed, added = resolve(allowed, disallowed, add, self._spec.match_special_text)
         return (*special_args(allowed, disallowed), added)
 

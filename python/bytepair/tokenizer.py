@@ -234,8 +234,11 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         >>> tok.decode(ids), ids == tok.encode("hello", dropout=0.5, seed=7)
         ('hello', True)
         """
-        if allowed_special is None and disallowed_special is None and add_special_tokens is None and not dropout:
-            return self._core.encode(text, [], None)  # tiktoken's bare call, without the policy's steps
+        if allowed_special is None and disallowed_special is None and not dropout:  # the common calls, at once
+            if add_special_tokens is None:
+                return self._core.encode(text, (), None)  # tiktoken's bare call
+            if self._spec.match_special_text:  # Hugging Face's call
+                return self._core.encode(text, None, (), bool(add_special_tokens))
         allowed, disallowed, add = self._call(allowed_special, disallowed_special, add_special_tokens)
         if not dropout:
             return self._core.encode(text, allowed, disallowed, add)

@@ -72,10 +72,13 @@ where
     Ok((ints.lists(py, n_vocab, flat.documents())?, flat))
 }
 
-fn special_set(tokens: Option<Vec<String>>) -> SpecialSet {
+/// A call's `allowed` / `disallowed` argument: None for every special token, else a sequence of their texts (an
+/// empty one read without extracting it: the common calls).
+fn special_set(tokens: Option<Bound<'_, PyAny>>) -> PyResult<SpecialSet> {
     match tokens {
-        None => SpecialSet::All,
-        Some(t) => SpecialSet::Some(t.into_iter().collect::<FxHashSet<String>>()),
+        None => Ok(SpecialSet::All),
+        Some(t) if t.len().is_ok_and(|n| n == 0) => Ok(SpecialSet::Some(FxHashSet::default())),
+        Some(t) => Ok(SpecialSet::Some(t.extract::<Vec<String>>()?.into_iter().collect())),
     }
 }
 
@@ -519,10 +522,10 @@ impl CoreTokenizer {
     /// `allowed`/`disallowed`: a list of special tokens, or None for all; `add`: the added ids around.
     #[pyo3(signature = (text, allowed, disallowed, add=false))]
     fn encode<'py>(
-        &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+        &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         let ids = detach_for(py, text.len(), || {
             let mut ids = Vec::with_capacity(text.len() / 4 + 2);
             self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
@@ -534,7 +537,7 @@ impl CoreTokenizer {
     /// `encode` with each token's character span in `text` (an added id spans `(0, 0)`, as in Hugging Face).
     #[pyo3(signature = (text, allowed, disallowed, add=false))]
     fn encode_with_offsets(
-        &self, py: Python<'_>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+        &self, py: Python<'_>, text: &Bound<'_, PyAny>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<(Vec<u32>, Vec<(usize, usize)>)> {
         let (ids, spans) = self.encode_full(py, text, allowed, disallowed, None, true, add)?;
         Ok((ids, spans.unwrap_or_default()))
@@ -548,14 +551,14 @@ impl CoreTokenizer {
         &self,
         py: Python<'_>,
         text: &Bound<'_, PyAny>,
-        allowed: Option<Vec<String>>,
-        disallowed: Option<Vec<String>>,
+        allowed: Option<Bound<'_, PyAny>>,
+        disallowed: Option<Bound<'_, PyAny>>,
         dropout: Option<(f64, u64)>,
         offsets: bool,
         add: bool,
     ) -> PyResult<(Vec<u32>, Option<Vec<(usize, usize)>>)> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         let dropout = dropout.map(|(p, seed)| Dropout::new(p, seed));
         let (ids, spans) = detach_for(py, text.len(), || {
             let (ids, spans) = self.inner.encode_full(text, &allowed, &disallowed, dropout, offsets)?;
@@ -576,22 +579,22 @@ impl CoreTokenizer {
     #[pyo3(signature = (allowed, disallowed, dropout=None, add=false))]
     fn stream(
         slf: &Bound<'_, Self>,
-        allowed: Option<Vec<String>>,
-        disallowed: Option<Vec<String>>,
+        allowed: Option<Bound<'_, PyAny>>,
+        disallowed: Option<Bound<'_, PyAny>>,
         dropout: Option<(f64, u64)>,
         add: bool,
-    ) -> EncodeStream {
+    ) -> PyResult<EncodeStream> {
         let tok = slf.get();
-        let state = tok.inner.stream(special_set(allowed), special_set(disallowed), dropout.map(|(p, seed)| Dropout::new(p, seed)));
+        let state = tok.inner.stream(special_set(allowed)?, special_set(disallowed)?, dropout.map(|(p, seed)| Dropout::new(p, seed)));
         let (before, after) = if add { tok.added.clone() } else { Default::default() };
-        EncodeStream { tok: slf.clone().unbind(), state, before, after }
+        Ok(EncodeStream { tok: slf.clone().unbind(), state, before, after })
     }
 
     #[pyo3(signature = (texts, allowed, disallowed, add=false))]
     fn encode_batch<'py>(
-        &self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+        &self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         let encode = |t: &str, out: &mut Vec<u32>| self.encode_under(t, &allowed, &disallowed, add, out);
         Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
@@ -625,12 +628,12 @@ impl CoreTokenizer {
         &self,
         py: Python<'py>,
         text: &Bound<'_, PyAny>,
-        allowed: Option<Vec<String>>,
-        disallowed: Option<Vec<String>>,
+        allowed: Option<Bound<'_, PyAny>>,
+        disallowed: Option<Bound<'_, PyAny>>,
         add: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         let ids = detach_for(py, text.len(), || {
             let mut ids = Vec::with_capacity(text.len() / 4 + 2);
             self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
@@ -647,11 +650,11 @@ impl CoreTokenizer {
         &self,
         py: Python<'py>,
         texts: Vec<String>,
-        allowed: Option<Vec<String>>,
-        disallowed: Option<Vec<String>>,
+        allowed: Option<Bound<'_, PyAny>>,
+        disallowed: Option<Bound<'_, PyAny>>,
         add: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_under(t, &allowed, &disallowed, add, out))).py()?;
         drop(texts);
         flat_bytes(py, &flat)
@@ -989,10 +992,10 @@ impl CorePipeline {
     /// or None for all (tiktoken's rules over the special added tokens), `add` the post-processor's ids.
     #[pyo3(signature = (text, allowed, disallowed, add=false))]
     fn encode<'py>(
-        &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+        &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         let ids = detach_for(py, text.len(), || {
             let mut ids = Vec::with_capacity(text.len() / 3 + 4);
             self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
@@ -1009,8 +1012,8 @@ impl CorePipeline {
         &self,
         py: Python<'_>,
         text: &Bound<'_, PyAny>,
-        allowed: Option<Vec<String>>,
-        disallowed: Option<Vec<String>>,
+        allowed: Option<Bound<'_, PyAny>>,
+        disallowed: Option<Bound<'_, PyAny>>,
         dropout: Option<(f64, u64)>,
         offsets: bool,
         add: bool,
@@ -1025,10 +1028,10 @@ impl CorePipeline {
     /// `encode` as the bytes of native-endian uint32 ids (for `numpy.frombuffer`).
     #[pyo3(signature = (text, allowed, disallowed, add=false))]
     fn encode_to_buffer<'py>(
-        &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+        &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         let ids = detach_for(py, text.len(), || {
             let mut ids = Vec::with_capacity(text.len() / 3 + 4);
             self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
@@ -1044,11 +1047,11 @@ impl CorePipeline {
         &self,
         py: Python<'py>,
         texts: Vec<pyo3::pybacked::PyBackedStr>,
-        allowed: Option<Vec<String>>,
-        disallowed: Option<Vec<String>>,
+        allowed: Option<Bound<'_, PyAny>>,
+        disallowed: Option<Bound<'_, PyAny>>,
         add: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_under(t, &allowed, &disallowed, add, out))).py()?;
         drop(texts);
         flat_bytes(py, &flat)
@@ -1057,10 +1060,10 @@ impl CorePipeline {
     /// `encode` with each token's character span in `text` (Hugging Face's offsets).
     #[pyo3(signature = (text, allowed, disallowed, add=false))]
     fn encode_with_offsets(
-        &self, py: Python<'_>, text: &Bound<'_, PyAny>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+        &self, py: Python<'_>, text: &Bound<'_, PyAny>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<(Vec<u32>, Vec<(usize, usize)>)> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         detach_for(py, text.len(), || {
             self.specials.encode_with_offsets(&self.inner, text, add, &allowed, &disallowed).map(|e| {
                 let spans = crate::pipeline::char_offsets(text, &e.offsets);
@@ -1072,9 +1075,9 @@ impl CorePipeline {
 
     #[pyo3(signature = (texts, allowed, disallowed, add=false))]
     fn encode_batch<'py>(
-        &self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Vec<String>>, disallowed: Option<Vec<String>>, add: bool,
+        &self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let (allowed, disallowed) = (special_set(allowed), special_set(disallowed));
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
         let encode = |t: &str, out: &mut Vec<u32>| self.encode_under(t, &allowed, &disallowed, add, out);
         Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
@@ -1084,15 +1087,15 @@ impl CorePipeline {
     #[pyo3(signature = (allowed, disallowed, dropout=None, add=false))]
     fn stream(
         slf: &Bound<'_, Self>,
-        allowed: Option<Vec<String>>,
-        disallowed: Option<Vec<String>>,
+        allowed: Option<Bound<'_, PyAny>>,
+        disallowed: Option<Bound<'_, PyAny>>,
         dropout: Option<(f64, u64)>,
         add: bool,
     ) -> PyResult<PipelineStream> {
         if dropout.is_some() {
             return Err(to_py(no_dropout()));
         }
-        Ok(PipelineStream { pipe: slf.clone().unbind(), text: String::new(), allowed: special_set(allowed), disallowed: special_set(disallowed), add })
+        Ok(PipelineStream { pipe: slf.clone().unbind(), text: String::new(), allowed: special_set(allowed)?, disallowed: special_set(disallowed)?, add })
     }
 
     /// Number of ids of `text` with special added tokens' text as text, no list made.
