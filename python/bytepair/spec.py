@@ -116,6 +116,20 @@ class PipelineSpec:
     built: Any = field(default=None, init=False, compare=False, repr=False)  # as in ModelSpec
 
 
+def summary(spec: Any) -> str:
+    """What a tokenizer's ``repr`` says of its description: a model's pattern, a pipeline's stages.
+
+    >>> summary(from_merges([("a", "b")], end_of_word=None, pattern="gpt2"))
+    "pattern='gpt2'"
+    """
+    if isinstance(spec, PipelineSpec):
+        stage = lambda key: spec.description.get(key) or {}  # noqa: E731
+        return (f"normalizer={stage('normalizer').get('type')!r} pre_tokenizer={stage('pre_tokenizer').get('type')!r} "
+                f"byte_fallback={bool(stage('model').get('byte_fallback'))}")
+    pattern = preset_name(spec.pattern) or ("str.split()" if spec.pattern is None else "custom")
+    return f"pattern={pattern!r}"
+
+
 def written_merges(spec: PipelineSpec) -> List[Tuple[Any, Any]]:
     """A pipeline's merges as its file writes them (``"a b"`` strings cut at the first space, or pairs).
 

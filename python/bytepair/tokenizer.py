@@ -22,7 +22,6 @@ from bytepair.arrays import flat_arrays, ids_array
 from bytepair.errors import BytepairError, FormatError, UnknownTokenError
 from bytepair.formats import hf as hf_format, tiktoken as tiktoken_format, transformers as transformers_folder
 from bytepair.limits import dropout_args, surrogate_safe_batch
-from bytepair.patterns import preset_name
 from bytepair.progress import Reporter, make_reporter
 from bytepair.specials import Allow, Flag, ModelSpecials
 from bytepair.vocabulary import VocabularyNames
@@ -497,11 +496,4 @@ class Tokenizer(ModelSpecials, VocabularyNames):
         self.__init__(specs.from_dict(state))  # type: ignore[misc]
 
     def __repr__(self) -> str:
-        if self.model == "pipeline":  # its stages
-            d = self._spec.description
-            m, pre = d.get("model") or {}, (d.get("pre_tokenizer") or {}).get("type")
-            return (f"<bytepair.Tokenizer model='pipeline' n_vocab={self.n_vocab} normalizer="
-                    f"{(d.get('normalizer') or {}).get('type')!r} pre_tokenizer={pre!r} "
-                    f"byte_fallback={bool(m.get('byte_fallback'))}>")
-        pattern = preset_name(self.pattern) or ("str.split()" if self.pattern is None else "custom")
-        return f"<bytepair.Tokenizer model={self.model!r} n_vocab={self.n_vocab} pattern={pattern!r}>"
+        return f"<bytepair.Tokenizer model={self.model!r} n_vocab={self.n_vocab} {specs.summary(self._spec)}>"
