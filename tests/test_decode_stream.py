@@ -149,3 +149,28 @@ def test_numpy_ids_and_bad_ids(pairs):
         stream.step("h")
     with pytest.raises(UnknownTokenError):
         tok.decode_stream(ids=[-1])
+
+
+@pytest.mark.parametrize("name", ["tekken", "sentencepiece"])
+def test_skipping_specials_in_a_stream_decodes_as_decode(name):
+    """With ``skip_special_tokens``, the pieces a stream returns join to ``decode(ids, skip_special_tokens=True)``,
+    also where the owner decodes the bytes on the two sides of a special token apart (mistral_common's groups,
+    sentencepiece's control pieces): a character's bytes split by one never join."""
+    import glob
+
+    import mistral_common
+
+    data = os.path.join(os.path.dirname(mistral_common.__file__), "data")
+    path = sorted(glob.glob(os.path.join(data, "tekken*.json" if name == "tekken" else "*.model.v1")))[0]
+    tok = Tokenizer.load(path)
+    byte = {b: tok.encode_single_token(bytes([b])) if name == "tekken" else tok.token_to_id(f"<0x{b:02X}>")
+            for b in range(256)}
+    special = tok.special_tokens["</s>"]
+    for char in ["Р", "中", "😀"]:
+        raw = char.encode()
+        for cut in range(1, len(raw)):
+            ids = [byte[b] for b in raw[:cut]] + [special] + [byte[b] for b in raw[cut:]] + tok.encode_ordinary(" ok")
+            stream = tok.decode_stream(skip_special_tokens=True)
+            pieces = [t for t in map(stream.step, ids) if t is not None]
+            assert "".join(pieces) == tok.decode(ids, skip_special_tokens=True), (char, cut)
+            assert "\ufffd" in "".join(pieces)

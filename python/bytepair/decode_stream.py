@@ -23,7 +23,7 @@ It follows Hugging Face's ``tokenizers.decoders.DecodeStream`` (Rust
 So the pieces returned so far, joined, equal ``decode`` of all the ids given
 whenever the last step returned text. A text that itself ends with U+FFFD is
 held back until the next id (as Hugging Face does). ``skip_special_tokens``
-leaves special tokens out, as ``decode`` of the ids without them.
+leaves special tokens out, as ``decode(ids, skip_special_tokens=True)`` does.
 
 >>> from bytepair import Tokenizer
 >>> tok = Tokenizer.train("héllo wörld", vocab_size=258)
@@ -58,7 +58,7 @@ class DecodeStream:
 
     def __init__(self, tok: Any, skip_special_tokens: bool = False, ids: Optional[Iterable[int]] = None) -> None:
         self._tok = tok
-        self._skip = frozenset(tok.special_tokens.values()) if skip_special_tokens else frozenset()
+        self._skip = bool(skip_special_tokens)
         self.ids: List[int] = [self._check(i) for i in ids] if ids is not None else []
         self.prefix = ""
         self.prefix_index = 0
@@ -68,9 +68,9 @@ class DecodeStream:
         return int(id_)
 
     def _decode(self, ids: List[int]) -> str:
-        if self._skip:
-            ids = [i for i in ids if i not in self._skip]
-        return self._tok.decode(ids)
+        # as Hugging Face's step: the held ids decoded with the call's skip_special_tokens (a tokenizer whose
+        # owner decodes the text between special tokens apart, a tekken.json's, keeps doing so)
+        return self._tok.decode(ids, skip_special_tokens=self._skip)
 
     def step(self, id_: int) -> Optional[str]:
         """Add one id; the new text, or ``None`` while it is incomplete.
