@@ -209,7 +209,6 @@ class VocabularyNames:
         """
         return self.special_tokens.get("<|endoftext|>")
 
-
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
         """The bytes that ``ids`` stand for (char model: words joined by one
         space); ``skip_special_tokens=True`` leaves out the special tokens.
@@ -229,9 +228,7 @@ class VocabularyNames:
         buffer = as_id_buffer(drop(ids, holes) if holes else ids) if type(ids).__module__ == "numpy" else None
         if buffer is not None:
             return self._core.decode_buffer(buffer, skip, text)
-        ids = check_ids(ids)
-        if self._spec.decode_skips:
-            ids = drop(ids, self._spec.decode_skips)
+        ids = drop(check_ids(ids), holes) if holes else check_ids(ids)
         try:
             return (self._core.decode if text else self._core.decode_bytes)(ids, skip)
         except OverflowError:
