@@ -21,6 +21,14 @@ pub(super) fn detach_for<T: Send>(py: Python<'_>, bytes: usize, f: impl FnOnce()
     }
 }
 
+/// The ids that `encode` appends for one text (`detach_for` its length), in a vector sized for the text.
+pub(super) fn text_ids(py: Python<'_>, text: &str, encode: impl FnOnce(&mut Vec<u32>) -> crate::Result<()> + Send) -> crate::Result<Vec<u32>> {
+    detach_for(py, text.len(), || {
+        let mut ids = Vec::with_capacity(text.len() / 3 + 4);
+        encode(&mut ids).map(|()| ids)
+    })
+}
+
 /// A text argument as UTF-8: a `str` as it is, or with its lone surrogates
 /// replaced by `bytepair.limits.replace_surrogates` (tiktoken's rule: each
 /// becomes U+FFFD); anything else is the TypeError of `limits.check_text`.

@@ -7,7 +7,7 @@ mod gguf;
 mod pylist;
 mod vocab_files;
 
-use args::{detach_for, text_arg};
+use args::{detach_for, text_arg, text_ids};
 use crate::error::Error;
 use crate::pretok::pretokenize::Pretokenizer;
 use crate::special::SpecialTokens;
@@ -374,11 +374,14 @@ pub struct CoreTokenizer {
     /// `decode(ids, skip_special_tokens=True)` decodes the ids between two special tokens apart (mistral_common's
     /// groups: a character's bytes on both sides of a special token stay apart); else the rest is joined (HF's)
     specials_apart: bool,
+    /// the special tokens' ids (what `skip_special_tokens=True` drops)
+    special_ids: std::sync::Arc<FxHashSet<u32>>,
 }
 
 impl CoreTokenizer {
     fn of(inner: Tokenizer) -> Self {
-        CoreTokenizer { inner: std::sync::Arc::new(inner), ints: Default::default(), added: Default::default(), specials_apart: false }
+        let special_ids = std::sync::Arc::new(inner.specials().iter().map(|&(_, id)| id).collect());
+        CoreTokenizer { inner: std::sync::Arc::new(inner), ints: Default::default(), added: Default::default(), specials_apart: false, special_ids }
     }
 
     /// Appends the ids of `text` to `out` by tiktoken's rules (`allowed` and `disallowed` both empty:
@@ -506,17 +509,12 @@ impl CoreTokenizer {
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
-    /// The ids `add_special_tokens=True` puts before and after a text.
-    #[getter]
-    fn added(&self) -> (Vec<u32>, Vec<u32>) {
-        self.added.clone()
-    }
-
     /// This tokenizer with `prefix` and `suffix` as the ids `add_special_tokens=True` adds, and `specials_apart`
     /// for `decode` (the tables shared).
     #[pyo3(signature = (prefix, suffix, specials_apart=false))]
     fn with_added(&self, prefix: Vec<u32>, suffix: Vec<u32>, specials_apart: bool) -> Self {
-        CoreTokenizer { inner: self.inner.clone(), ints: Default::default(), added: (prefix, suffix), specials_apart }
+        let (inner, special_ids) = (self.inner.clone(), self.special_ids.clone());
+        CoreTokenizer { inner, ints: Default::default(), added: (prefix, suffix), specials_apart, special_ids }
     }
 
     /// `allowed`/`disallowed`: a list of special tokens, or None for all; `add`: the added ids around.
@@ -526,11 +524,7 @@ impl CoreTokenizer {
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
-        let ids = detach_for(py, text.len(), || {
-            let mut ids = Vec::with_capacity(text.len() / 4 + 2);
-            self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
-        })
-        .py()?;
+        let ids = text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
@@ -634,11 +628,7 @@ impl CoreTokenizer {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
-        let ids = detach_for(py, text.len(), || {
-            let mut ids = Vec::with_capacity(text.len() / 4 + 2);
-            self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
-        })
-        .py()?;
+        let ids = text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?;
         ids_bytes(py, &ids)
     }
 
@@ -710,11 +700,10 @@ impl CoreTokenizer {
 impl CoreTokenizer {
     /// `decode_bytes`, without the special tokens when `skip_special`.
     fn decode_ids(&self, ids: &[u32], skip_special: bool) -> crate::Result<Vec<u8>> {
-        if !skip_special || self.inner.specials().is_empty() {
+        if !skip_special || self.special_ids.is_empty() {
             return self.inner.decode_bytes(ids);
         }
-        let special: FxHashSet<u32> = self.inner.specials().iter().map(|&(_, id)| id).collect();
-        let kept: Vec<u32> = ids.iter().copied().filter(|id| !special.contains(id)).collect();
+        let kept: Vec<u32> = ids.iter().copied().filter(|id| !self.special_ids.contains(id)).collect();
         self.inner.decode_bytes(&kept)
     }
 
@@ -724,9 +713,8 @@ impl CoreTokenizer {
         if !(skip_special && self.specials_apart) {
             return self.decode_ids(ids, skip_special).map(|b| String::from_utf8_lossy(&b).into_owned());
         }
-        let special: FxHashSet<u32> = self.inner.specials().iter().map(|&(_, id)| id).collect();
         let mut out = String::new();
-        for group in ids.split(|id| special.contains(id)) {
+        for group in ids.split(|id| self.special_ids.contains(id)) {
             out.push_str(&String::from_utf8_lossy(&self.inner.decode_bytes(group)?));
         }
         Ok(out)
@@ -996,11 +984,7 @@ impl CorePipeline {
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
-        let ids = detach_for(py, text.len(), || {
-            let mut ids = Vec::with_capacity(text.len() / 3 + 4);
-            self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
-        })
-        .py()?;
+        let ids = text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
 
@@ -1021,8 +1005,13 @@ impl CorePipeline {
         if dropout.is_some() {
             return Err(to_py(no_dropout()));
         }
-        let (ids, spans) = self.encode_with_offsets(py, text, allowed, disallowed, add)?;
-        Ok((ids, offsets.then_some(spans)))
+        if offsets {
+            let (ids, spans) = self.encode_with_offsets(py, text, allowed, disallowed, add)?;
+            return Ok((ids, Some(spans)));
+        }
+        let text = &*text_arg(text)?; // the ids alone: no offsets tracked
+        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        Ok((text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?, None))
     }
 
     /// `encode` as the bytes of native-endian uint32 ids (for `numpy.frombuffer`).
@@ -1032,11 +1021,7 @@ impl CorePipeline {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let text = &*text_arg(text)?;
         let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
-        let ids = detach_for(py, text.len(), || {
-            let mut ids = Vec::with_capacity(text.len() / 3 + 4);
-            self.encode_under(text, &allowed, &disallowed, add, &mut ids).map(|()| ids)
-        })
-        .py()?;
+        let ids = text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?;
         ids_bytes(py, &ids)
     }
 
@@ -1223,11 +1208,7 @@ impl PipelineStream {
 
     fn finish(&mut self, py: Python<'_>) -> PyResult<Vec<u32>> {
         let (pipe, text) = (self.pipe.get(), std::mem::take(&mut self.text));
-        py.detach(|| {
-            let mut ids = Vec::with_capacity(text.len() / 3 + 4);
-            pipe.encode_under(&text, &self.allowed, &self.disallowed, self.add, &mut ids).map(|()| ids)
-        })
-        .py()
+        text_ids(py, &text, |ids| pipe.encode_under(&text, &self.allowed, &self.disallowed, self.add, ids)).py()
     }
 }
 
