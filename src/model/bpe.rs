@@ -10,6 +10,8 @@
 use super::spec::BpeSpec;
 use super::pairs::{merge_lowest_rank, merge_pairs, merge_pairs_windowed};
 use super::window::AppendIds;
+use super::atoms::Atoms;
+use super::byte::merge_symbols;
 use crate::model::{ConcatRanks, TokenTable};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -122,6 +124,8 @@ struct RawBytes {
     results: Box<[u32]>,
     /// some byte has no token (`NONE` in `byte_ids`)
     holes: bool,
+    /// the characters a missed piece's merges may start from (`atoms.rs`; empty with holes)
+    atoms: Atoms,
 }
 
 impl RawBytes {
@@ -265,10 +269,14 @@ impl Bpe {
         // and they go into the table one by one (a map of them first was a tenth of Llama 3's peak)
         let mut tokens = TokenTable::with_capacity(self.vocab.len(), 0);
         let mut buf = Vec::new();
+        // every token's raw bytes in one buffer, for the atoms: (end, id)
+        let (mut all_bytes, mut ends) = (Vec::new(), Vec::with_capacity(self.vocab.len()));
         for (t, &id) in &self.vocab {
             buf.clear();
             if t.chars().all(|c| byte_of.get(c as usize).copied().flatten().map(|b| buf.push(b)).is_some()) {
                 tokens.insert(&buf, id);
+                all_bytes.extend_from_slice(&buf);
+                ends.push((all_bytes.len(), id));
             }
         }
         let triples: Vec<(u32, u32, u32)> = self.merges.iter().map(|(&(a, b), &(rank, _))| (a, b, rank)).collect();
@@ -276,7 +284,11 @@ impl Bpe {
         for &(rank, id) in self.merges.values() {
             results[rank as usize] = id;
         }
-        Some(RawBytes { tokens, byte_ids, ranks: ConcatRanks::new(&triples), results: results.into(), holes })
+        let ranks = ConcatRanks::new(&triples);
+        let listed: Vec<(&[u8], u32)> =
+            ends.iter().scan(0, |start, &(end, id)| Some((&all_bytes[std::mem::replace(start, end)..end], id))).collect();
+        let atoms = Atoms::build(&listed, &byte_ids, |a, b| ranks.merged(a, b), |rank| results[rank as usize], |f| ranks.for_each(f), usize::MAX);
+        Some(RawBytes { tokens, byte_ids, ranks, results: results.into(), holes, atoms })
     }
 
     /// Appends the ids of the byte-level word whose raw bytes are `piece`
@@ -288,6 +300,9 @@ impl Bpe {
                 ids.push(id);
                 return;
             }
+        }
+        if !raw.atoms.is_empty() && !piece.is_ascii() && Self::merge_from_atoms(raw, piece, ids) {
+            return;
         }
         let n = piece.len();
         if n > RAW_STACK {
@@ -310,6 +325,27 @@ impl Bpe {
         }
         let len = raw.ranks.merge_short::<RAW_STACK>(&mut sym[..n], |rank| raw.results[rank as usize]);
         ids.extend_from_slice(&sym[..len]);
+    }
+
+    /// `tokenize_raw_bytes`' merges from the atoms of a piece that holds some (`atoms.rs`), part by
+    /// part; false (nothing appended) without atoms.
+    fn merge_from_atoms(raw: &RawBytes, piece: &[u8], ids: &mut Vec<u32>) -> bool {
+        let mut syms = Vec::with_capacity(piece.len());
+        let result = |rank: u32| raw.results[rank as usize];
+        raw.atoms.parts(piece, &raw.byte_ids, &mut syms, |_, part| match part {
+            [(id, _)] => ids.push(*id),
+            _ if part.len() <= 16 => merge_symbols::<16>(&raw.ranks, part, result, ids),
+            _ if part.len() <= RAW_STACK => merge_symbols::<RAW_STACK>(&raw.ranks, part, result, ids),
+            _ => {
+                let mut word = part.to_vec();
+                let pair = |a, b| match raw.ranks.merged(a, b) {
+                    NONE => None,
+                    rank => Some((rank, result(rank))),
+                };
+                merge_pairs(&mut word, raw.results.len(), true, pair);
+                ids.extend(word.iter().map(|s| s.0));
+            }
+        })
     }
 
     #[inline]

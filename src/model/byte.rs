@@ -7,6 +7,7 @@ use super::scratch::{Scratch, SCRATCH};
 use super::dropout::Dropout;
 use super::queue::MAX_QUEUE_RANKS;
 use super::window::{merge_in_windows, Part, PartSink, WINDOW};
+use super::atoms::Atoms;
 use super::NONE;
 use crate::error::{Error, Result};
 use crate::cache;
@@ -38,6 +39,10 @@ pub(crate) struct ByteRanks {
     max_len: usize,
     /// Whether no two of the tokens given have the same bytes (each rank is then its token's only id).
     distinct: bool,
+    /// `byte_ids` with `NONE` for none, as the atoms read them.
+    byte_syms: [u32; 256],
+    /// The characters a missed piece's merges may start from (`atoms.rs`; empty without `pairs`).
+    atoms: std::sync::Arc<Atoms>,
 }
 
 /// Tokens of up to this many bytes are keyed by `pack`.
@@ -81,6 +86,8 @@ fn pack(bytes: &[u8]) -> (u64, u64) {
 pub(crate) struct TokenTable {
     short: FxHashMap<(u64, u64), Entry>,
     long: FxHashMap<Vec<u8>, Entry>,
+    /// the longest token's length: a longer piece (a run of CJK) is no token, and is not hashed
+    longest: usize,
     /// id of every two-byte token, indexed by `b0 << 8 | b1` (`NONE`: none)
     pair_ranks: Box<[u32]>,
     /// the marks of the two-byte tokens, indexed alike
@@ -116,6 +123,7 @@ impl TokenTable {
         TokenTable {
             short: FxHashMap::with_capacity_and_hasher(short, Default::default()),
             long: FxHashMap::with_capacity_and_hasher(long, Default::default()),
+            longest: 0,
             pair_ranks: vec![NONE; 1 << 16].into_boxed_slice(),
             pair_marks: (0..1 << 16).map(|_| Mark::default()).collect(),
         }
@@ -124,6 +132,7 @@ impl TokenTable {
     /// Adds a token, or keeps the smaller id of bytes given twice; whether the bytes were new.
     pub(crate) fn insert_min(&mut self, t: &[u8], r: u32) -> bool {
         use std::collections::hash_map::Entry as Slot;
+        self.longest = self.longest.max(t.len());
         if t.len() > PACKED {
             return match self.long.get_mut(t) {
                 Some(old) => {
@@ -153,6 +162,7 @@ impl TokenTable {
     /// Adds a token (bytes not in the table yet): a loader's tokens go in one by one, without a map
     /// of their bytes made first.
     pub(crate) fn insert(&mut self, t: &[u8], r: u32) {
+        self.longest = self.longest.max(t.len());
         if t.len() == 2 {
             self.pair_ranks[(t[0] as usize) << 8 | t[1] as usize] = r;
         }
@@ -175,6 +185,9 @@ impl TokenTable {
         if bytes.len() <= PACKED {
             return self.short.get(&pack(bytes)).map(|e| e.id);
         }
+        if bytes.len() > self.longest {
+            return None;
+        }
         self.long.get(bytes).map(|e| e.id)
     }
 
@@ -186,7 +199,13 @@ impl TokenTable {
             let r = self.pair_ranks[at];
             return (r != NONE).then(|| (r, &self.pair_marks[at].0));
         }
-        let e = if bytes.len() <= PACKED { self.short.get(&pack(bytes)) } else { self.long.get(bytes) };
+        let e = if bytes.len() <= PACKED {
+            self.short.get(&pack(bytes))
+        } else if bytes.len() > self.longest {
+            None
+        } else {
+            self.long.get(bytes)
+        };
         e.map(|e| (e.id, &e.mark.0))
     }
 
@@ -217,6 +236,18 @@ pub(crate) struct ConcatRanks {
     /// absent, and this small table (in the L2 cache) says so without
     /// touching `slots`.
     filter: Box<[u64]>,
+}
+
+/// Merges `part`'s symbols (at most `N`) by `pairs` on the stack (`ConcatRanks::merge_short`, `result`
+/// giving a rank's merged symbol) and appends what is left to `out`.
+#[inline]
+pub(crate) fn merge_symbols<const N: usize>(pairs: &ConcatRanks, part: &[(u32, u32)], result: impl Fn(u32) -> u32, out: &mut Vec<u32>) {
+    let mut ids = [NONE; N];
+    for (id, s) in ids.iter_mut().zip(part) {
+        *id = s.0;
+    }
+    let len = pairs.merge_short::<N>(&mut ids[..part.len()], result);
+    out.extend_from_slice(&ids[..len]);
 }
 
 /// Longest token `ConcatRanks` holds: merges into longer tokens (only in
@@ -318,6 +349,21 @@ impl ConcatRanks {
         ((a | b) >> self.side_bits == 0).then(|| (a as usize) << self.side_bits | b as usize)
     }
 
+    /// Calls `f(left, right, rank)` for every pair the table holds.
+    pub(crate) fn for_each(&self, f: &mut dyn FnMut(u32, u32, u32)) {
+        let mask = (1usize << self.side_bits) - 1;
+        for (at, &m) in self.grid.iter().enumerate() {
+            if m != NONE {
+                f((at >> self.side_bits) as u32, (at & mask) as u32, m);
+            }
+        }
+        for &[a, b, m] in self.slots.iter() {
+            if a != NONE {
+                f(a, b, m);
+            }
+        }
+    }
+
     /// Merges a short word of token numbers in place by these ranks
     /// (`pairs::merge_lowest`, on `N` pairs of stack room, `syms.len() <= N`):
     /// the pair of lowest rank first, the leftmost of equal ones, its two
@@ -390,7 +436,9 @@ impl ByteRanks {
         let max_len = tokens.iter().map(|(t, _)| t.len()).max().unwrap_or(0);
         let pairs = if byte_ids.iter().all(Option::is_some) { ConcatRanks::of_tokens(&tokens, &table) } else { None };
         let owner = cache::new_owner();
-        ByteRanks { table, byte_ids, pairs, owner, rank_bound, max_len, distinct }
+        let byte_syms = byte_ids.map(|id| id.unwrap_or(NONE));
+        let atoms = pairs.as_ref().map_or_else(Atoms::default, |p| Atoms::build(&tokens, &byte_syms, |a, b| p.merged(a, b), |rank| rank, |f| p.for_each(f), PAIR_MAX_LEN));
+        ByteRanks { table, byte_ids, pairs, owner, rank_bound, max_len, distinct, byte_syms, atoms: atoms.into() }
     }
 
     /// The two tokens `derive_merges` splits the token `rank` (its bytes `t`) into, found on ids
@@ -516,6 +564,9 @@ impl ByteRanks {
     /// The merges of a non-empty piece that is not one token.
     fn encode_parts(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         if let Some(pairs) = &self.pairs {
+            if !self.atoms.is_empty() && !piece.is_ascii() && self.encode_from_atoms(piece, pairs, out) {
+                return Ok(());
+            }
             if piece.len() <= SHORT_PIECE {
                 self.encode_short(piece, pairs, out);
                 return Ok(());
@@ -530,6 +581,25 @@ impl ByteRanks {
         self.merge_long(piece, &mut ids);
         // a lone byte with no token: the encode's error (byte_id gives it)
         ids.missing.map_or(Ok(()), |b| self.byte_id(b).map(drop))
+    }
+
+    /// The merges of a piece that holds atoms (`atoms.rs`), from them, part by part: a part of one symbol
+    /// is its token, a short one is merged from its symbols on the stack, a long one (whose merges
+    /// may make tokens the pair table lacks) from its bytes. False (nothing appended) without atoms.
+    fn encode_from_atoms(&self, piece: &[u8], pairs: &ConcatRanks, out: &mut Vec<u32>) -> bool {
+        let mut syms = Vec::with_capacity(piece.len());
+        self.atoms.parts(piece, &self.byte_syms, &mut syms, |bytes, part| match part {
+            [(id, _)] => out.push(*id),
+            _ if bytes.len() <= SHORT_PIECE => match part.len() {
+                0..=16 => merge_symbols::<16>(pairs, part, |rank| rank, out),
+                17..=32 => merge_symbols::<32>(pairs, part, |rank| rank, out),
+                _ => merge_symbols::<SHORT_PIECE>(pairs, part, |rank| rank, out),
+            },
+            _ => {
+                let mut ids = IdSink { vocab: self, piece: bytes, start: out.len(), out: &mut *out, missing: None };
+                self.merge_long(bytes, &mut ids);
+            }
+        })
     }
 
     /// Appends the ids of `piece` cut at `bounds`: each part's token, or
@@ -999,6 +1069,80 @@ mod tests {
             }
             _ => (0..n).map(|_| alphabet[rng.below(alphabet.len())]).collect(),
         }
+    }
+
+    /// A vocabulary trained on random text of `chars` (UTF-8, so merges can join parts of two
+    /// characters), with `extra` random spans of that text added at random ranks (fragments: tokens
+    /// that start or end inside a character, and tokens of several characters).
+    fn utf8_vocab(rng: &mut Rng, chars: &[char], merges: usize, extra: usize) -> (ByteRanks, Vec<u8>) {
+        let text: String = (0..3000).map(|_| chars[rng.below(chars.len()).min(rng.below(chars.len()))]).collect();
+        let text = text.into_bytes();
+        let mut parts: Vec<Vec<u8>> = text.iter().map(|&b| vec![b]).collect();
+        let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
+        let mut order: Vec<Vec<u8>> = Vec::new();
+        for _ in 0..merges {
+            let mut counts: FxHashMap<(Vec<u8>, Vec<u8>), usize> = FxHashMap::default();
+            for w in parts.windows(2) {
+                *counts.entry((w[0].clone(), w[1].clone())).or_default() += 1;
+            }
+            let Some(((a, b), _)) = counts.into_iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0))) else { break };
+            let mut merged = Vec::with_capacity(parts.len());
+            let mut i = 0;
+            while i < parts.len() {
+                if i + 1 < parts.len() && parts[i] == a && parts[i + 1] == b {
+                    merged.push([a.clone(), b.clone()].concat());
+                    i += 2;
+                } else {
+                    merged.push(parts[i].clone());
+                    i += 1;
+                }
+            }
+            parts = merged;
+            order.push([a, b].concat());
+            if rng.below(merges) < extra {
+                // anywhere in the order: also before the merges that make its parts
+                let at = rng.below(text.len() - 8);
+                order.insert(rng.below(order.len() + 1), text[at..at + 2 + rng.below(5)].to_vec());
+            }
+        }
+        all.extend(order.into_iter().zip(256..));
+        (ByteRanks::new(all), text)
+    }
+
+    #[test]
+    fn merging_from_atoms_is_merging_from_bytes() {
+        // trained UTF-8 vocabularies with fragments; pieces of their characters: the ids from the
+        // atoms (and the parts cut between them) are those of the bytes-only quadratic scan
+        let alphabets: [&[char]; 3] = [
+            &['a', 'b', ' ', 'д', 'ж', '中', '文', '字', 'é', '€'],
+            &['中', '文', '字', '学', '生', '。', 'x'],
+            &['ж', 'д', 'я', 'é', 'ü', '中', '文', ' '],
+        ];
+        let mut rng = Rng(0xA70_5EED_0001);
+        let (mut with_atoms, mut with_cuts) = (0, 0);
+        for round in 0..24 {
+            let chars = alphabets[round % 3];
+            let (merges, extra) = (60 + rng.below(200), rng.below(60));
+            let (vocab, _) = utf8_vocab(&mut rng, chars, merges, extra);
+            for _ in 0..300 {
+                let most = [12, 40, 90][rng.below(3)];
+                let n = 1 + rng.below(most);
+                let piece: String = (0..n).map(|_| chars[rng.below(chars.len())]).collect();
+                let piece = piece.as_bytes();
+                let mut got = Vec::new();
+                vocab.encode_parts(piece, &mut got).unwrap();
+                let mut want = Vec::new();
+                vocab.push_parts(piece, &vocab.merge_short(piece), &mut want).unwrap();
+                assert_eq!(got, want, "round {round}, piece {:?}", String::from_utf8_lossy(piece));
+                let mut parts = 0;
+                if vocab.atoms.parts(piece, &vocab.byte_syms, &mut Vec::new(), |_, _| parts += 1) {
+                    with_atoms += 1;
+                    with_cuts += (parts > 1) as usize;
+                }
+            }
+        }
+        // the cases reached both rules
+        assert!(with_atoms > 2000 && with_cuts > 500, "{with_atoms} pieces from atoms, {with_cuts} cut");
     }
 
     #[test]

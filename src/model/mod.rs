@@ -7,6 +7,7 @@
 //! Char model: the seeds' rule. Merges apply in training order, each over
 //! the whole word left to right without overlap.
 
+mod atoms;
 mod byte;
 pub mod bpe;
 mod scratch;
