@@ -139,6 +139,7 @@ impl Atoms {
         });
         let mut symbol = vec![NONE; BMP];
         let mut excluded = vec![false; BMP];
+        let mut candidates: Vec<u32> = Vec::new();
         // heads by the prefix of a character they end with; tails by the suffix they start with
         let mut heads: FxHashMap<&[u8], Vec<&[u8]>> = FxHashMap::default();
         let mut tails: FxHashMap<&[u8], Vec<&[u8]>> = FxHashMap::default();
@@ -155,10 +156,11 @@ impl Atoms {
                 }
                 continue;
             }
-            if let Some((cp, w)) = bmp_char_at(t, 0).filter(|&(_, w)| w == t.len()) {
+            if let Some((cp, _)) = bmp_char_at(t, 0).filter(|&(_, w)| w == t.len()) {
                 let (made, highest) = merge_alone(t.iter().map(|&b| byte_sym[b as usize]).collect(), &merged, &result);
-                if made == [sym] && lowest.get(sym as usize).is_none_or(|&l| l == NONE || l > highest) && w > 1 {
+                if made == [sym] && lowest.get(sym as usize).is_none_or(|&l| l == NONE || l > highest) {
                     symbol[cp as usize] = sym;
+                    candidates.push(cp);
                 }
                 continue;
             }
@@ -186,20 +188,23 @@ impl Atoms {
         let mut rule = vec![0u16; BMP];
         let mut any = false;
         let mut buf = [0u8; 4];
-        for cp in 0..BMP as u32 {
+        candidates.sort_unstable();
+        candidates.dedup();
+        for cp in candidates {
             if symbol[cp as usize] == NONE {
                 continue;
             }
             let Some(c) = char::from_u32(cp) else { continue };
             let bytes = c.encode_utf8(&mut buf).as_bytes();
+            let around = |i: usize| heads.get(&bytes[..i]).map_or(0, Vec::len) + tails.get(&bytes[i..]).map_or(0, Vec::len);
+            if (1..bytes.len()).map(around).sum::<usize>() > MAX_FRAGMENTS || rules.len() > u16::MAX as usize {
+                symbol[cp as usize] = NONE;
+                continue;
+            }
             let mut r = Rule::default();
             for i in 1..bytes.len() {
                 r.heads.extend(heads.get(&bytes[..i]).into_iter().flatten().map(|h| Box::<[u8]>::from(*h)));
                 r.tails.extend(tails.get(&bytes[i..]).into_iter().flatten().map(|q| Box::<[u8]>::from(*q)));
-            }
-            if r.heads.len() + r.tails.len() > MAX_FRAGMENTS || rules.len() > u16::MAX as usize {
-                symbol[cp as usize] = NONE;
-                continue;
             }
             r.heads.sort_unstable();
             r.tails.sort_unstable();
