@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import bytepair
 from bytepair.formats.convert import UNICODE_TO_BYTE
+from test_conformance_tiktoken import _reference as tiktoken_reference
 
 EXAMPLES = int(os.environ.get("BYTEPAIR_CONFORMANCE_EXAMPLES", "250"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -92,12 +93,7 @@ def _texts(parts):
 @pytest.fixture(scope="module")
 def cl100k(vocab_paths):
     path = vocab_paths["cl100k_base.tiktoken"]
-    real = openai_public.load_tiktoken_bpe
-    openai_public.load_tiktoken_bpe = lambda url, expected_hash=None: tiktoken.load.load_tiktoken_bpe(path, expected_hash)
-    try:
-        reference = tiktoken.Encoding(**openai_public.cl100k_base())
-    finally:
-        openai_public.load_tiktoken_bpe = real
+    reference = tiktoken_reference(openai_public.cl100k_base, path)
     tokens = list(tiktoken.load.load_tiktoken_bpe(path))
     return bytepair.Tokenizer.load(path, format="tiktoken"), reference, _text_parts(tokens)
 

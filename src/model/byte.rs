@@ -1037,26 +1037,33 @@ mod tests {
             .collect();
         let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
         for k in 0..merges {
-            let mut counts: FxHashMap<(Vec<u8>, Vec<u8>), usize> = FxHashMap::default();
-            for w in parts.windows(2) {
-                *counts.entry((w[0].clone(), w[1].clone())).or_default() += 1;
-            }
-            let Some(((a, b), _)) = counts.into_iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0))) else { break };
-            let mut merged = Vec::with_capacity(parts.len());
-            let mut i = 0;
-            while i < parts.len() {
-                if i + 1 < parts.len() && parts[i] == a && parts[i + 1] == b {
-                    merged.push([a.clone(), b.clone()].concat());
-                    i += 2;
-                } else {
-                    merged.push(parts[i].clone());
-                    i += 1;
-                }
-            }
-            parts = merged;
-            all.push(([a, b].concat(), 256 + k as u32));
+            let Some(token) = merge_most_frequent(&mut parts) else { break };
+            all.push((token, 256 + k as u32));
         }
         ByteRanks::new(all)
+    }
+
+    /// One step of BPE training on `parts`: its most frequent adjacent pair (the greater on ties)
+    /// merged everywhere, left to right; the new token, None when no pair is left.
+    fn merge_most_frequent(parts: &mut Vec<Vec<u8>>) -> Option<Vec<u8>> {
+        let mut counts: FxHashMap<(Vec<u8>, Vec<u8>), usize> = FxHashMap::default();
+        for w in parts.windows(2) {
+            *counts.entry((w[0].clone(), w[1].clone())).or_default() += 1;
+        }
+        let ((a, b), _) = counts.into_iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)))?;
+        let mut merged = Vec::with_capacity(parts.len());
+        let mut i = 0;
+        while i < parts.len() {
+            if i + 1 < parts.len() && parts[i] == a && parts[i + 1] == b {
+                merged.push([a.clone(), b.clone()].concat());
+                i += 2;
+            } else {
+                merged.push(parts[i].clone());
+                i += 1;
+            }
+        }
+        *parts = merged;
+        Some([a, b].concat())
     }
 
     fn random_piece(rng: &mut Rng, alphabet: &[u8], n: usize) -> Vec<u8> {
@@ -1081,24 +1088,8 @@ mod tests {
         let mut all: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
         let mut order: Vec<Vec<u8>> = Vec::new();
         for _ in 0..merges {
-            let mut counts: FxHashMap<(Vec<u8>, Vec<u8>), usize> = FxHashMap::default();
-            for w in parts.windows(2) {
-                *counts.entry((w[0].clone(), w[1].clone())).or_default() += 1;
-            }
-            let Some(((a, b), _)) = counts.into_iter().max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0))) else { break };
-            let mut merged = Vec::with_capacity(parts.len());
-            let mut i = 0;
-            while i < parts.len() {
-                if i + 1 < parts.len() && parts[i] == a && parts[i + 1] == b {
-                    merged.push([a.clone(), b.clone()].concat());
-                    i += 2;
-                } else {
-                    merged.push(parts[i].clone());
-                    i += 1;
-                }
-            }
-            parts = merged;
-            order.push([a, b].concat());
+            let Some(token) = merge_most_frequent(&mut parts) else { break };
+            order.push(token);
             if rng.below(merges) < extra {
                 // anywhere in the order: also before the merges that make its parts
                 let at = rng.below(text.len() - 8);
