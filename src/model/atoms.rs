@@ -38,6 +38,10 @@ const MAX_FRAGMENTS: usize = 48;
 /// characters stay bytes.
 const BMP: usize = 0x1_0000;
 
+/// Longest piece merged from its atoms: its symbols are all made at once (8 bytes per byte of the
+/// piece), where the bytes' merging of a longer piece makes them a window at a time.
+pub(crate) const MAX_ATOMS_PIECE: usize = 1 << 16;
+
 /// The tokens that could cover part of a character across one of its ends.
 #[derive(Default, Clone, PartialEq, Eq, Hash, Debug)]
 struct Rule {
@@ -254,8 +258,8 @@ impl Atoms {
 
     /// The symbols (symbol, byte length) that `piece`'s merges may start from, in
     /// `syms`, and where it may be cut: `each(bytes, symbols)` for every part in
-    /// order. False (nothing called) when no character of the piece starts whole.
-    /// `byte_sym`: each byte's symbol.
+    /// order. False (nothing called) when no character of the piece starts whole, or the
+    /// piece is longer than `MAX_ATOMS_PIECE`. `byte_sym`: each byte's symbol.
     pub(crate) fn parts(
         &self,
         piece: &[u8],
@@ -263,7 +267,7 @@ impl Atoms {
         syms: &mut Vec<(u32, u32)>,
         mut each: impl FnMut(&[u8], &mut [(u32, u32)]),
     ) -> bool {
-        if self.is_empty() {
+        if self.is_empty() || piece.len() > MAX_ATOMS_PIECE {
             return false;
         }
         syms.clear();
