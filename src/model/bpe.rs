@@ -526,10 +526,17 @@ impl Bpe {
     /// The caller holds the piece cache (borrowed once per text rather
     /// than twice per piece; None: no cache).
     pub(crate) fn tokenize_raw_in(&self, cache: Option<&mut crate::cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
-        if raw.is_empty() {
+        if raw.is_empty() || self.whole_token_raw(raw, ids) {
             return Ok(());
         }
-        if self.whole_token_raw(raw, ids) {
+        self.tokenize_raw_missed(cache, raw, ids)
+    }
+
+    /// `tokenize_raw_in` of a non-empty piece that `whole_token_raw` just answered false for
+    /// (the caller's loop asked it first: not asked twice).
+    #[inline]
+    pub(crate) fn tokenize_raw_missed(&self, cache: Option<&mut crate::cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
+        if raw.is_empty() {
             return Ok(());
         }
         let compute = |ids: &mut Vec<u32>| match &self.raw {

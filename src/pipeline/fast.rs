@@ -163,7 +163,7 @@ impl ByteLevelSplit {
             let mut failed = None;
             preset.for_each_word_bytes(text, |w| {
                 if !model.whole_token_raw(w, ids) && failed.is_none() {
-                    if let Err(e) = model.tokenize_raw_in(cache.as_deref_mut(), w, ids) {
+                    if let Err(e) = model.tokenize_raw_missed(cache.as_deref_mut(), w, ids) {
                         failed = Some(e);
                     }
                 }
