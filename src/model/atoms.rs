@@ -128,7 +128,9 @@ impl Atoms {
         each_pair: impl FnOnce(&mut dyn FnMut(u32, u32, u32)),
         pair_max_len: usize,
     ) -> Atoms {
-        if byte_sym.contains(&NONE) {
+        // no byte without a token, and some token of one two- or three-byte character (else no tables are made)
+        let one_char = |t: &[u8]| bmp_char_at(t, 0).is_some_and(|(_, w)| w == t.len());
+        if byte_sym.contains(&NONE) || !tokens.iter().any(|&(t, _)| !t.is_empty() && one_char(t)) {
             return Atoms::default();
         }
         // the lowest rank of a merge with each symbol as an operand
