@@ -526,7 +526,7 @@ impl Bpe {
     /// The caller holds the piece cache (borrowed once per text rather
     /// than twice per piece; None: no cache).
     pub(crate) fn tokenize_raw_in(&self, cache: Option<&mut crate::cache::PieceCache>, raw: &[u8], ids: &mut Vec<u32>) -> Result<()> {
-        if raw.is_empty() || self.whole_token_raw(raw, ids) {
+        if self.whole_token_raw(raw, ids) {
             return Ok(());
         }
         self.tokenize_raw_missed(cache, raw, ids)

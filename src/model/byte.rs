@@ -182,13 +182,19 @@ impl TokenTable {
             let r = self.pair(bytes[0], bytes[1]);
             return (r != NONE).then_some(r);
         }
+        self.entry(bytes).map(|e| e.id)
+    }
+
+    /// The entry of a token of any length but two (`pair_ranks` has those).
+    #[inline(always)]
+    fn entry(&self, bytes: &[u8]) -> Option<&Entry> {
         if bytes.len() <= PACKED {
-            return self.short.get(&pack(bytes)).map(|e| e.id);
+            self.short.get(&pack(bytes))
+        } else if bytes.len() > self.longest {
+            None
+        } else {
+            self.long.get(bytes)
         }
-        if bytes.len() > self.longest {
-            return None;
-        }
-        self.long.get(bytes).map(|e| e.id)
     }
 
     /// `get`, with the token's mark (in the same bucket as its id).
@@ -199,14 +205,7 @@ impl TokenTable {
             let r = self.pair_ranks[at];
             return (r != NONE).then(|| (r, &self.pair_marks[at].0));
         }
-        let e = if bytes.len() <= PACKED {
-            self.short.get(&pack(bytes))
-        } else if bytes.len() > self.longest {
-            None
-        } else {
-            self.long.get(bytes)
-        };
-        e.map(|e| (e.id, &e.mark.0))
+        self.entry(bytes).map(|e| (e.id, &e.mark.0))
     }
 
     /// The id of the two-byte token `a b`, `NONE` if there is none.

@@ -82,6 +82,11 @@ fn special_set(tokens: Option<Bound<'_, PyAny>>) -> PyResult<SpecialSet> {
     }
 }
 
+/// A call's `allowed` and `disallowed` arguments (`special_set`).
+fn special_sets(allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>) -> PyResult<(SpecialSet, SpecialSet)> {
+    Ok((special_set(allowed)?, special_set(disallowed)?))
+}
+
 fn ids_to_u32(ids: Vec<i64>) -> PyResult<Vec<u32>> {
     ids.into_iter()
         .map(|id| {
@@ -523,7 +528,7 @@ impl CoreTokenizer {
         &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         let ids = text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
@@ -552,7 +557,7 @@ impl CoreTokenizer {
         add: bool,
     ) -> PyResult<(Vec<u32>, Option<Vec<(usize, usize)>>)> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         let dropout = dropout.map(|(p, seed)| Dropout::new(p, seed));
         let (ids, spans) = detach_for(py, text.len(), || {
             let (ids, spans) = self.inner.encode_full(text, &allowed, &disallowed, dropout, offsets)?;
@@ -579,7 +584,8 @@ impl CoreTokenizer {
         add: bool,
     ) -> PyResult<EncodeStream> {
         let tok = slf.get();
-        let state = tok.inner.stream(special_set(allowed)?, special_set(disallowed)?, dropout.map(|(p, seed)| Dropout::new(p, seed)));
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
+        let state = tok.inner.stream(allowed, disallowed, dropout.map(|(p, seed)| Dropout::new(p, seed)));
         let (before, after) = if add { tok.added.clone() } else { Default::default() };
         Ok(EncodeStream { tok: slf.clone().unbind(), state, before, after })
     }
@@ -588,7 +594,7 @@ impl CoreTokenizer {
     fn encode_batch<'py>(
         &self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         let encode = |t: &str, out: &mut Vec<u32>| self.encode_under(t, &allowed, &disallowed, add, out);
         Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
@@ -627,7 +633,7 @@ impl CoreTokenizer {
         add: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         let ids = text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?;
         ids_bytes(py, &ids)
     }
@@ -644,7 +650,7 @@ impl CoreTokenizer {
         disallowed: Option<Bound<'_, PyAny>>,
         add: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_under(t, &allowed, &disallowed, add, out))).py()?;
         drop(texts);
         flat_bytes(py, &flat)
@@ -983,7 +989,7 @@ impl CorePipeline {
         &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         let ids = text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?;
         self.ints.list(py, self.inner.n_vocab(), &ids)
     }
@@ -1010,7 +1016,7 @@ impl CorePipeline {
             return Ok((ids, Some(spans)));
         }
         let text = &*text_arg(text)?; // the ids alone: no offsets tracked
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         Ok((text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?, None))
     }
 
@@ -1020,7 +1026,7 @@ impl CorePipeline {
         &self, py: Python<'py>, text: &Bound<'_, PyAny>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         let ids = text_ids(py, text, |ids| self.encode_under(text, &allowed, &disallowed, add, ids)).py()?;
         ids_bytes(py, &ids)
     }
@@ -1036,7 +1042,7 @@ impl CorePipeline {
         disallowed: Option<Bound<'_, PyAny>>,
         add: bool,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         let flat = py.detach(|| crate::batch::encode_flat(&texts, |t, out| self.encode_under(t, &allowed, &disallowed, add, out))).py()?;
         drop(texts);
         flat_bytes(py, &flat)
@@ -1048,7 +1054,7 @@ impl CorePipeline {
         &self, py: Python<'_>, text: &Bound<'_, PyAny>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<(Vec<u32>, Vec<(usize, usize)>)> {
         let text = &*text_arg(text)?;
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         detach_for(py, text.len(), || {
             self.specials.encode_with_offsets(&self.inner, text, add, &allowed, &disallowed).map(|e| {
                 let spans = crate::pipeline::char_offsets(text, &e.offsets);
@@ -1062,7 +1068,7 @@ impl CorePipeline {
     fn encode_batch<'py>(
         &self, py: Python<'py>, texts: Vec<pyo3::pybacked::PyBackedStr>, allowed: Option<Bound<'_, PyAny>>, disallowed: Option<Bound<'_, PyAny>>, add: bool,
     ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
-        let (allowed, disallowed) = (special_set(allowed)?, special_set(disallowed)?);
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
         let encode = |t: &str, out: &mut Vec<u32>| self.encode_under(t, &allowed, &disallowed, add, out);
         Ok(encode_lists(py, &self.ints, self.inner.n_vocab(), &texts, encode)?.0)
     }
@@ -1080,7 +1086,8 @@ impl CorePipeline {
         if dropout.is_some() {
             return Err(to_py(no_dropout()));
         }
-        Ok(PipelineStream { pipe: slf.clone().unbind(), text: String::new(), allowed: special_set(allowed)?, disallowed: special_set(disallowed)?, add })
+        let (allowed, disallowed) = special_sets(allowed, disallowed)?;
+        Ok(PipelineStream { pipe: slf.clone().unbind(), text: String::new(), allowed, disallowed, add })
     }
 
     /// Number of ids of `text` with special added tokens' text as text, no list made.
