@@ -419,15 +419,24 @@ impl Tokenizer {
                     // the common call (ids only, a preset's lexer): each piece's
                     // bytes straight from the lexer's loop to the model
                     let encode_here = |text: &str, ids: &mut Vec<u32>| -> Result<()> {
-                        let mut err = None;
-                        crate::cache::with_cache_if(true, |mut cache| {
-                            preset.for_each_word_bytes(text, |w| {
-                                if let Err(e) = ranks.encode_piece_in(cache.as_deref_mut(), w, ids) {
-                                    err.get_or_insert(e);
-                                }
-                            })
-                        });
-                        err.map_or(Ok(()), Err)
+                        crate::cache::with_cache_if(true, |cache| match cache {
+                            // one probe of the front table per word (`cache::Words`)
+                            Some(cache) => {
+                                let slow = |cache: &mut crate::cache::PieceCache, w: &[u8], ids: &mut Vec<u32>| ranks.encode_piece_in(Some(cache), w, ids);
+                                let mut words = crate::cache::batch::Words::new(cache, ranks.owner(), text.as_bytes(), ids, slow);
+                                preset.for_each_word_bytes(text, |w| words.push(w));
+                                words.finish()
+                            }
+                            None => {
+                                let mut err = None;
+                                preset.for_each_word_bytes(text, |w| {
+                                    if let Err(e) = ranks.encode_piece_in(None, w, ids) {
+                                        err.get_or_insert(e);
+                                    }
+                                });
+                                err.map_or(Ok(()), Err)
+                            }
+                        })
                     };
                     // a text long enough for every thread: cut where its words allow, the parts in parallel
                     return preset.encode_on_threads(text, &mut sink.ids, encode_here);

@@ -91,8 +91,9 @@ def as_id_buffer(ids: Any) -> Any:
 def set_cache_size(nbytes: int) -> int:
     """Sets the budget of the core's cache of encoded pieces, per thread,
     in bytes (0 turns it off; at most 1 GB); returns the size in force
-    (rounded down to a power of two 64-byte slots). Default 4 MB, about
-    65,000 pieces; the word maps of pipelines and SentencePiece models
+    (half of it a front table of 32-byte word slots, the rest long pieces
+    and 64-byte slots). Default 4 MB, about 65,000 words in the front;
+    the word maps of pipelines and SentencePiece models
     get four times as much (see :func:`cache_info`). Ids never depend on
     them; they only save the merging of pieces seen before, kept across
     calls and batches.

@@ -6,13 +6,14 @@
 //! cache never changes ids: an entry is only ever the ids the encoder
 //! computed for exactly these bytes under exactly this owner (vocabulary).
 //!
-//! Shape: a small direct-mapped front table of 32-byte slots (pieces of
-//! up to 16 bytes with one or two ids: most pieces of real text, whole-piece
+//! Shape: a direct-mapped front table of 32-byte slots (pieces of up to 15
+//! bytes with up to three ids: nearly every word of real text, whole-word
 //! tokens included) probed first, then a 2-way set-associative table of
 //! 64-byte slots (one cache line each), both sized from a byte budget
 //! (`set_cache_bytes`, default `DEFAULT_CACHE_BYTES` per thread; the front
-//! takes about 1/16 of it, at most 256 KB, so the hot pieces stay in a
-//! core's L2 cache). Pieces of up to `MAX_PIECE` bytes with up to `MAX_IDS`
+//! takes half of it). A lexer's words probe the front a chunk at a time,
+//! their slots fetched ahead, and go to the vocabulary and the rest of the
+//! cache only when it misses (`batch.rs`: one probe per word seen before). Pieces of up to `MAX_PIECE` bytes with up to `MAX_IDS`
 //! ids are cached there; longer ones, of up to `MAX_LONG_PIECE` bytes, in the
 //! long tier (`long.rs`: a ring of entries, a quarter of the budget). Eviction in the sets is "not recently used":
 //! a hit sets the slot's hot bit; an insertion into a full set takes a
@@ -26,6 +27,7 @@
 //! is a number from `new_owner()` naming one vocabulary (clones of a
 //! vocabulary may share it).
 
+pub(crate) mod batch;
 mod long;
 pub(crate) mod words;
 
@@ -38,7 +40,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 pub(crate) const MAX_PIECE: usize = 24;
 /// Most ids a cached piece may have.
 pub(crate) const MAX_IDS: usize = 7;
-/// Default budget per thread: 4 MB (65,536 pieces).
+/// Default budget per thread: 4 MB (a front table of 65,536 words, 1 MB of
+/// long pieces, 8,192 sets). Twice as much read warm English text 5% faster
+/// and text seen for the first time 5% slower (its tables crowd the merges'
+/// out of the processor's cache).
 pub(crate) const DEFAULT_CACHE_BYTES: usize = 4 << 20;
 /// Largest budget accepted per thread (1 GB).
 pub(crate) const MAX_CACHE_BYTES: usize = 1 << 30;
@@ -48,29 +53,110 @@ pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 /// Bytes of one slot of the front table.
 const FRONT_BYTES: usize = std::mem::size_of::<FrontSlot>();
 /// Longest piece the front table holds, and its most ids.
-const FRONT_PIECE: usize = 16;
-const FRONT_IDS: usize = 2;
-/// Largest front table (fits a core's L2 cache with room to spare).
-const MAX_FRONT: usize = 256 << 10;
+pub(crate) const FRONT_PIECE: usize = 15;
+pub(crate) const FRONT_IDS: usize = 3;
+/// Share of the budget the front table takes (rounded down to a power of two slots).
+const FRONT_SHARE: usize = 2;
 /// Longest piece of the long tier (pieces over `MAX_PIECE` bytes: runs of
 /// CJK characters, symbol runs such as table borders).
 pub(crate) const MAX_LONG_PIECE: usize = 4096;
-/// A slot of the front table: a small direct-mapped table probed before
-/// the sets, for short pieces with one or two ids (most tokens of real
-/// text); half a cache line, so the hot pieces of a text stay in L2.
+/// A slot of the front table: a direct-mapped table probed before the
+/// sets, for pieces of up to 15 bytes with up to three ids (the words of
+/// real text nearly all, whole-word tokens included), half a cache line.
+/// Its key is the piece's `FrontKey`; `hi`'s bits 60-61 hold the number of
+/// ids and bit 63 whether it was hit since it was put here (its set slot's
+/// hot bit is not kept up to date by front hits; see `keep_displaced`).
+/// A lexer's words probe it a chunk at a time (`batch.rs`).
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(32))]
-struct FrontSlot {
-    key: [u64; 2],
+pub(crate) struct FrontSlot {
+    lo: u64,
+    hi: u64,
     owner: u32,
-    /// 0: empty
-    len: u8,
-    n: u8,
-    /// Hit since it was put here (its set slot's hot bit is not kept up to
-    /// date by front hits; see `keep_displaced`).
-    hit: u8,
-    _pad: u8,
     ids: [u32; FRONT_IDS],
+}
+
+/// `FrontSlot::hi`'s bits that are not the key's.
+const FRONT_FLAGS: u64 = 0xF << 60;
+const FRONT_HIT: u64 = 1 << 63;
+
+impl FrontSlot {
+    /// Whether it holds `key`'s piece under `owner` (false when empty: a key's length is never 0).
+    #[inline(always)]
+    pub(crate) fn holds(&self, key: FrontKey, owner: u32) -> bool {
+        self.lo == key.lo && self.hi & !FRONT_FLAGS == key.hi && self.owner == owner
+    }
+
+    /// How many of `ids` are the piece's.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        (self.hi >> 60 & 3) as usize
+    }
+
+    /// The slot's ids (all three: `len` says how many are the piece's).
+    #[inline(always)]
+    pub(crate) fn ids(&self) -> &[u32; FRONT_IDS] {
+        &self.ids
+    }
+}
+
+/// A piece of 1 to `FRONT_PIECE` bytes as two words: the bytes, zero-padded,
+/// and the length in the top byte (distinct for distinct pieces, never 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FrontKey {
+    lo: u64,
+    hi: u64,
+}
+
+impl FrontKey {
+    /// The key of no piece: a slot never holds it (its high word has the
+    /// bits `FRONT_FLAGS` that a slot's key never compares).
+    pub(crate) const NONE: FrontKey = FrontKey { lo: 0, hi: u64::MAX };
+}
+
+/// `KEEP_LOW[n]`: the low `n` bytes of a 16-byte load, as two words' masks.
+const KEEP_LOW: [(u64, u64); 16] = {
+    let mut m = [(0u64, 0u64); 16];
+    let mut n = 1;
+    while n < 16 {
+        m[n] = if n >= 8 { (u64::MAX, if n > 8 { (1u64 << ((n - 8) * 8)) - 1 } else { 0 }) } else { ((1u64 << (n * 8)) - 1, 0) };
+        n += 1;
+    }
+    m
+};
+
+impl FrontKey {
+    /// The key of a piece of up to `FRONT_PIECE` bytes (not empty).
+    #[inline]
+    pub(crate) fn of(piece: &[u8]) -> FrontKey {
+        let n = piece.len();
+        debug_assert!((1..=FRONT_PIECE).contains(&n));
+        let w = load(piece);
+        FrontKey { lo: w[0], hi: w[1] | (n as u64) << 56 }
+    }
+
+    /// The key of `text[start..start + len]` (1 to `FRONT_PIECE` bytes): one
+    /// 16-byte load, masked, where the text has 16 bytes from `start` (no
+    /// branch on the length, no copy).
+    #[inline(always)]
+    pub(crate) fn at(text: &[u8], start: usize, len: usize) -> FrontKey {
+        debug_assert!((1..=FRONT_PIECE).contains(&len) && start + len <= text.len());
+        match text.get(start..start + 16) {
+            Some(b) => {
+                let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+                let (keep_lo, keep_hi) = KEEP_LOW[len & 15];
+                FrontKey { lo: word(0) & keep_lo, hi: word(8) & keep_hi | (len as u64) << 56 }
+            }
+            None => Self::of(&text[start..start + len]),
+        }
+    }
+
+    /// Its slot in a front table of `1 << (64 - shift)` slots, for `owner`.
+    #[inline(always)]
+    pub(crate) fn home(self, owner: u32, shift: u32) -> usize {
+        let h = (self.lo ^ self.hi.rotate_left(29) ^ (owner as u64) << 32).wrapping_mul(K);
+        (h ^ h >> 31).wrapping_mul(K).checked_shr(shift).unwrap_or(0) as usize
+    }
 }
 
 #[derive(Clone, Copy, Default)]
@@ -162,6 +248,8 @@ pub struct PieceCache {
     sets: usize,
     /// The front table (a power of two slots, or none).
     front: Box<[FrontSlot]>,
+    /// 64 minus log2 of the front table's slots (`FrontKey::home`).
+    front_shift: u32,
     /// The long tier (`long.rs`).
     long: LongTier,
     /// `GENERATION` when last emptied.
@@ -182,6 +270,7 @@ impl PieceCache {
             slots: vec![Slot::default(); sets * 2].into_boxed_slice(),
             sets,
             front: vec![FrontSlot::default(); front].into_boxed_slice(),
+            front_shift: 64 - front.max(1).trailing_zeros(),
             long: LongTier::with_bytes(long),
             generation: GENERATION.load(Ordering::Relaxed),
             budget: bytes,
@@ -193,14 +282,14 @@ impl PieceCache {
     }
 
     /// (front slots, sets, long-tier bytes) of a cache of at most `bytes`
-    /// bytes: the front table takes a power of two slots, about 1/16 of the
-    /// budget (none under 64 KB, at most `MAX_FRONT` bytes); the long tier
-    /// 1/4 (none under 64 KB: long pieces are few, but half the bytes of
+    /// bytes: the front table takes a power of two slots, at most
+    /// 1/`FRONT_SHARE` of the budget (none under 64 KB); the long tier 1/4
+    /// (none under 64 KB: long pieces are few, but half the bytes of
     /// multilingual text); the sets the rest.
     fn shape(bytes: usize) -> (usize, usize, usize) {
         let bytes = bytes.min(MAX_CACHE_BYTES);
-        let front = if bytes < 64 << 10 { 0 } else { ((bytes / 16).min(MAX_FRONT) / FRONT_BYTES).next_power_of_two() };
-        let front = if front * FRONT_BYTES > bytes / 16 { front / 2 } else { front };
+        let front = if bytes < 64 << 10 { 0 } else { (bytes / FRONT_SHARE / FRONT_BYTES).next_power_of_two() };
+        let front = if front * FRONT_BYTES > bytes / FRONT_SHARE { front / 2 } else { front };
         let long = if bytes < 64 << 10 { 0 } else { LongTier::with_bytes(bytes / 4).bytes() };
         (front, (bytes - front * FRONT_BYTES - long) / (2 * SLOT_BYTES), long)
     }
@@ -242,26 +331,68 @@ impl PieceCache {
         (s, s + 1)
     }
 
+    /// The front key of `key`'s piece, if it may be held there.
+    #[inline]
+    fn front_key(key: &Key) -> Option<FrontKey> {
+        // `load` pads with zeros as `FrontKey::of` does
+        (key.len as usize <= FRONT_PIECE).then(|| FrontKey { lo: key.words[0], hi: key.words[1] | (key.len as u64) << 56 })
+    }
+
     /// The front slot of `key`, if its piece may be held there.
     #[inline]
     fn front_of(&self, key: &Key) -> Option<usize> {
-        (key.len as usize <= FRONT_PIECE && !self.front.is_empty()).then(|| key.hash as usize & (self.front.len() - 1))
+        Self::front_key(key).filter(|_| !self.front.is_empty()).map(|k| k.home(key.owner, self.front_shift))
     }
 
     #[inline]
     fn front_matches(slot: &FrontSlot, key: &Key) -> bool {
-        slot.len == key.len && slot.owner == key.owner && slot.key[0] == key.words[0] && slot.key[1] == key.words[1]
+        Self::front_key(key).is_some_and(|k| slot.holds(k, key.owner))
     }
 
     #[inline]
     fn put_front(&mut self, f: usize, key: &Key, ids: &[u32]) {
-        let slot = &mut self.front[f];
-        slot.key = [key.words[0], key.words[1]];
-        slot.owner = key.owner;
-        slot.len = key.len;
-        slot.n = ids.len() as u8;
-        slot.hit = 0;
+        if let Some(k) = Self::front_key(key) {
+            Self::write_front(&mut self.front[f], k, key.owner, ids);
+        }
+    }
+
+    #[inline]
+    fn write_front(slot: &mut FrontSlot, key: FrontKey, owner: u32, ids: &[u32]) {
+        debug_assert!((1..=FRONT_IDS).contains(&ids.len()));
+        slot.lo = key.lo;
+        slot.hi = key.hi | (ids.len() as u64) << 60;
+        slot.owner = owner;
+        slot.ids = [0; FRONT_IDS];
         slot.ids[..ids.len()].copy_from_slice(ids);
+    }
+
+    /// The front table and its `FrontKey::home` shift: a lexer's words are
+    /// probed there a chunk at a time (`batch.rs`). Empty when the cache holds nothing.
+    #[inline]
+    pub(crate) fn front_table(&self) -> (&[FrontSlot], u32) {
+        if self.slots.is_empty() {
+            return (&[], 64);
+        }
+        (&self.front, self.front_shift)
+    }
+
+    /// Puts `key`'s piece under `owner` in the front table with its `ids`
+    /// (1 to `FRONT_IDS` of them; no-op otherwise or without a front table).
+    #[inline]
+    pub(crate) fn put_front_key(&mut self, key: FrontKey, owner: u32, ids: &[u32]) {
+        if self.front.is_empty() || self.slots.is_empty() || !(1..=FRONT_IDS).contains(&ids.len()) {
+            return;
+        }
+        let f = key.home(owner, self.front_shift);
+        self.keep_displaced(f);
+        Self::write_front(&mut self.front[f], key, owner, ids);
+    }
+
+    /// Counts hits and misses served outside `get` (`batch.rs`).
+    #[inline]
+    pub(crate) fn count(&mut self, hits: u64, misses: u64) {
+        self.hits += hits;
+        self.misses += misses;
     }
 
     #[inline]
@@ -313,9 +444,9 @@ impl PieceCache {
         if let Some(f) = f {
             if Self::front_matches(&self.front[f], key) {
                 self.hits += 1;
-                self.front[f].hit = 1;
+                self.front[f].hi |= FRONT_HIT;
                 let slot = &self.front[f];
-                return Some(&slot.ids[..slot.n as usize]);
+                return Some(&slot.ids[..slot.len()]);
             }
         }
         let (s, t) = self.set_of(key);
@@ -344,11 +475,13 @@ impl PieceCache {
     /// the front and never reached its set.
     fn keep_displaced(&mut self, f: usize) {
         let old = self.front[f];
-        if old.len == 0 || old.hit == 0 {
+        if old.hi & FRONT_HIT == 0 {
             return;
         }
-        let words = [old.key[0], old.key[1], 0];
-        let key = Key { words, owner: old.owner, len: old.len, hash: Key::hash(words, old.len as usize, old.owner) };
+        // the front key's high word less its length is `load`'s second word
+        let len = (old.hi >> 56 & 0xF) as u8;
+        let words = [old.lo, old.hi & ((1 << 56) - 1), 0];
+        let key = Key { words, owner: old.owner, len, hash: Key::hash(words, len as usize, old.owner) };
         let (s, t) = self.set_of(&key);
         for at in [s, t] {
             if Self::matches(&self.slots[at], &key) {
@@ -365,7 +498,7 @@ impl PieceCache {
             return true;
         }
         let key = Key::of_slot(slot);
-        self.front_of(&key).is_some_and(|f| self.front[f].hit != 0 && Self::front_matches(&self.front[f], &key))
+        self.front_of(&key).is_some_and(|f| self.front[f].hi & FRONT_HIT != 0 && Self::front_matches(&self.front[f], &key))
     }
 
     /// Remembers that `key`'s piece encodes to `ids` (ignored when there are

@@ -520,6 +520,11 @@ impl Bpe {
         self.dropout.is_none()
     }
 
+    /// The owner of its raw-byte pieces in the piece cache.
+    pub(crate) fn raw_owner(&self) -> u32 {
+        self.raw_owner
+    }
+
     /// `tokenize` of the byte-level chars of `raw` (a byte-level pipeline's
     /// piece before its byte-to-char mapping), no offsets: the piece cache is
     /// keyed on the raw bytes, so a hit maps nothing.

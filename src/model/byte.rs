@@ -521,6 +521,11 @@ impl ByteRanks {
     /// whole-piece tokens in it too, measured no faster: both are one
     /// probe of a table larger than a core's L2 cache.)
     #[inline]
+    /// The owner of its pieces in the piece cache.
+    pub(crate) fn owner(&self) -> u32 {
+        self.owner
+    }
+
     pub(crate) fn encode_piece_in(&self, cache: Option<&mut cache::PieceCache>, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         match piece.len() {
             0 => return Ok(()),

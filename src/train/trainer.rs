@@ -11,6 +11,7 @@
 //! entry that matches the pair's current state exactly is therefore the
 //! best pair; one that does not is pushed back with the current state.
 
+use crate::cache::batch::prefetch;
 use crate::error::{Error, Result};
 use crate::train::symbol_texts::SymbolTexts;
 use rustc_hash::FxHashMap;
@@ -1083,18 +1084,6 @@ const DENSE_PAIRS: usize = 1 << 20;
 
 /// How many positions ahead `apply_merge` asks for memory.
 const PREFETCH: usize = 8;
-
-/// Hints the CPU to load `x`'s cache line (no effect on other targets).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads no memory architecturally
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
 
 /// Length of a text in bytes, or in characters (UTF-8 lead bytes).
 fn units_of(text: &[u8], count_chars: bool) -> u32 {
