@@ -84,13 +84,21 @@ impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a
     pub(crate) fn push(&mut self, word: &[u8]) {
         let start = word.as_ptr() as usize - self.text.as_ptr() as usize;
         let len = word.len();
+        let Ok(len32) = u32::try_from(len) else {
+            // a word of 4 GB or more: after the words before it, on its own
+            self.flush();
+            if self.failed.is_none() {
+                self.miss(FrontKey::NONE, start, len);
+            }
+            return;
+        };
         let (key, home) = if (1..=FRONT_PIECE).contains(&len) && !self.front_empty {
             let key = FrontKey::at(self.text, start, len);
             (key, key.home(self.owner, self.shift) as u32)
         } else {
             (FrontKey::NONE, 0)
         };
-        self.pending.push(Pending { key, home, len: len as u32, start });
+        self.pending.push(Pending { key, home, len: len32, start });
         if self.pending.len() == CHUNK {
             self.flush();
         }
@@ -112,7 +120,8 @@ impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a
         }
         if self.front_empty {
             for i in 0..n {
-                if !self.miss(self.pending[i]) {
+                let p = self.pending[i];
+                if !self.miss(p.key, p.start, p.len as usize) {
                     return;
                 }
             }
@@ -146,7 +155,7 @@ impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a
                 continue;
             }
             misses += 1;
-            if !self.miss(p) {
+            if !self.miss(p.key, p.start, p.len as usize) {
                 return;
             }
             self.ids.reserve(FRONT_IDS * (n - i));
@@ -158,15 +167,15 @@ impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a
     /// Encodes a word the front table did not answer and keeps its ids
     /// there; false (the error kept) when the model fails.
     #[cold]
-    fn miss(&mut self, p: Pending) -> bool {
-        let word = &self.text[p.start..p.start + p.len as usize];
+    fn miss(&mut self, key: FrontKey, start: usize, len: usize) -> bool {
+        let word = &self.text[start..start + len];
         let before = self.ids.len();
         if let Err(e) = (self.slow)(self.cache, word, self.ids) {
             self.failed = Some(e);
             return false;
         }
-        if p.key != FrontKey::NONE {
-            self.cache.put_front_key(p.key, self.owner, &self.ids[before..]);
+        if key != FrontKey::NONE {
+            self.cache.put_front_key(key, self.owner, &self.ids[before..]);
         }
         true
     }
