@@ -86,18 +86,53 @@ impl SentencePiece {
     /// every character. A marker cuts where the character before it is not one
     /// (at the start of the text, as if one were).
     fn merge_cut_before_spaces(&self, s: &str, syms: &mut Vec<(u32, u32)>) {
-        let mut utf8 = [0u8; 4];
-        let ws = self.ws.encode_utf8(&mut utf8).as_bytes();
         let mut word = Vec::new();
+        self.parts_before_spaces(s, |part| self.merge_part(part, syms, &mut word));
+    }
+
+    /// Calls `f` on each part of `s` cut before each run of whitespace
+    /// markers (the parts of `merge_cut_before_spaces`, in order; the last
+    /// may be empty).
+    #[inline]
+    pub(super) fn parts_before_spaces<'s>(&self, s: &'s str, mut f: impl FnMut(&'s str)) {
+        let ws_len = self.ws.len_utf8();
         let (mut start, mut after_ws) = (0, 0);
-        for at in memchr::memmem::find_iter(s.as_bytes(), ws) {
+        for at in self.ws_finder.find_iter(s.as_bytes()) {
             if at > start && at != after_ws {
-                self.merge_part(&s[start..at], syms, &mut word);
+                f(&s[start..at]);
                 start = at;
             }
-            after_ws = at + ws.len();
+            after_ws = at + ws_len;
         }
-        self.merge_part(&s[start..], syms, &mut word);
+        f(&s[start..]);
+    }
+
+    /// The ids of a normalized text cut before its whitespace markers
+    /// (`merge_cut_before_spaces`, then `output` with byte fallback), each
+    /// part through the piece cache's front table (`cache::batch::Words`):
+    /// with byte fallback a part's ids depend on the part alone. False
+    /// (nothing appended) when this thread has no piece cache.
+    pub(super) fn encode_through_front(&self, norm: &str, ids: &mut Vec<u32>) -> bool {
+        debug_assert!(self.byte_fallback && !self.has_unused && self.matcher.is_none());
+        crate::cache::with_cache_if(true, |cache| {
+            let Some(cache) = cache else { return false };
+            let (mut syms, mut word) = (Vec::new(), Vec::new());
+            let slow = |_: &mut crate::cache::PieceCache, part: &[u8], ids: &mut Vec<u32>| {
+                // SAFETY: the words pushed below are the bytes of slices of `norm`, a `str`
+                let part = unsafe { std::str::from_utf8_unchecked(part) };
+                syms.clear();
+                self.merge_part(part, &mut syms, &mut word);
+                self.fallback_ids(part, &syms, ids);
+                Ok(())
+            };
+            let mut words = crate::cache::batch::Words::new(cache, self.owner, norm.as_bytes(), ids, slow);
+            self.parts_before_spaces(norm, |part| {
+                if !part.is_empty() {
+                    words.push(part.as_bytes());
+                }
+            });
+            words.finish().is_ok()
+        })
     }
 
     /// `merge_heap` of a long part that is ASCII after an optional whitespace

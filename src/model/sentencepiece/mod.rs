@@ -88,7 +88,12 @@ pub struct SentencePiece {
     strip_leading_space: bool,
     cut: Cut,
     ws: char,
+    /// Finds `ws` in a text (made once: a searcher costs as much to make as to run on a short text).
+    ws_finder: memchr::memmem::Finder<'static>,
     cache_id: u64,
+    /// The owner of its parts' final ids in the piece cache's front table
+    /// (`encode_through_front`).
+    owner: u32,
 }
 /// One encoded text: ids and byte offsets into it.
 pub struct SpEncoding {
@@ -274,8 +279,10 @@ impl SentencePiece {
             unk_surface: spec.unk_surface.clone(),
             strip_leading_space: ns.add_dummy_prefix || ns.remove_extra_whitespaces,
             cut,
+            ws_finder: memchr::memmem::Finder::new(ws.encode_utf8(&mut [0; 4]).as_bytes()).into_owned(),
             ws,
             cache_id: crate::cache::words::new_id(),
+            owner: crate::cache::new_owner(),
         })
     }
 
@@ -293,6 +300,12 @@ impl SentencePiece {
         let norm = self
             .normalizer
             .normalize(text, self.matcher.as_ref(), track, &mut n2o);
+        if !track && self.byte_fallback && !self.has_unused && self.matcher.is_none() && self.cut == Cut::BeforeSpace {
+            let mut ids = Vec::with_capacity(norm.len() / 3 + 4);
+            if self.encode_through_front(&norm, &mut ids) {
+                return Ok(SpEncoding { ids, offsets: Vec::new() });
+            }
+        }
         let mut syms: Vec<(u32, u32)> = Vec::with_capacity(norm.len() / 3 + 4);
         if !norm.is_empty() {
             if self.has_unused {
@@ -351,6 +364,30 @@ mod tests {
             false,
         );
         assert_eq!(m.encode("abc", false).unwrap().ids, vec![6, 5, 3]);
+    }
+
+    #[test]
+    fn parts_through_the_front_table_give_the_ids_of_the_symbols() {
+        // with byte fallback, ids without offsets come a part at a time
+        // through the piece cache's front table (`encode_through_front`);
+        // with offsets, from the symbols of the whole text (`output`): the
+        // same ids, cold and warm, for parts of one to many ids, unknown
+        // characters as bytes
+        let bytes: Vec<String> = (0..=255u8).map(|b| format!("<0x{b:02X}>")).collect();
+        let mut pieces: Vec<(&str, f32, u8)> = vec![("<unk>", 0.0, UNKNOWN)];
+        pieces.extend(bytes.iter().map(|b| (b.as_str(), 0.0, BYTE)));
+        let normal = ["\u{2581}", "a", "b", "c", "ab", "\u{2581}a", "\u{2581}ab", "ba", "abab", "\u{2581}abab", "\n"];
+        pieces.extend(normal.iter().enumerate().map(|(i, p)| (*p, -(i as f32), NORMAL)));
+        let m = model(&pieces, true);
+        let mut rng = crate::testing::Rng(0x5EED_0F_F0_0D);
+        let alphabet = ["a", "b", "c", " ", "  ", "\n", "\u{e9}", "\u{4e2d}", "ab", "x"];
+        for round in 0..200 {
+            let text: String = (0..1 + rng.below(60)).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+            let want = m.encode(&text, true).unwrap().ids;
+            for pass in 0..2 {
+                assert_eq!(m.encode(&text, false).unwrap().ids, want, "round {round}, pass {pass}: {text:?}");
+            }
+        }
     }
 
     #[test]

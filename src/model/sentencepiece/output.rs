@@ -15,6 +15,10 @@ impl SentencePiece {
         n2o: &[usize],
     ) -> Result<SpEncoding> {
         let mut ids = Vec::with_capacity(syms.len());
+        if self.byte_fallback && !track {
+            self.fallback_ids(norm, syms, &mut ids);
+            return Ok(SpEncoding { ids, offsets: Vec::new() });
+        }
         let mut offsets = Vec::with_capacity(if track { syms.len() } else { 0 });
         let n_pieces = self.pieces.len() as u32;
         let mut pos = 0usize;
@@ -58,5 +62,23 @@ impl SentencePiece {
             pos += len;
         }
         Ok(SpEncoding { ids, offsets })
+    }
+
+    /// `output`'s ids with byte fallback, no offsets: a symbol that is no
+    /// piece, or is the unknown piece, is written as its bytes' pieces.
+    pub(super) fn fallback_ids(&self, norm: &str, syms: &[(u32, u32)], ids: &mut Vec<u32>) {
+        debug_assert!(self.byte_fallback);
+        let n_pieces = self.pieces.len() as u32;
+        let mut pos = 0usize;
+        for &(k, len) in syms {
+            let len = len as usize;
+            let id = if k < n_pieces { k } else { self.unk_id };
+            if id == self.unk_id {
+                ids.extend(norm.as_bytes()[pos..pos + len].iter().map(|&b| self.byte_ids[b as usize]));
+            } else {
+                ids.push(id);
+            }
+            pos += len;
+        }
     }
 }
