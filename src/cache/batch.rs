@@ -128,40 +128,55 @@ impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a
             return;
         }
         let (mut hits, mut misses) = (0, 0);
+        let owner = self.owner;
         let mut front = self.cache.front_table().0.as_ptr();
+        let mut pending = self.pending.as_ptr();
         for p in &self.pending[..AHEAD.min(n)] {
             prefetch(front.wrapping_add(p.home as usize));
         }
-        // room for every word's three ids: a hit's copy never leaves the allocation
-        self.ids.reserve(FRONT_IDS * n);
-        for i in 0..n {
-            if i + AHEAD < n {
-                prefetch(front.wrapping_add(self.pending[i + AHEAD].home as usize));
-            }
-            let p = self.pending[i];
-            // SAFETY: `home` is below the front table's length (`FrontKey::home`'s
-            // shift is the table's; 0 for a word it cannot hold, and the table is not empty)
-            let slot = unsafe { &*front.add(p.home as usize) };
-            let at = self.ids.len();
-            // SAFETY: `FRONT_IDS` ids fit past `at` (reserved above, and again after a miss);
-            // only the slot's count of them is kept
-            unsafe {
-                std::ptr::copy_nonoverlapping(slot.ids().as_ptr(), self.ids.as_mut_ptr().add(at), FRONT_IDS);
-            }
-            if slot.holds(p.key, self.owner) {
-                // SAFETY: the ids up to `at + len` are written (`len <= FRONT_IDS`)
-                unsafe { self.ids.set_len(at + slot.len()) };
-                hits += 1;
-                continue;
-            }
-            misses += 1;
-            if !self.miss(p.key, p.start, p.len as usize) {
-                return;
-            }
+        let mut i = 0;
+        while i < n {
+            // room for every word's three ids: a hit's copy never leaves the allocation
             self.ids.reserve(FRONT_IDS * (n - i));
-            front = self.cache.front_table().0.as_ptr();
+            // the hits, in a loop of locals (the output's pointer and length in
+            // registers, not read through `self` on every word), up to a miss
+            let (out, mut len) = (self.ids.as_mut_ptr(), self.ids.len());
+            let run = i;
+            while i < n {
+                if i + AHEAD < n {
+                    // SAFETY: `i + AHEAD < n <= pending.len()`
+                    prefetch(front.wrapping_add(unsafe { (*pending.add(i + AHEAD)).home } as usize));
+                }
+                // SAFETY: `i < n <= pending.len()`; `home` is below the front table's length
+                // (`FrontKey::home`'s shift is the table's; 0 for a word it cannot hold, and
+                // the table is not empty)
+                let p = unsafe { *pending.add(i) };
+                let slot = unsafe { &*front.add(p.home as usize) };
+                // SAFETY: `FRONT_IDS` ids fit past `len` (reserved for every word left);
+                // only the slot's count of them is kept
+                unsafe { std::ptr::copy_nonoverlapping(slot.ids().as_ptr(), out.add(len), FRONT_IDS) };
+                if !slot.holds(p.key, owner) {
+                    break;
+                }
+                len += slot.len();
+                i += 1;
+            }
+            // SAFETY: the ids up to `len` are written
+            unsafe { self.ids.set_len(len) };
+            hits += i - run;
+            if i < n {
+                misses += 1;
+                let p = self.pending[i];
+                if !self.miss(p.key, p.start, p.len as usize) {
+                    return;
+                }
+                i += 1;
+                // the pointers again, after `miss` had the cache and the words mutably
+                front = self.cache.front_table().0.as_ptr();
+                pending = self.pending.as_ptr();
+            }
         }
-        self.cache.count(hits, misses);
+        self.cache.count(hits as u64, misses);
     }
 
     /// Encodes a word the front table did not answer and keeps its ids
