@@ -419,23 +419,12 @@ impl Tokenizer {
                     // the common call (ids only, a preset's lexer): each piece's
                     // bytes straight from the lexer's loop to the model
                     let encode_here = |text: &str, ids: &mut Vec<u32>| -> Result<()> {
-                        crate::cache::with_cache_if(true, |cache| match cache {
-                            // one probe of the front table per word (`cache::Words`)
-                            Some(cache) => {
-                                let slow = |cache: &mut crate::cache::PieceCache, w: &[u8], ids: &mut Vec<u32>| ranks.encode_piece_in(Some(cache), w, ids);
-                                let mut words = crate::cache::batch::Words::new(cache, ranks.owner(), text.as_bytes(), ids, slow);
-                                preset.for_each_word_bytes(text, |w| words.push(w));
-                                words.finish()
-                            }
-                            None => {
-                                let mut err = None;
-                                preset.for_each_word_bytes(text, |w| {
-                                    if let Err(e) = ranks.encode_piece_in(None, w, ids) {
-                                        err.get_or_insert(e);
-                                    }
-                                });
-                                err.map_or(Ok(()), Err)
-                            }
+                        // one probe of the front table per word (`cache::batch::Words`)
+                        crate::cache::with_cache_if(true, |cache| {
+                            let slow = |cache: Option<&mut crate::cache::PieceCache>, w: &[u8], ids: &mut Vec<u32>| ranks.encode_piece_in(cache, w, ids);
+                            let mut words = crate::cache::batch::Words::new(cache, ranks.owner(), text.as_bytes(), ids, slow);
+                            preset.for_each_word_bytes(text, |w| words.push(w));
+                            words.finish()
                         })
                     };
                     // a text long enough for every thread: cut where its words allow, the parts in parallel

@@ -55,9 +55,11 @@ struct Pending {
 }
 
 /// The words of one text on their way to ids; see the module docs.
-/// `slow(cache, word, ids)` appends the ids of a word the front table does not hold.
+/// `slow(cache, word, ids)` appends the ids of a word the front table does
+/// not hold. Without a cache (a budget of 0, or the thread's cache already
+/// borrowed) every word goes to `slow`, with none.
 pub(crate) struct Words<'a, S> {
-    cache: &'a mut PieceCache,
+    cache: Option<&'a mut PieceCache>,
     owner: u32,
     text: &'a [u8],
     ids: &'a mut Vec<u32>,
@@ -69,11 +71,13 @@ pub(crate) struct Words<'a, S> {
     failed: Option<Error>,
 }
 
-impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a, S> {
+impl<'a, S: FnMut(Option<&mut PieceCache>, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a, S> {
     /// Words of `text` for `owner`'s model, their ids appended to `ids`.
-    pub(crate) fn new(cache: &'a mut PieceCache, owner: u32, text: &'a [u8], ids: &'a mut Vec<u32>, slow: S) -> Self {
-        let (front, shift) = cache.front_table();
-        let front_empty = front.is_empty();
+    pub(crate) fn new(cache: Option<&'a mut PieceCache>, owner: u32, text: &'a [u8], ids: &'a mut Vec<u32>, slow: S) -> Self {
+        let (front_empty, shift) = cache.as_deref().map_or((true, 64), |c| {
+            let (front, shift) = c.front_table();
+            (front.is_empty(), shift)
+        });
         let mut pending = PENDING.take();
         pending.clear();
         pending.reserve(CHUNK);
@@ -105,20 +109,24 @@ impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a
         }
     }
 
-    /// Probes the gathered words in order and appends their ids.
+    /// Probes the gathered words in order, appends their ids and empties the gathering.
     #[inline(never)]
     fn flush(&mut self) {
         let n = self.pending.len();
-        self.flush_n(n);
+        if self.failed.is_none() {
+            self.probe(n);
+        }
         self.pending.clear();
+    }
+
+    /// The front table's slots.
+    fn front(&self) -> *const super::FrontSlot {
+        self.cache.as_deref().map_or(std::ptr::null(), |c| c.front_table().0.as_ptr())
     }
 
     /// `flush` of the `n` words gathered.
     #[inline(always)]
-    fn flush_n(&mut self, n: usize) {
-        if self.failed.is_some() {
-            return;
-        }
+    fn probe(&mut self, n: usize) {
         if self.front_empty {
             for i in 0..n {
                 let p = self.pending[i];
@@ -130,7 +138,7 @@ impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a
         }
         let (mut hits, mut misses) = (0, 0);
         let owner = self.owner;
-        let mut front = self.cache.front_table().0.as_ptr();
+        let mut front = self.front();
         let mut pending = self.pending.as_ptr();
         for p in &self.pending[..AHEAD.min(n)] {
             prefetch(front.wrapping_add(p.home as usize));
@@ -173,11 +181,13 @@ impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a
                 }
                 i += 1;
                 // the pointers again, after `miss` had the cache and the words mutably
-                front = self.cache.front_table().0.as_ptr();
+                front = self.front();
                 pending = self.pending.as_ptr();
             }
         }
-        self.cache.count(hits as u64, misses);
+        if let Some(c) = self.cache.as_deref_mut() {
+            c.count(hits as u64, misses);
+        }
     }
 
     /// Encodes a word the front table did not answer and keeps its ids
@@ -186,12 +196,12 @@ impl<'a, S: FnMut(&mut PieceCache, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a
     fn miss(&mut self, key: FrontKey, start: usize, len: usize) -> bool {
         let word = &self.text[start..start + len];
         let before = self.ids.len();
-        if let Err(e) = (self.slow)(self.cache, word, self.ids) {
+        if let Err(e) = (self.slow)(self.cache.as_deref_mut(), word, self.ids) {
             self.failed = Some(e);
             return false;
         }
-        if key != FrontKey::NONE {
-            self.cache.put_front_key(key, self.owner, &self.ids[before..]);
+        if let (Some(c), false) = (self.cache.as_deref_mut(), key == FrontKey::NONE) {
+            c.put_front_key(key, self.owner, &self.ids[before..]);
         }
         true
     }
@@ -243,14 +253,14 @@ mod tests {
     /// that the front table could hold and reached the model are added to `asked`.
     fn encode(cache: &mut PieceCache, owner: u32, text: &[u8], spans: &[(usize, usize)], asked: &mut Vec<(u32, Vec<u8>)>) -> Vec<u32> {
         let mut ids = Vec::new();
-        let slow = |_: &mut PieceCache, w: &[u8], out: &mut Vec<u32>| {
+        let slow = |_: Option<&mut PieceCache>, w: &[u8], out: &mut Vec<u32>| {
             if fits(owner, w) {
                 asked.push((owner, w.to_vec()));
             }
             out.extend(ids_of(owner, w));
             Ok(())
         };
-        let mut words = Words::new(cache, owner, text, &mut ids, slow);
+        let mut words = Words::new(Some(cache), owner, text, &mut ids, slow);
         for &(a, b) in spans {
             words.push(&text[a..b]);
         }
@@ -285,12 +295,32 @@ mod tests {
     }
 
     #[test]
+    fn without_a_cache_every_word_goes_to_the_model() {
+        let mut rng = Rng(0xC0FF_EE00_1234_5678);
+        let (text, spans) = text_of(&mut rng, 2 * CHUNK + 7);
+        let (mut ids, mut asked) = (Vec::new(), 0);
+        let slow = |cache: Option<&mut PieceCache>, w: &[u8], out: &mut Vec<u32>| {
+            assert!(cache.is_none());
+            asked += 1;
+            out.extend(ids_of(3, w));
+            Ok(())
+        };
+        let mut words = Words::new(None, 3, &text, &mut ids, slow);
+        for &(a, b) in &spans {
+            words.push(&text[a..b]);
+        }
+        words.finish().unwrap();
+        let want: Vec<u32> = spans.iter().flat_map(|&(a, b)| ids_of(3, &text[a..b])).collect();
+        assert_eq!((ids, asked), (want, spans.len()));
+    }
+
+    #[test]
     fn the_first_error_in_document_order_is_returned() {
         let mut cache = PieceCache::with_bytes(64 << 10);
         let text = b"ab cd ef cd";
         let spans = [(0, 2), (2, 5), (5, 8), (8, 11)];
         let mut ids = Vec::new();
-        let slow = |_: &mut PieceCache, w: &[u8], out: &mut Vec<u32>| match w {
+        let slow = |_: Option<&mut PieceCache>, w: &[u8], out: &mut Vec<u32>| match w {
             b" ef" => Err(Error::Encode("ef".into())),
             b" cd" => Err(Error::Encode("cd".into())),
             _ => {
@@ -298,7 +328,7 @@ mod tests {
                 Ok(())
             }
         };
-        let mut words = Words::new(&mut cache, 9, text, &mut ids, slow);
+        let mut words = Words::new(Some(&mut cache), 9, text, &mut ids, slow);
         for &(a, b) in &spans {
             words.push(&text[a..b]);
         }

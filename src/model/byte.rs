@@ -514,6 +514,11 @@ impl ByteRanks {
         }
     }
 
+    /// The owner of its pieces in the piece cache.
+    pub(crate) fn owner(&self) -> u32 {
+        self.owner
+    }
+
     /// `encode_piece` with a cache the caller holds (borrowed once per call
     /// rather than once per piece; None: no cache). A piece that is one
     /// token is looked up first (single bytes and pairs by direct tables);
@@ -521,11 +526,6 @@ impl ByteRanks {
     /// whole-piece tokens in it too, measured no faster: both are one
     /// probe of a table larger than a core's L2 cache.)
     #[inline]
-    /// The owner of its pieces in the piece cache.
-    pub(crate) fn owner(&self) -> u32 {
-        self.owner
-    }
-
     pub(crate) fn encode_piece_in(&self, cache: Option<&mut cache::PieceCache>, piece: &[u8], out: &mut Vec<u32>) -> Result<()> {
         match piece.len() {
             0 => return Ok(()),

@@ -159,29 +159,18 @@ impl ByteLevelSplit {
 
     /// `encode_lexed` on this thread.
     fn encode_lexed_here(preset: crate::pretok::preset::Preset, text: &str, model: &Bpe, ids: &mut Vec<u32>) -> Result<()> {
-        let body = |mut cache: Option<&mut crate::cache::PieceCache>| -> Result<()> {
-            if let Some(cache) = cache.as_deref_mut() {
-                // one probe of the front table per word (`cache::Words`); the
-                // vocabulary and the merges for the words it does not hold
-                let slow = |cache: &mut crate::cache::PieceCache, w: &[u8], ids: &mut Vec<u32>| {
-                    if model.whole_token_raw(w, ids) {
-                        return Ok(());
-                    }
-                    model.tokenize_raw_missed(Some(cache), w, ids)
-                };
-                let mut words = crate::cache::batch::Words::new(cache, model.raw_owner(), text.as_bytes(), ids, slow);
-                preset.for_each_word_bytes(text, |w| words.push(w));
-                return words.finish();
-            }
-            let mut failed = None;
-            preset.for_each_word_bytes(text, |w| {
-                if !model.whole_token_raw(w, ids) && failed.is_none() {
-                    if let Err(e) = model.tokenize_raw_missed(cache.as_deref_mut(), w, ids) {
-                        failed = Some(e);
-                    }
+        let body = |cache: Option<&mut crate::cache::PieceCache>| -> Result<()> {
+            // one probe of the front table per word (`cache::batch::Words`); the
+            // vocabulary and the merges for the words it does not hold
+            let slow = |cache: Option<&mut crate::cache::PieceCache>, w: &[u8], ids: &mut Vec<u32>| {
+                if model.whole_token_raw(w, ids) {
+                    return Ok(());
                 }
-            });
-            failed.map_or(Ok(()), Err)
+                model.tokenize_raw_missed(cache, w, ids)
+            };
+            let mut words = crate::cache::batch::Words::new(cache, model.raw_owner(), text.as_bytes(), ids, slow);
+            preset.for_each_word_bytes(text, |w| words.push(w));
+            words.finish()
         };
         crate::cache::with_cache_if(model.caches_pieces(), body)
     }

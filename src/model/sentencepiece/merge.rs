@@ -110,14 +110,12 @@ impl SentencePiece {
     /// The ids of a normalized text cut before its whitespace markers
     /// (`merge_cut_before_spaces`, then `output` with byte fallback), each
     /// part through the piece cache's front table (`cache::batch::Words`):
-    /// with byte fallback a part's ids depend on the part alone. False
-    /// (nothing appended) when this thread has no piece cache.
-    pub(super) fn encode_through_front(&self, norm: &str, ids: &mut Vec<u32>) -> bool {
+    /// with byte fallback a part's ids depend on the part alone.
+    pub(super) fn encode_through_front(&self, norm: &str, ids: &mut Vec<u32>) {
         debug_assert!(self.byte_fallback && !self.has_unused && self.matcher.is_none());
         crate::cache::with_cache_if(true, |cache| {
-            let Some(cache) = cache else { return false };
             let (mut syms, mut word) = (Vec::new(), Vec::new());
-            let slow = |_: &mut crate::cache::PieceCache, part: &[u8], ids: &mut Vec<u32>| {
+            let slow = |_: Option<&mut crate::cache::PieceCache>, part: &[u8], ids: &mut Vec<u32>| {
                 // SAFETY: the words pushed below are the bytes of slices of `norm`, a `str`
                 let part = unsafe { std::str::from_utf8_unchecked(part) };
                 syms.clear();
@@ -131,7 +129,8 @@ impl SentencePiece {
                     words.push(part.as_bytes());
                 }
             });
-            words.finish().is_ok()
+            // the model never fails a part (unknown characters become bytes)
+            let _ = words.finish();
         })
     }
 

@@ -302,9 +302,8 @@ impl SentencePiece {
             .normalize(text, self.matcher.as_ref(), track, &mut n2o);
         if !track && self.byte_fallback && !self.has_unused && self.matcher.is_none() && self.cut == Cut::BeforeSpace {
             let mut ids = Vec::with_capacity(norm.len() / 3 + 4);
-            if self.encode_through_front(&norm, &mut ids) {
-                return Ok(SpEncoding { ids, offsets: Vec::new() });
-            }
+            self.encode_through_front(&norm, &mut ids);
+            return Ok(SpEncoding { ids, offsets: Vec::new() });
         }
         let mut syms: Vec<(u32, u32)> = Vec::with_capacity(norm.len() / 3 + 4);
         if !norm.is_empty() {
