@@ -2,8 +2,9 @@
 //! Face's and SentencePiece's rule (`merge_pairs`): the bucket queue
 //! (`queue.rs`) on the thread's scratch, a window at a time for long words
 //! (`window.rs`), the heap where ranks are too many for the queue; and short
-//! words on the stack (`merge_lowest`: the byte model's, the pipeline BPE's
-//! and SentencePiece's).
+//! words on the stack (`merge_lowest`: the string routes' and SentencePiece's;
+//! the byte model and the byte-level pipeline run `ConcatRanks::merge_short`,
+//! the same rule on token numbers).
 
 use super::queue::MAX_QUEUE_RANKS;
 use super::scratch::{Scratch, SCRATCH};
@@ -237,8 +238,7 @@ pub(crate) fn merge_lowest_rank(word: &mut Vec<(u32, u32)>, pair: impl Fn(u32, u
 /// each pair is looked up once, and again only when a merge changes one of
 /// its two symbols (looking every pair up on every round was most of
 /// SentencePiece's time on new words). Quadratic in its scans: for short
-/// words (the byte-level BPE's pieces of up to `RAW_STACK` bytes (`bpe.rs`), the byte
-/// model's of up to `SHORT_PIECE` (`byte.rs`), SentencePiece's short words). Returns the number of symbols left, at the
+/// words (the string route's and SentencePiece's). Returns the number of symbols left, at the
 /// front of `syms`.
 #[inline(always)]
 pub(crate) fn merge_lowest<S: Copy, F: Copy>(
