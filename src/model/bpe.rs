@@ -118,14 +118,90 @@ struct RawBytes {
     tokens: TokenTable,
     /// id of each byte's byte-level character
     byte_ids: [u32; 256],
-    /// (left id, right id) -> the merge's rank (its index in the merge list)
+    /// (left id, right id) -> the merge's number (`Products`: its rank, or a code ordered as the ranks)
     ranks: ConcatRanks,
-    /// rank -> id of the merge's result
-    results: Box<[u32]>,
+    /// the merge's number -> id of its result
+    products: Products,
     /// some byte has no token (`NONE` in `byte_ids`)
     holes: bool,
     /// the characters a missed piece's merges may start from (`atoms.rs`; empty with holes)
     atoms: Atoms,
+}
+
+/// How the number `RawBytes::ranks` gives a merge names its result. Each step of a missed word's merges
+/// waits on that number's lookup; when the number itself holds the result's id (a code), the step waits on
+/// no second load (a rank-to-id table of a large model is a cache miss of its own).
+#[derive(Debug)]
+enum Products {
+    /// The numbers are the ranks, and `results[rank]` the merge's result.
+    Ranked { results: Box<[u32]> },
+    /// The numbers are codes `result << CODE_SUB | (rank - first[result])`: where the merges into each token
+    /// are consecutive ranks, in the order of the tokens' ids (lists converted from tiktoken's, and those of
+    /// one merge per token made in id order), they order as the ranks do.
+    Coded { first: Box<[u32]>, rank_bound: usize },
+}
+
+/// Low bits of a merge's code: its place among the merges into the same token.
+const CODE_SUB: u32 = 7;
+
+impl Products {
+    /// From `results[rank]` (`NONE` where no merge has that rank): codes when they order as the ranks.
+    fn new(results: Vec<u32>) -> Products {
+        let rank_bound = results.len();
+        let Some(largest) = results.iter().filter(|&&id| id != NONE).max() else {
+            return Products::Ranked { results: results.into() };
+        };
+        let mut first = vec![NONE; *largest as usize + 1];
+        for (rank, &id) in results.iter().enumerate().rev().filter(|(_, &id)| id != NONE) {
+            first[id as usize] = rank as u32;
+        }
+        let code = |rank: usize, id: u32| -> Option<u32> {
+            let sub = rank as u32 - first[id as usize];
+            (sub < 1 << CODE_SUB && id < (NONE >> CODE_SUB)).then_some(id << CODE_SUB | sub)
+        };
+        let mut last = None;
+        for (rank, &id) in results.iter().enumerate().filter(|(_, &id)| id != NONE) {
+            match code(rank, id) {
+                Some(c) if last.is_none_or(|l| c > l) => last = Some(c),
+                _ => return Products::Ranked { results: results.into() },
+            }
+        }
+        Products::Coded { first: first.into(), rank_bound }
+    }
+
+    /// The number `ranks` keeps for the merge of rank `rank` into token `id`.
+    fn number(&self, rank: u32, id: u32) -> u32 {
+        match self {
+            Products::Ranked { .. } => rank,
+            Products::Coded { first, .. } => id << CODE_SUB | (rank - first[id as usize]),
+        }
+    }
+
+    /// The result of the merge numbered `number`.
+    #[inline(always)]
+    fn product(&self, number: u32) -> u32 {
+        match self {
+            Products::Ranked { results } => results[number as usize],
+            Products::Coded { .. } => number >> CODE_SUB,
+        }
+    }
+
+    /// The rank of the merge numbered `number` (the bucket queue of long pieces counts ranks).
+    #[inline]
+    fn rank(&self, number: u32) -> u32 {
+        match self {
+            Products::Ranked { .. } => number,
+            Products::Coded { first, .. } => first[(number >> CODE_SUB) as usize] + (number & ((1 << CODE_SUB) - 1)),
+        }
+    }
+
+    /// One more than the largest rank.
+    fn rank_bound(&self) -> usize {
+        match self {
+            Products::Ranked { results } => results.len(),
+            Products::Coded { rank_bound, .. } => *rank_bound,
+        }
+    }
 }
 
 impl RawBytes {
@@ -279,16 +355,18 @@ impl Bpe {
                 ends.push((all_bytes.len(), id));
             }
         }
-        let triples: Vec<(u32, u32, u32)> = self.merges.iter().map(|(&(a, b), &(rank, _))| (a, b, rank)).collect();
-        let mut results = vec![NONE; triples.iter().map(|t| t.2 as usize + 1).max().unwrap_or(0)];
+        let mut results = vec![NONE; self.merges.values().map(|&(rank, _)| rank as usize + 1).max().unwrap_or(0)];
         for &(rank, id) in self.merges.values() {
             results[rank as usize] = id;
         }
+        let products = Products::new(results);
+        let triples: Vec<(u32, u32, u32)> =
+            self.merges.iter().map(|(&(a, b), &(rank, id))| (a, b, products.number(rank, id))).collect();
         let ranks = ConcatRanks::new(&triples);
         let listed: Vec<(&[u8], u32)> =
             ends.iter().scan(0, |start, &(end, id)| Some((&all_bytes[std::mem::replace(start, end)..end], id))).collect();
-        let atoms = Atoms::build(&listed, &byte_ids, |a, b| ranks.merged(a, b), |rank| results[rank as usize], |f| ranks.for_each(f), usize::MAX);
-        Some(RawBytes { tokens, byte_ids, ranks, results: results.into(), holes, atoms })
+        let atoms = Atoms::build(&listed, &byte_ids, |a, b| ranks.merged(a, b), |n| products.product(n), |f| ranks.for_each(f), usize::MAX);
+        Some(RawBytes { tokens, byte_ids, ranks, products, holes, atoms })
     }
 
     /// Appends the ids of the byte-level word whose raw bytes are `piece`
@@ -308,22 +386,34 @@ impl Bpe {
         if n > RAW_STACK {
             let pair = |a, b| match raw.ranks.merged(a, b) {
                 NONE => None,
-                rank => Some((rank, raw.results[rank as usize])),
+                number => Some((raw.products.rank(number), raw.products.product(number))),
             };
             let initial = |i: usize| (raw.byte_ids[piece[i] as usize], 1);
+            let bound = raw.products.rank_bound();
             // a long piece's symbols are made a window at a time; else (or if the windows give up) whole
-            if !merge_pairs_windowed(n, initial, raw.results.len(), pair, &mut AppendIds::new(ids)) {
+            if !merge_pairs_windowed(n, initial, bound, pair, &mut AppendIds::new(ids)) {
                 let mut word: Vec<(u32, u32)> = (0..n).map(initial).collect();
-                merge_pairs(&mut word, raw.results.len(), false, pair);
+                merge_pairs(&mut word, bound, false, pair);
                 ids.extend(word.iter().map(|s| s.0));
             }
             return;
         }
-        let mut sym = [0u32; RAW_STACK];
+        if n <= 16 {
+            Self::merge_bytes::<16>(raw, piece, ids)
+        } else {
+            Self::merge_bytes::<RAW_STACK>(raw, piece, ids)
+        }
+    }
+
+    /// `tokenize_raw_bytes` of a piece of at most `N` bytes from its bytes, on the stack (arrays no longer
+    /// than needed: most pieces are short).
+    #[inline(always)]
+    fn merge_bytes<const N: usize>(raw: &RawBytes, piece: &[u8], ids: &mut Vec<u32>) {
+        let mut sym = [0u32; N];
         for (s, &b) in sym.iter_mut().zip(piece) {
             *s = raw.byte_ids[b as usize];
         }
-        let len = raw.ranks.merge_short::<RAW_STACK>(&mut sym[..n], |rank| raw.results[rank as usize]);
+        let len = raw.ranks.merge_short::<N>(&mut sym[..piece.len()], |number| raw.products.product(number));
         ids.extend_from_slice(&sym[..len]);
     }
 
@@ -331,7 +421,7 @@ impl Bpe {
     /// part; false (nothing appended) without atoms.
     fn merge_from_atoms(raw: &RawBytes, piece: &[u8], ids: &mut Vec<u32>) -> bool {
         let mut syms = Vec::with_capacity(piece.len());
-        let result = |rank: u32| raw.results[rank as usize];
+        let result = |number: u32| raw.products.product(number);
         raw.atoms.parts(piece, &raw.byte_ids, &mut syms, |_, part| match part {
             [(id, _)] => ids.push(*id),
             _ if part.len() <= 16 => merge_symbols::<16>(&raw.ranks, part, result, ids),
@@ -340,9 +430,9 @@ impl Bpe {
                 let mut word = part.to_vec();
                 let pair = |a, b| match raw.ranks.merged(a, b) {
                     NONE => None,
-                    rank => Some((rank, result(rank))),
+                    number => Some((raw.products.rank(number), result(number))),
                 };
-                merge_pairs(&mut word, raw.results.len(), true, pair);
+                merge_pairs(&mut word, raw.products.rank_bound(), true, pair);
                 ids.extend(word.iter().map(|s| s.0));
             }
         })
@@ -666,3 +756,35 @@ fn next_f32() -> f32 {
     })
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_codes_order_as_ranks_and_name_their_results() {
+        // results[rank]: merges into each token consecutive, tokens in id order (a hole at rank 3)
+        let results = vec![300, 300, 301, NONE, 301, 301, 305, 310, 310];
+        let p = Products::new(results.clone());
+        assert!(matches!(p, Products::Coded { .. }));
+        let live: Vec<(u32, u32)> =
+            results.iter().enumerate().filter(|(_, &id)| id != NONE).map(|(r, &id)| (r as u32, id)).collect();
+        let numbers: Vec<u32> = live.iter().map(|&(rank, id)| p.number(rank, id)).collect();
+        assert!(numbers.windows(2).all(|w| w[0] < w[1]));
+        for (&(rank, id), &n) in live.iter().zip(&numbers) {
+            assert_eq!((p.product(n), p.rank(n)), (id, rank));
+        }
+        assert_eq!(p.rank_bound(), results.len());
+        // a token made again after a later one, too many merges into one token, an id past the codes' room:
+        // ranks, and the table of results
+        let too_many = vec![7; 1 + (1 << CODE_SUB)];
+        for results in [vec![300, 301, 300], too_many, vec![1, NONE >> CODE_SUB]] {
+            let p = Products::new(results.clone());
+            assert!(matches!(p, Products::Ranked { .. }), "{results:?}");
+            for (rank, &id) in results.iter().enumerate() {
+                let n = p.number(rank as u32, id);
+                assert_eq!((p.product(n), p.rank(n)), (id, rank as u32));
+            }
+        }
+    }
+}
