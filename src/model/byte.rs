@@ -363,63 +363,17 @@ impl ConcatRanks {
         }
     }
 
-    /// Merges a short word of token numbers in place by these ranks (`pairs::merge_lowest`'s rule, on `N`
+    /// Merges a short word of token numbers in place by these ranks (`pairs::merge_lowest_linked`, on `N`
     /// entries of stack room, `syms.len() <= N`): the pair of lowest rank first, the leftmost of equal ones,
-    /// its two numbers replaced by `result(rank)`. Returns the numbers left. The symbols stay where they are, linked in order (a merged pair's right symbol is unlinked and its
-    /// rank set to `NONE`), and are packed to the front once at the end: no move per merge.
+    /// its two numbers replaced by `result(rank)`. Returns the numbers left.
     #[inline(always)]
     pub(crate) fn merge_short<const N: usize>(&self, syms: &mut [u32], result: impl Fn(u32) -> u32) -> usize {
-        const { assert!(N < 256) };
-        let n = syms.len();
-        assert!(n <= N);
-        if n < 2 {
-            return n;
-        }
-        // ranks[k]: the rank of the pair of live symbols k and next[k] (NONE: none, or k is merged away)
-        let mut ranks = [NONE; N];
-        let (mut next, mut prev) = ([0u8; N], [0u8; N]);
-        for k in 0..n {
-            next[k] = (k + 1) as u8;
-            prev[k] = (k as u8).wrapping_sub(1); // 255 before the first: no symbol
-        }
-        for k in 0..n - 1 {
-            ranks[k] = self.merged(syms[k], syms[k + 1]);
-        }
-        loop {
-            // the lowest rank, the leftmost of equal ones (symbols keep their order by index)
-            let (mut best, mut at) = (NONE, 0);
-            for (k, &rank) in ranks[..n - 1].iter().enumerate() {
-                if rank < best {
-                    best = rank;
-                    at = k;
-                }
-            }
-            if best == NONE {
-                break;
-            }
-            let right = next[at] as usize;
-            let after = next[right] as usize;
-            syms[at] = result(best);
-            ranks[right] = NONE;
-            next[at] = after as u8;
-            ranks[at] = if after < n {
-                prev[after] = at as u8;
-                self.merged(syms[at], syms[after])
-            } else {
-                NONE
-            };
-            let before = prev[at] as usize;
-            if before < n {
-                ranks[before] = self.merged(syms[before], syms[at]);
-            }
-        }
-        let (mut len, mut k) = (0, 0);
-        while k < n {
-            syms[len] = syms[k];
-            len += 1;
-            k = next[k] as usize;
-        }
-        len
+        let mut pairs = [(NONE, ()); N];
+        let pair = |a, b| match self.merged(a, b) {
+            NONE => None,
+            rank => Some((rank, ())),
+        };
+        super::pairs::merge_lowest_linked::<N, _, _>(syms, &mut pairs, pair, |_, _, rank, ()| result(rank))
     }
 
     /// Rank of the concatenation of tokens `a` and `b`, `NONE` if it is
@@ -1380,7 +1334,7 @@ mod tests {
     #[test]
     fn linked_short_merging_is_the_lowest_rank_scan() {
         // few symbols and ranks (so equal ranks for different pairs: the leftmost wins), words up to the
-        // stack's length; the shifting scan of `pairs::merge_lowest` is the oracle
+        // stack's length; the shifting scan of `pairs::merge_lowest_shifting` is the oracle
         let mut rng = Rng(0x5EED_0F_11_4ED);
         for round in 0..400 {
             let symbols = 2 + rng.below(6);
@@ -1405,7 +1359,7 @@ mod tests {
                 let mut shifted = word.clone();
                 let mut room = vec![(NONE, ()); n];
                 let pair = |a, b| want.get(&(a, b)).map(|&r| (r, ()));
-                let want_len = super::super::pairs::merge_lowest(&mut shifted, &mut room, pair, |_, _, r, ()| result(r));
+                let want_len = super::super::pairs::merge_lowest_shifting(&mut shifted, &mut room, pair, |_, _, r, ()| result(r));
                 assert_eq!(&linked[..len], &shifted[..want_len], "{word:?} with {pairs:?}");
             }
         }

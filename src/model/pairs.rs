@@ -238,10 +238,93 @@ pub(crate) fn merge_lowest_rank(word: &mut Vec<(u32, u32)>, pair: impl Fn(u32, u
 /// each pair is looked up once, and again only when a merge changes one of
 /// its two symbols (looking every pair up on every round was most of
 /// SentencePiece's time on new words). Quadratic in its scans: for short
-/// words (the string route's and SentencePiece's). Returns the number of symbols left, at the
-/// front of `syms`.
+/// words (the string route's and SentencePiece's; `ConcatRanks::merge_short`'s
+/// token numbers). Returns the number of symbols left, at the front of `syms`.
 #[inline(always)]
 pub(crate) fn merge_lowest<S: Copy, F: Copy>(
+    syms: &mut [S],
+    pairs: &mut [(u32, F)],
+    pair: impl Fn(S, S) -> Option<(u32, F)>,
+    merge: impl Fn(S, S, u32, F) -> S,
+) -> usize {
+    if syms.len() <= LINKED {
+        merge_lowest_linked::<LINKED, S, F>(syms, pairs, pair, merge)
+    } else {
+        merge_lowest_shifting(syms, pairs, pair, merge)
+    }
+}
+
+/// Longest word `merge_lowest` merges linked in place.
+const LINKED: usize = 64;
+
+/// `merge_lowest` of at most `N` symbols (`N < 256`): they stay where they are, linked in order (a merged
+/// pair's right symbol is unlinked, its pair's rank set to `NONE`), and are packed to the front once at
+/// the end, where the shifting scan moved the symbols and pairs after each merge (a `memmove` call each).
+#[inline(always)]
+pub(crate) fn merge_lowest_linked<const N: usize, S: Copy, F: Copy>(
+    syms: &mut [S],
+    pairs: &mut [(u32, F)],
+    pair: impl Fn(S, S) -> Option<(u32, F)>,
+    merge: impl Fn(S, S, u32, F) -> S,
+) -> usize {
+    const { assert!(N < 256) };
+    let n = syms.len();
+    assert!(n <= N && pairs.len() >= n);
+    if n < 2 {
+        return n;
+    }
+    let look = |pairs: &mut [(u32, F)], k: usize, a: S, b: S| match pair(a, b) {
+        Some(found) => pairs[k] = found,
+        None => pairs[k].0 = NONE,
+    };
+    let (mut next, mut prev) = ([0u8; N], [0u8; N]);
+    for k in 0..n {
+        next[k] = (k + 1) as u8;
+        prev[k] = (k as u8).wrapping_sub(1); // 255 before the first: no symbol
+    }
+    // pairs[k]: the pair of live symbols k and next[k]
+    for k in 0..n - 1 {
+        look(pairs, k, syms[k], syms[k + 1]);
+    }
+    loop {
+        // the lowest rank, the leftmost of equal ones (symbols keep their order by index)
+        let (mut best, mut at) = (NONE, 0);
+        for (k, &(rank, _)) in pairs[..n - 1].iter().enumerate() {
+            if rank < best {
+                best = rank;
+                at = k;
+            }
+        }
+        if best == NONE {
+            break;
+        }
+        let right = next[at] as usize;
+        let after = next[right] as usize;
+        syms[at] = merge(syms[at], syms[right], best, pairs[at].1);
+        pairs[right].0 = NONE;
+        next[at] = after as u8;
+        if after < n {
+            prev[after] = at as u8;
+            look(pairs, at, syms[at], syms[after]);
+        } else {
+            pairs[at].0 = NONE;
+        }
+        let before = prev[at] as usize;
+        if before < n {
+            look(pairs, before, syms[before], syms[at]);
+        }
+    }
+    let (mut len, mut k) = (0, 0);
+    while k < n {
+        syms[len] = syms[k];
+        len += 1;
+        k = next[k] as usize;
+    }
+    len
+}
+
+/// `merge_lowest` moving the symbols after each merge: words longer than `LINKED`, and the tests' oracle.
+pub(crate) fn merge_lowest_shifting<S: Copy, F: Copy>(
     syms: &mut [S],
     pairs: &mut [(u32, F)],
     pair: impl Fn(S, S) -> Option<(u32, F)>,
