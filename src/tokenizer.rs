@@ -422,7 +422,7 @@ impl Tokenizer {
                         // one probe of the front table per word (`cache::batch::Words`)
                         crate::cache::with_cache_if(true, |cache| {
                             let slow = |cache: Option<&mut crate::cache::PieceCache>, w: &[u8], ids: &mut Vec<u32>| ranks.encode_piece_in(cache, w, ids);
-                            let mut words = crate::cache::batch::Words::new(cache, ranks.owner(), text.as_bytes(), ids, slow);
+                            let mut words = crate::cache::batch::Words::new(cache, ranks.owner(), ranks.front_seed(), text.as_bytes(), ids, slow);
                             preset.for_each_word_bytes(text, |w| words.push(w));
                             words.finish()
                         })

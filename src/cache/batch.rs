@@ -19,6 +19,7 @@
 //! MB/s; a prototype that probed the words as the lexer found them, without
 //! the chunk and the look-ahead, read 290.
 
+use super::seed::FrontSeed;
 use super::{FrontKey, PieceCache, FRONT_IDS, FRONT_PIECE};
 use crate::error::{Error, Result};
 
@@ -72,8 +73,14 @@ pub(crate) struct Words<'a, S> {
 }
 
 impl<'a, S: FnMut(Option<&mut PieceCache>, &[u8], &mut Vec<u32>) -> Result<()>> Words<'a, S> {
-    /// Words of `text` for `owner`'s model, their ids appended to `ids`.
-    pub(crate) fn new(cache: Option<&'a mut PieceCache>, owner: u32, text: &'a [u8], ids: &'a mut Vec<u32>, slow: S) -> Self {
+    /// Words of `text` for `owner`'s model, their ids appended to `ids`; `seed`: the model's most
+    /// frequent tokens, put in this thread's front table the first time (`seed.rs`), if it has them.
+    pub(crate) fn new(
+        mut cache: Option<&'a mut PieceCache>, owner: u32, seed: Option<&FrontSeed>, text: &'a [u8], ids: &'a mut Vec<u32>, slow: S,
+    ) -> Self {
+        if let (Some(c), Some(seed)) = (cache.as_deref_mut(), seed) {
+            c.seed(owner, seed);
+        }
         let (front_empty, shift) = cache.as_deref().map_or((true, 64), |c| {
             let (front, shift) = c.front_table();
             (front.is_empty(), shift)
@@ -260,7 +267,7 @@ mod tests {
             out.extend(ids_of(owner, w));
             Ok(())
         };
-        let mut words = Words::new(Some(cache), owner, text, &mut ids, slow);
+        let mut words = Words::new(Some(cache), owner, None, text, &mut ids, slow);
         for &(a, b) in spans {
             words.push(&text[a..b]);
         }
@@ -305,7 +312,7 @@ mod tests {
             out.extend(ids_of(3, w));
             Ok(())
         };
-        let mut words = Words::new(None, 3, &text, &mut ids, slow);
+        let mut words = Words::new(None, 3, None, &text, &mut ids, slow);
         for &(a, b) in &spans {
             words.push(&text[a..b]);
         }
@@ -328,7 +335,7 @@ mod tests {
                 Ok(())
             }
         };
-        let mut words = Words::new(Some(&mut cache), 9, text, &mut ids, slow);
+        let mut words = Words::new(Some(&mut cache), 9, None, text, &mut ids, slow);
         for &(a, b) in &spans {
             words.push(&text[a..b]);
         }

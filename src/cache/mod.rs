@@ -29,6 +29,7 @@
 
 pub(crate) mod batch;
 mod long;
+pub(crate) mod seed;
 pub(crate) mod words;
 
 use long::{LongTier, K};
@@ -81,6 +82,12 @@ const FRONT_FLAGS: u64 = 0xF << 60;
 const FRONT_HIT: u64 = 1 << 63;
 
 impl FrontSlot {
+    /// Whether it holds no piece (a piece's length is never 0).
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.hi >> 56 & 0xF == 0
+    }
+
     /// Whether it holds `key`'s piece under `owner` (false when empty: a key's length is never 0).
     #[inline(always)]
     pub(crate) fn holds(&self, key: FrontKey, owner: u32) -> bool {
@@ -259,6 +266,8 @@ pub struct PieceCache {
     budget: usize,
     hits: u64,
     misses: u64,
+    /// The owners whose seeds its front table got (`seed.rs`).
+    seeded: Vec<u32>,
 }
 
 impl PieceCache {
@@ -276,6 +285,7 @@ impl PieceCache {
             budget: bytes,
             hits: 0,
             misses: 0,
+            seeded: Vec::new(),
         };
         ALLOCATED.fetch_add(c.bytes(), Ordering::Relaxed);
         c
@@ -321,6 +331,7 @@ impl PieceCache {
         self.slots.fill(Slot::default());
         self.front.fill(FrontSlot::default());
         self.long.clear();
+        self.seeded.clear();
     }
 
     #[inline]

@@ -13,6 +13,7 @@ use super::window::AppendIds;
 use super::atoms::Atoms;
 use super::byte::merge_symbols;
 use crate::model::{ConcatRanks, TokenTable};
+use crate::cache::seed::FrontSeed;
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -126,6 +127,9 @@ struct RawBytes {
     holes: bool,
     /// the characters a missed piece's merges may start from (`atoms.rs`; empty with holes)
     atoms: Atoms,
+    /// the most frequent tokens, for a thread's front table (`cache::seed`), where every token is its own
+    /// encoding (ignore_merges)
+    seed: Option<FrontSeed>,
 }
 
 /// How the number `RawBytes::ranks` gives a merge names its result. Each step of a missed word's merges
@@ -366,7 +370,9 @@ impl Bpe {
         let listed: Vec<(&[u8], u32)> =
             ends.iter().scan(0, |start, &(end, id)| Some((&all_bytes[std::mem::replace(start, end)..end], id))).collect();
         let atoms = Atoms::build(&listed, &byte_ids, |a, b| ranks.merged(a, b), |n| products.product(n), |f| ranks.for_each(f), usize::MAX);
-        Some(RawBytes { tokens, byte_ids, ranks, products, holes, atoms })
+        // `whole_token_raw` answers every token with itself under ignore_merges: the seeds are those answers
+        let seed = self.ignore_merges.then(|| FrontSeed::new(listed.iter().copied()));
+        Some(RawBytes { tokens, byte_ids, ranks, products, holes, atoms, seed })
     }
 
     /// Appends the ids of the byte-level word whose raw bytes are `piece`
@@ -608,6 +614,11 @@ impl Bpe {
     /// pieces are not the cached ones).
     pub(crate) fn caches_pieces(&self) -> bool {
         self.dropout.is_none()
+    }
+
+    /// Its most frequent tokens for a thread's front table (`cache::seed`), when it has them.
+    pub(crate) fn front_seed(&self) -> Option<&FrontSeed> {
+        self.raw.as_ref().and_then(|r| r.seed.as_ref())
     }
 
     /// The owner of its raw-byte pieces in the piece cache.

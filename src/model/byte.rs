@@ -11,6 +11,7 @@ use super::atoms::Atoms;
 use super::NONE;
 use crate::error::{Error, Result};
 use crate::cache;
+use crate::cache::seed::FrontSeed;
 use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::cmp::Reverse;
@@ -43,6 +44,9 @@ pub(crate) struct ByteRanks {
     byte_syms: [u32; 256],
     /// The characters a missed piece's merges may start from (`atoms.rs`; empty without `pairs`).
     atoms: std::sync::Arc<Atoms>,
+    /// The most frequent tokens, for a thread's front table (`cache::seed`): a piece that is a token is
+    /// that token.
+    seed: std::sync::Arc<FrontSeed>,
 }
 
 /// Tokens of up to this many bytes are keyed by `pack`.
@@ -436,7 +440,9 @@ impl ByteRanks {
         let owner = cache::new_owner();
         let byte_syms = byte_ids.map(|id| id.unwrap_or(NONE));
         let atoms = pairs.as_ref().map_or_else(Atoms::default, |p| Atoms::build(&tokens, &byte_syms, |a, b| p.merged(a, b), |rank| rank, |f| p.for_each(f), PAIR_MAX_LEN));
-        ByteRanks { table, byte_ids, pairs, owner, rank_bound, max_len, distinct, byte_syms, atoms: atoms.into() }
+        // every token is its own encoding (`encode_piece_in` looks a piece up whole first)
+        let seed = FrontSeed::new(tokens.iter().copied()).into();
+        ByteRanks { table, byte_ids, pairs, owner, rank_bound, max_len, distinct, byte_syms, atoms: atoms.into(), seed }
     }
 
     /// The two tokens `derive_merges` splits the token `rank` (its bytes `t`) into, found on ids
@@ -516,6 +522,11 @@ impl ByteRanks {
     /// The owner of its pieces in the piece cache.
     pub(crate) fn owner(&self) -> u32 {
         self.owner
+    }
+
+    /// Its most frequent tokens for a thread's front table (`cache::seed`).
+    pub(crate) fn front_seed(&self) -> Option<&FrontSeed> {
+        Some(&self.seed)
     }
 
     /// `encode_piece` with a cache the caller holds (borrowed once per call

@@ -168,7 +168,7 @@ impl ByteLevelSplit {
                 }
                 model.tokenize_raw_missed(cache, w, ids)
             };
-            let mut words = crate::cache::batch::Words::new(cache, model.raw_owner(), text.as_bytes(), ids, slow);
+            let mut words = crate::cache::batch::Words::new(cache, model.raw_owner(), model.front_seed(), text.as_bytes(), ids, slow);
             preset.for_each_word_bytes(text, |w| words.push(w));
             words.finish()
         };

@@ -123,7 +123,7 @@ impl SentencePiece {
                 self.fallback_ids(part, &syms, ids);
                 Ok(())
             };
-            let mut words = crate::cache::batch::Words::new(cache, self.owner, norm.as_bytes(), ids, slow);
+            let mut words = crate::cache::batch::Words::new(cache, self.owner, None, norm.as_bytes(), ids, slow);
             self.parts_before_spaces(norm, |part| {
                 if !part.is_empty() {
                     words.push(part.as_bytes());
