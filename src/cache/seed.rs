@@ -7,9 +7,10 @@
 //! into empty slots only (another model's entries stay), the most frequent
 //! first; nothing on the encoding loop changes.
 //!
-//! Only tokens that the model encodes to themselves may be seeds: the byte
-//! model's (a piece is looked up whole first) and those of a byte-level
-//! pipeline with `ignore_merges`.
+//! Only tokens that the model encodes to themselves are seeds: every token of
+//! the byte model (a piece is looked up whole first) and of a byte-level
+//! pipeline with `ignore_merges`; without it (DeepSeek V3, Qwen 2), the
+//! tokens whose own merges make them alone, checked when the model is made.
 
 use super::{FrontKey, PieceCache, FRONT_PIECE};
 
@@ -27,12 +28,16 @@ pub(crate) struct FrontSeed {
 }
 
 impl FrontSeed {
-    /// From `tokens` (bytes, id), each encoded by the model to itself alone.
-    pub(crate) fn new<'a>(tokens: impl Iterator<Item = (&'a [u8], u32)>) -> FrontSeed {
+    /// From `tokens` (bytes, id): the lowest ids of up to `FRONT_PIECE` bytes, those of them for which
+    /// `is_own(bytes, id)` (the model encodes these bytes to this token alone), checked in parallel.
+    pub(crate) fn new<'a>(tokens: impl Iterator<Item = (&'a [u8], u32)>, is_own: impl Fn(&[u8], u32) -> bool + Sync) -> FrontSeed {
         let mut fitting: Vec<(&[u8], u32)> = tokens.filter(|(t, _)| (1..=FRONT_PIECE).contains(&t.len())).collect();
         fitting.sort_unstable_by_key(|&(_, id)| id);
         fitting.truncate(MOST_SEEDS);
-        FrontSeed { keys: fitting.into_iter().map(|(t, id)| (FrontKey::of(t), id)).collect() }
+        let own = crate::parallel::map_chunks(&fitting, 4096, |_, share| {
+            share.iter().filter(|&&(t, id)| is_own(t, id)).map(|&(t, id)| (FrontKey::of(t), id)).collect::<Vec<_>>()
+        });
+        FrontSeed { keys: own.concat().into() }
     }
 }
 
@@ -66,8 +71,9 @@ mod tests {
         let mut tokens: Vec<(&[u8], u32)> = words.iter().enumerate().map(|(i, w)| (w.as_slice(), 3000 - i as u32)).collect();
         let long = b"sixteen bytes!!!".to_vec();
         tokens.push((&long, 0)); // too long for the front: never a seed
-        let seed = FrontSeed::new(tokens.iter().copied());
-        assert_eq!(seed.keys.len(), words.len());
+        let seed = FrontSeed::new(tokens.iter().copied(), |_, id| id != 5);
+        assert_eq!(seed.keys.len(), words.len() - 1); // one token is not its own encoding: no seed
+        assert!(!seed.keys.iter().any(|&(_, id)| id == 5));
         assert!(seed.keys.windows(2).all(|w| w[0].1 < w[1].1));
         let mut cache = PieceCache::with_bytes(256 << 10); // 4,096 front slots: 2,048 seeds at most
         let other = FrontKey::of(b" w7");

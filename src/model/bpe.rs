@@ -127,8 +127,7 @@ struct RawBytes {
     holes: bool,
     /// the characters a missed piece's merges may start from (`atoms.rs`; empty with holes)
     atoms: Atoms,
-    /// the most frequent tokens, for a thread's front table (`cache::seed`), where every token is its own
-    /// encoding (ignore_merges)
+    /// the most frequent tokens that encode to themselves, for a thread's front table (`cache::seed`)
     seed: Option<FrontSeed>,
 }
 
@@ -370,9 +369,22 @@ impl Bpe {
         let listed: Vec<(&[u8], u32)> =
             ends.iter().scan(0, |start, &(end, id)| Some((&all_bytes[std::mem::replace(start, end)..end], id))).collect();
         let atoms = Atoms::build(&listed, &byte_ids, |a, b| ranks.merged(a, b), |n| products.product(n), |f| ranks.for_each(f), usize::MAX);
-        // `whole_token_raw` answers every token with itself under ignore_merges: the seeds are those answers
-        let seed = self.ignore_merges.then(|| FrontSeed::new(listed.iter().copied()));
-        Some(RawBytes { tokens, byte_ids, ranks, products, holes, atoms, seed })
+        let mut raw = RawBytes { tokens, byte_ids, ranks, products, holes, atoms, seed: None };
+        // the seeds are `whole_token_raw`'s answers: under ignore_merges every token is itself; otherwise a
+        // token whose merges make it alone (the candidates' merges run once here, in parallel)
+        raw.seed = Some(if self.ignore_merges {
+            FrontSeed::new(listed.iter().copied(), |_, _| true)
+        } else {
+            let is_own = |t: &[u8], id: u32| {
+                let mut ids = Vec::new();
+                !raw.has_hole(t) && {
+                    self.tokenize_raw_bytes(&raw, t, &mut ids);
+                    ids == [id]
+                }
+            };
+            FrontSeed::new(listed.iter().copied(), is_own)
+        });
+        Some(raw)
     }
 
     /// Appends the ids of the byte-level word whose raw bytes are `piece`

@@ -441,7 +441,7 @@ impl ByteRanks {
         let byte_syms = byte_ids.map(|id| id.unwrap_or(NONE));
         let atoms = pairs.as_ref().map_or_else(Atoms::default, |p| Atoms::build(&tokens, &byte_syms, |a, b| p.merged(a, b), |rank| rank, |f| p.for_each(f), PAIR_MAX_LEN));
         // every token is its own encoding (`encode_piece_in` looks a piece up whole first)
-        let seed = FrontSeed::new(tokens.iter().copied()).into();
+        let seed = FrontSeed::new(tokens.iter().copied(), |_, _| true).into();
         ByteRanks { table, byte_ids, pairs, owner, rank_bound, max_len, distinct, byte_syms, atoms: atoms.into(), seed }
     }
 
