@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 import threading
 
 import numpy as np
@@ -120,6 +121,26 @@ def test_batches_of_short_and_long_documents(cl100k, lines):
         ids, offsets = tok.encode_batch_to_numpy(texts)
         assert offsets.dtype == np.uint64 and len(offsets) == len(texts) + 1 and offsets[0] == 0
         assert [ids[offsets[k]:offsets[k + 1]].tolist() for k in range(len(texts))] == want
+
+
+def test_a_big_batch_holds_one_reference_per_id_and_gives_them_back(cl100k, lines):
+    """A batch of many ids has its lists filled on every thread, each id's references taken afterwards (in
+    one place): every list item is a reference of its own, and dropping the lists gives each one back."""
+    tok, enc = cl100k
+    texts = lines * 40
+    first = tok.encode_batch(texts)
+    assert first == enc.encode_batch(texts) and sum(map(len, first)) >= 1 << 16
+    counts = {}
+    for doc in first:
+        for x in doc:
+            counts[x] = counts.get(x, 0) + 1
+    probe = next(doc[i] for doc in first for i in range(len(doc)) if doc[i] >= 256 and counts[doc[i]] > 100)
+    before = sys.getrefcount(probe)
+    second = tok.encode_batch(texts)
+    assert all(x is probe for doc in second for x in doc if x == probe)  # the tokenizer's own int, shared
+    assert sys.getrefcount(probe) == before + counts[probe]
+    del second
+    assert sys.getrefcount(probe) == before
 
 
 def test_count(cl100k, lines):

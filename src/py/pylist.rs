@@ -48,7 +48,7 @@ impl IntTable {
     /// collector is paused meanwhile: these lists hold only ints (no cycle
     /// to find), and a batch of many short documents otherwise triggers a
     /// collection every few hundred lists (a third of the time of a batch
-    /// of 50-byte lines).
+    /// of 50-byte lines). Many ids in all are filled in on every thread (`fill_in_parallel`).
     pub(crate) fn lists<'a, 'py>(
         &self, py: Python<'py>, n: usize, docs: impl Iterator<Item = &'a [u32]>,
     ) -> PyResult<Bound<'py, PyList>> {
@@ -57,11 +57,106 @@ impl IntTable {
         if was_on {
             gc.call_method0("disable")?;
         }
-        let inner: PyResult<Vec<Bound<'py, PyList>>> = docs.map(|d| self.list(py, n, d)).collect();
+        let docs: Vec<&[u32]> = docs.collect();
+        let total: usize = docs.iter().map(|d| d.len()).sum();
+        let inner: PyResult<Vec<Bound<'py, PyList>>> = if total >= PARALLEL_FILL && crate::parallel::threads() > 1 {
+            self.fill_in_parallel(py, n, &docs)
+        } else {
+            docs.iter().map(|d| self.list(py, n, d)).collect()
+        };
         let out = inner.and_then(|inner| PyList::new(py, inner));
         if was_on {
             gc.call_method0("enable")?;
         }
         out
     }
+
+    /// `lists`' lists, made here and filled by tasks on every thread, as fastokens fills them: each task
+    /// writes the table's ints into its documents' slots and counts the references it made per id; the
+    /// references are then taken here, id by id (a reference count is never changed from two threads, and
+    /// one int's increments in a row touch memory once). This thread holds the GIL throughout, so no Python code runs
+    /// while the slots are being filled; the table keeps every int alive meanwhile.
+    fn fill_in_parallel<'py>(&self, py: Python<'py>, n: usize, docs: &[&[u32]]) -> PyResult<Vec<Bound<'py, PyList>>> {
+        let table = self.table(py, n);
+        let mut lists = Vec::with_capacity(docs.len());
+        let mut slots = Vec::with_capacity(docs.len());
+        for d in docs {
+            // SAFETY: a new list of `d.len()` empty slots (or null with an error set)
+            let list = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(d.len() as ffi::Py_ssize_t))? };
+            // SAFETY: `list` is a list (made above); its item array holds `d.len()` slots
+            slots.push(Slots(unsafe { (*list.as_ptr().cast::<ffi::PyListObject>()).ob_item }));
+            lists.push(list.cast_into::<PyList>()?);
+        }
+        // the documents in runs of about equal ids, a few per thread
+        let per = docs.iter().map(|d| d.len()).sum::<usize>().div_ceil(crate::parallel::threads() * 4).max(1);
+        let mut runs = vec![0..0];
+        let mut size = 0;
+        for (k, d) in docs.iter().enumerate() {
+            let last = runs.last_mut().expect("a run");
+            last.end = k + 1;
+            size += d.len();
+            if size >= per {
+                runs.push(k + 1..k + 1);
+                size = 0;
+            }
+        }
+        let ints: Vec<usize> = table.iter().map(|o| o.as_ptr() as usize).collect();
+        let (ints, slots) = (&ints, &slots);
+        let parts = crate::parallel::map(&runs, |run| {
+            COUNTS.with(|counts| {
+                let (counts, touched) = &mut *counts.borrow_mut();
+                counts.resize(counts.len().max(ints.len()), 0);
+                let mut missing = Vec::new();
+                for k in run.clone() {
+                    for (i, &id) in docs[k].iter().enumerate() {
+                        match ints.get(id as usize) {
+                            Some(&int) => {
+                                // SAFETY: slot `i` of document `k`'s list (of `docs[k].len()` slots), written by
+                                // this task alone; the reference it stands for is counted below
+                                unsafe { *slots[k].0.add(i) = int as *mut ffi::PyObject };
+                                if counts[id as usize] == 0 {
+                                    touched.push(id);
+                                }
+                                counts[id as usize] += 1;
+                            }
+                            None => missing.push((k, i)),
+                        }
+                    }
+                }
+                let made: Vec<(u32, u32)> = touched.iter().map(|&id| (id, std::mem::take(&mut counts[id as usize]))).collect();
+                touched.clear();
+                (made, missing)
+            })
+        });
+        for (made, missing) in parts {
+            for (id, count) in made {
+                let int = table[id as usize].as_ptr();
+                for _ in 0..count {
+                    // SAFETY: the GIL is held; the int is alive (the table holds it) and `count` slots refer to
+                    // it (one object, in the processor's cache after the first: the ids' misses are gone)
+                    unsafe { ffi::Py_INCREF(int) };
+                }
+            }
+            for (k, i) in missing {
+                let int = docs[k][i].into_pyobject(py).expect("ints convert").into_ptr();
+                // SAFETY: an empty slot of document `k`'s list, given a new reference
+                unsafe { *slots[k].0.add(i) = int };
+            }
+        }
+        Ok(lists)
+    }
+}
+
+/// Below this many ids in all, `lists` fills the lists on this thread.
+const PARALLEL_FILL: usize = 1 << 16;
+
+/// A list's item array, written by one task (`IntTable::fill_in_parallel`).
+struct Slots(*mut *mut ffi::PyObject);
+// SAFETY: each list's slots are written by one task only, and read by nothing until every task is done
+unsafe impl Sync for Slots {}
+unsafe impl Send for Slots {}
+
+thread_local! {
+    /// A task's references per id, and the ids it counted (`IntTable::fill_in_parallel`).
+    static COUNTS: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
