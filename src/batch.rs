@@ -23,18 +23,25 @@ const MIN_RUN_BYTES: usize = 16 * 1024;
 pub(crate) fn runs<T: AsRef<str>>(docs: &[T]) -> Vec<std::ops::Range<usize>> {
     let total: usize = docs.iter().map(|d| d.as_ref().len() + 1).sum();
     let target = (total / (parallel::threads() * 8).max(1)).max(MIN_RUN_BYTES);
+    runs_of(docs.iter().map(|d| d.as_ref().len() + 1), target)
+}
+
+/// Runs of consecutive items, as index ranges, each closed once its items' `sizes` reach `target` (the last
+/// may be smaller).
+pub(crate) fn runs_of(sizes: impl Iterator<Item = usize>, target: usize) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
-    let (mut start, mut size) = (0, 0);
-    for (i, d) in docs.iter().enumerate() {
-        size += d.as_ref().len() + 1;
+    let (mut start, mut size, mut len) = (0, 0, 0);
+    for (i, item) in sizes.enumerate() {
+        len = i + 1;
+        size += item;
         if size >= target {
             out.push(start..i + 1);
             start = i + 1;
             size = 0;
         }
     }
-    if start < docs.len() {
-        out.push(start..docs.len());
+    if start < len {
+        out.push(start..len);
     }
     out
 }

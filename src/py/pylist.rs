@@ -60,7 +60,7 @@ impl IntTable {
         let docs: Vec<&[u32]> = docs.collect();
         let total: usize = docs.iter().map(|d| d.len()).sum();
         let inner: PyResult<Vec<Bound<'py, PyList>>> = if total >= PARALLEL_FILL && crate::parallel::threads() > 1 {
-            self.fill_in_parallel(py, n, &docs)
+            self.fill_in_parallel(py, n, &docs, total)
         } else {
             docs.iter().map(|d| self.list(py, n, d)).collect()
         };
@@ -76,7 +76,8 @@ impl IntTable {
     /// references are then taken here, id by id (a reference count is never changed from two threads, and
     /// one int's increments in a row touch memory once). This thread holds the GIL throughout, so no Python code runs
     /// while the slots are being filled; the table keeps every int alive meanwhile.
-    fn fill_in_parallel<'py>(&self, py: Python<'py>, n: usize, docs: &[&[u32]]) -> PyResult<Vec<Bound<'py, PyList>>> {
+    /// `total`: the documents' ids in all.
+    fn fill_in_parallel<'py>(&self, py: Python<'py>, n: usize, docs: &[&[u32]], total: usize) -> PyResult<Vec<Bound<'py, PyList>>> {
         let table = self.table(py, n);
         let mut lists = Vec::with_capacity(docs.len());
         let mut slots = Vec::with_capacity(docs.len());
@@ -88,32 +89,22 @@ impl IntTable {
             lists.push(list.cast_into::<PyList>()?);
         }
         // the documents in runs of about equal ids, a few per thread
-        let per = docs.iter().map(|d| d.len()).sum::<usize>().div_ceil(crate::parallel::threads() * 4).max(1);
-        let mut runs = vec![0..0];
-        let mut size = 0;
-        for (k, d) in docs.iter().enumerate() {
-            let last = runs.last_mut().expect("a run");
-            last.end = k + 1;
-            size += d.len();
-            if size >= per {
-                runs.push(k + 1..k + 1);
-                size = 0;
-            }
-        }
-        let ints: Vec<usize> = table.iter().map(|o| o.as_ptr() as usize).collect();
-        let (ints, slots) = (&ints, &slots);
+        let per = total.div_ceil(crate::parallel::threads() * 4).max(1);
+        let runs = crate::batch::runs_of(docs.iter().map(|d| d.len()), per);
+        let slots = &slots;
         let parts = crate::parallel::map(&runs, |run| {
             COUNTS.with(|counts| {
                 let (counts, touched) = &mut *counts.borrow_mut();
-                counts.resize(counts.len().max(ints.len()), 0);
+                counts.resize(counts.len().max(table.len()), 0);
                 let mut missing = Vec::new();
                 for k in run.clone() {
                     for (i, &id) in docs[k].iter().enumerate() {
-                        match ints.get(id as usize) {
-                            Some(&int) => {
+                        match table.get(id as usize) {
+                            Some(int) => {
                                 // SAFETY: slot `i` of document `k`'s list (of `docs[k].len()` slots), written by
-                                // this task alone; the reference it stands for is counted below
-                                unsafe { *slots[k].0.add(i) = int as *mut ffi::PyObject };
+                                // this task alone; the reference it stands for is counted below (reading the
+                                // int's address touches no reference count)
+                                unsafe { *slots[k].0.add(i) = int.as_ptr() };
                                 if counts[id as usize] == 0 {
                                     touched.push(id);
                                 }

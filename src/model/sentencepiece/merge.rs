@@ -107,12 +107,19 @@ impl SentencePiece {
         f(&s[start..]);
     }
 
+    /// Whether a normalized text's parts (cut before its whitespace markers) each encode to ids of their own:
+    /// with byte fallback (an unknown character's bytes, not one `<unk>` fused across parts), no unused
+    /// pieces (whose merges look at the whole text) and no user-defined ones (matched across a cut).
+    pub(super) fn parts_stand_alone(&self) -> bool {
+        self.byte_fallback && !self.has_unused && self.matcher.is_none() && self.cut == Cut::BeforeSpace
+    }
+
     /// The ids of a normalized text cut before its whitespace markers
     /// (`merge_cut_before_spaces`, then `output` with byte fallback), each
     /// part through the piece cache's front table (`cache::batch::Words`):
     /// with byte fallback a part's ids depend on the part alone.
     pub(super) fn encode_through_front(&self, norm: &str, ids: &mut Vec<u32>) {
-        debug_assert!(self.byte_fallback && !self.has_unused && self.matcher.is_none());
+        debug_assert!(self.parts_stand_alone());
         crate::cache::with_cache_if(true, |cache| {
             let (mut syms, mut word) = (Vec::new(), Vec::new());
             let slow = |_: Option<&mut crate::cache::PieceCache>, part: &[u8], ids: &mut Vec<u32>| {

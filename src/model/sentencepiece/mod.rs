@@ -300,7 +300,7 @@ impl SentencePiece {
         let norm = self
             .normalizer
             .normalize(text, self.matcher.as_ref(), track, &mut n2o);
-        if !track && self.byte_fallback && !self.has_unused && self.matcher.is_none() && self.cut == Cut::BeforeSpace {
+        if !track && self.parts_stand_alone() {
             let mut ids = Vec::with_capacity(norm.len() / 3 + 4);
             self.encode_through_front(&norm, &mut ids);
             return Ok(SpEncoding { ids, offsets: Vec::new() });
